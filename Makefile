@@ -1,0 +1,45 @@
+# rooflens: the two commands a user needs are `make demo` and `make test`.
+# Both install missing Debian packages first (scripts/install-deps.sh, apt).
+
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
+ROOFLENS = $(BUILD)/rooflens
+
+.PHONY: all deps build demo test test-slow test-sanitize bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+# The main job on the bundled default: ResNet-50 at fp16, fused per-layer costs.
+demo: build
+	$(ROOFLENS) analyze models/resnet50.onnx --dtype fp16 --batch 1
+
+# The whole default suite (unit, golden, zoo, malformed corpus), then the sanitizer run
+# over the malformed corpus.
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
+	$(MAKE) test-sanitize
+
+# Importer and analysis over the malformed-input corpus under ASan + UBSan.
+test-sanitize: deps
+	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DROOFLENS_SANITIZE=ON -DROOFLENS_BUILD_BENCH=OFF
+	cmake --build $(BUILD)-asan -j $(JOBS) --target rooflens
+	tests/malformed/run_corpus.sh $(BUILD)-asan/rooflens
+
+test-slow: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L slow
+
+bench: build
+	bench/analyze_zoo_vs_onnx.sh $(ROOFLENS)
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-asan

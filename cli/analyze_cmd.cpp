@@ -1,0 +1,105 @@
+// `rooflens analyze`: per-layer FLOPs, bytes and arithmetic intensity of ONNX models.
+#include <filesystem>
+#include <string>
+
+#include "commands.h"
+#include "common.h"
+#include "rooflens/cost/analysis.h"
+#include "rooflens/onnx/import.h"
+#include "rooflens/passes/infer_shapes.h"
+#include "rooflens/report/analyze_report.h"
+
+namespace rooflens::cli {
+
+void add_analyze(CLI::App& app, AnalyzeArgs& a) {
+  auto* cmd = app.add_subcommand("analyze", "Per-layer MACs, FLOPs, bytes and arithmetic intensity of ONNX CNNs");
+  cmd->add_option("files", a.files, "ONNX model files (several give one summary row per model)")->required();
+  cmd->add_option("--dtype", a.dtype, "precision the model is deployed at: fp32, fp16, bf16, int8, fp8")
+      ->capture_default_str();
+  cmd->add_option("--batch", a.batch, "batch size (overrides dim 0 of every input; default: the file's, symbolic -> 1)");
+  cmd->add_option("--input-shape", a.input_shapes,
+                  "input shape: 3x299x299 (all but batch, first input) or NAME:1x3x299x299");
+  cmd->add_flag("--unfused", a.unfused, "one row per node instead of per fused layer");
+  cmd->add_option("--format", a.format, "table, csv or json")
+      ->check(CLI::IsMember({"table", "csv", "json"}))
+      ->capture_default_str();
+  cmd->add_flag("--allow-unknown", a.allow_unknown, "exit 0 even if some ops are unknown (they are listed and not costed)");
+  cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
+  cmd->callback([&a, cmd] { a.batch_given = cmd->count("--batch") > 0; });
+}
+
+static Expected<ModelAnalysis> analyze_one(const std::string& path, const ImportOptions& io,
+                                           const AnalyzeOptions& ao) {
+  auto g = import_onnx_file(path, io);
+  if (!g) return g.status();
+  auto inferred = infer_shapes(*g);
+  if (!inferred) return inferred.status().with_context(path);
+  ModelAnalysis m = analyze_graph(*g, *inferred, ao);
+  m.model = std::filesystem::path(path).stem().string();
+  return m;
+}
+
+int run_analyze(const AnalyzeArgs& a) {
+  auto dt = parse_dtype(a.dtype);
+  if (!dt) return report_error(Status::invalid("--dtype '" + a.dtype + "': expected fp32, fp16, bf16, int8 or fp8"));
+  ImportOptions io;
+  if (a.batch_given) {
+    if (a.batch <= 0) return report_error(Status::invalid("--batch " + std::to_string(a.batch) + ": must be a positive integer"));
+    io.batch = a.batch;
+  }
+  for (const auto& spec : a.input_shapes) {
+    auto o = parse_input_shape(spec);
+    if (!o) return report_error(o.status());
+    io.input_shapes.push_back(*o);
+  }
+  AnalyzeOptions ao;
+  ao.cost.dtype = *dt;
+  ao.fusion = a.unfused ? FusionMode::kNone : FusionMode::kEngine;
+
+  std::vector<ModelAnalysis> models;
+  int rc = kExitOk;
+  for (const auto& f : a.files) {
+    auto m = analyze_one(f, io, ao);
+    if (!m) {
+      rc = std::max(rc, report_error(m.status()));
+      continue;
+    }
+    models.push_back(std::move(*m));
+  }
+  if (rc != kExitOk) return rc;  // no partial output
+
+  std::string out;
+  if (a.format == "json") {
+    if (models.size() == 1) {
+      out = report::analyze_json(models[0]).dump(2) + "\n";
+    } else {
+      nlohmann::json arr = nlohmann::json::array();
+      for (const auto& m : models) arr.push_back(report::analyze_json(m));
+      out = arr.dump(2) + "\n";
+    }
+  } else if (models.size() == 1) {
+    const bool csv = a.format == "csv";
+    auto t = report::layers_table(models[0], csv);
+    out = csv ? report::render_csv(t) : report::render_text(t) + "\n" + report::totals_text(models[0]);
+  } else {
+    const bool csv = a.format == "csv";
+    auto t = report::summary_table(models, csv);
+    out = csv ? report::render_csv(t) : report::render_text(t);
+  }
+  Status w = write_output(a.output, out);
+  if (!w) return report_error(w);
+
+  int unknown = 0;
+  for (const auto& m : models) {
+    if (m.unknown_nodes.empty()) continue;
+    ++unknown;
+    std::string list;
+    for (const auto& u : m.unknown_nodes) list += (list.empty() ? "" : ", ") + u;
+    std::fprintf(stderr, "rooflens: %s: %zu unknown op node(s) not costed: %s%s\n", m.model.c_str(),
+                 m.unknown_nodes.size(), list.c_str(),
+                 a.allow_unknown ? "" : " (pass --allow-unknown to accept)");
+  }
+  return unknown > 0 && !a.allow_unknown ? kExitInput : kExitOk;
+}
+
+}  // namespace rooflens::cli

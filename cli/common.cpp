@@ -1,0 +1,73 @@
+// CLI plumbing (see common.h).
+#include "common.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace rooflens::cli {
+
+int exit_code_for(const Status& s) {
+  switch (s.code()) {
+    case StatusCode::kOk: return kExitOk;
+    case StatusCode::kInvalidInput:
+    case StatusCode::kUnsupported:
+    case StatusCode::kUnavailable: return kExitInput;
+    case StatusCode::kInternal: return kExitInternal;
+  }
+  return kExitInternal;
+}
+
+int report_error(const Status& s) {
+  const char* kind = s.code() == StatusCode::kInternal ? "internal error" : "error";
+  std::fprintf(stderr, "rooflens: %s: %s\n", kind, s.message().c_str());
+  return exit_code_for(s);
+}
+
+Status write_output(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return Status::ok();
+  }
+  namespace fs = std::filesystem;
+  fs::path target(path);
+  fs::path tmp = target;
+  tmp += ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    if (!f) return Status::invalid(path + ": cannot open for writing");
+    f << text;
+    f.flush();
+    if (!f) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      return Status::invalid(path + ": write failed");
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    return Status::invalid(path + ": cannot replace: " + ec.message());
+  }
+  return Status::ok();
+}
+
+std::string models_dir(const std::string& override_dir) {
+  namespace fs = std::filesystem;
+  if (!override_dir.empty()) return override_dir;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (fs::path p : {exe.parent_path() / "../models", exe.parent_path() / "../../models",
+                       exe.parent_path() / "../share/rooflens/models"})
+      if (fs::exists(p / "zoo.json", ec)) return fs::weakly_canonical(p, ec).string();
+  }
+  fs::path src = fs::path(ROOFLENS_SOURCE_DIR) / "models";
+  return src.string();
+}
+
+}  // namespace rooflens::cli

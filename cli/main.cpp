@@ -1,0 +1,32 @@
+// rooflens command line: thin subcommands over the library.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include "commands.h"
+#include "common.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"rooflens: how close a CNN comes to a device's peak, why not closer, and what would bring it closer"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "rooflens 0.1.0");
+  rooflens::cli::AnalyzeArgs analyze;
+  rooflens::cli::ZooArgs zoo;
+  rooflens::cli::add_analyze(app, analyze);
+  rooflens::cli::add_zoo(app, zoo);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : rooflens::cli::kExitInput;
+  }
+  try {
+    if (app.got_subcommand("analyze")) return rooflens::cli::run_analyze(analyze);
+    if (app.got_subcommand("zoo")) return rooflens::cli::run_zoo(zoo);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rooflens: internal error: %s\n", e.what());
+    return rooflens::cli::kExitInternal;
+  }
+  return rooflens::cli::kExitInternal;
+}

@@ -1,0 +1,100 @@
+// The IR: a graph of nodes and values with static shapes and dtypes.
+// One Graph carries a model from import to report; every consumer reads it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "rooflens/ir/dtype.h"
+#include "rooflens/ir/op_table.h"
+#include "rooflens/util/status.h"
+
+namespace rooflens {
+
+using Shape = std::vector<int64_t>;
+using ValueId = int32_t;
+using NodeId = int32_t;
+inline constexpr ValueId kNoValue = -1;
+
+// A constant tensor held in an attribute (ONNX Constant's `value`, ConstantOfShape's `value`).
+struct TensorConst {
+  DType dtype = DType::kUnknown;
+  Shape shape;
+  std::vector<int64_t> ints;  // set for integer dtypes when data is present
+  std::vector<double> reals;  // set for float dtypes when data is present
+};
+
+using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>,
+                               std::vector<double>, std::vector<std::string>, TensorConst>;
+
+// Where a value comes from.
+enum class ValueKind {
+  kActivation,   // produced by a node
+  kInput,        // a graph input (fed at run time)
+  kInitializer,  // a stored constant (weights, shape constants); data may be absent (stripped)
+};
+
+struct Value {
+  std::string name;
+  ValueKind kind = ValueKind::kActivation;
+  DType dtype = DType::kUnknown;
+  std::optional<Shape> shape;  // set by import for inputs/initializers, by inference otherwise
+  NodeId producer = -1;
+  std::vector<NodeId> consumers;
+  // Known contents, when small and known at analysis time (shape arithmetic, constant folding).
+  std::optional<std::vector<int64_t>> ints;
+  std::optional<std::vector<double>> reals;
+  bool has_data = false;  // an initializer whose element data was present in the file
+  // Stored data: an initializer, or a view of one (exporters alias shared weights with Identity).
+  bool is_stored = false;
+  // Shape from the file's value_info (symbolic dims resolved), used only for unknown ops.
+  std::optional<Shape> hint_shape;
+};
+
+struct Node {
+  std::string name;
+  std::string op_type;  // as written in the file (kept for unknown ops)
+  std::string domain;
+  OpKind kind = OpKind::kUnknown;
+  std::vector<ValueId> inputs;  // kNoValue for an omitted optional input
+  std::vector<ValueId> outputs;
+  std::map<std::string, AttrValue> attrs;
+  bool folded = false;  // all outputs known at analysis time: no work at inference
+};
+
+class Graph {
+ public:
+  std::string name;
+  int64_t opset = 0;
+  std::vector<Value> values;
+  std::vector<Node> nodes;
+  std::vector<ValueId> inputs;   // graph inputs fed at run time (not initializers)
+  std::vector<ValueId> outputs;
+
+  ValueId add_value(Value v);
+  NodeId add_node(Node n);  // wires producer/consumers of its values
+  std::optional<ValueId> find_value(const std::string& name) const;
+
+  const Value& value(ValueId id) const { return values.at(static_cast<size_t>(id)); }
+  Value& value(ValueId id) { return values.at(static_cast<size_t>(id)); }
+  const Node& node(NodeId id) const { return nodes.at(static_cast<size_t>(id)); }
+  Node& node(NodeId id) { return nodes.at(static_cast<size_t>(id)); }
+
+  // Nodes in an order where every producer comes before its consumers.
+  // Invalid input if the graph has a cycle (names a node on it).
+  Expected<std::vector<NodeId>> topo_order() const;
+
+ private:
+  std::map<std::string, ValueId> by_name_;
+};
+
+// Product of dims; nullopt on negative dims or int64 overflow.
+std::optional<int64_t> checked_numel(const Shape& s);
+std::string shape_str(const Shape& s);  // "1x3x224x224"
+
+}  // namespace rooflens

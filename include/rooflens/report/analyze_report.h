@@ -1,0 +1,20 @@
+// Formats `analyze` results: per-layer tables, per-model summaries, versioned JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "rooflens/cost/analysis.h"
+#include "rooflens/report/table.h"
+
+namespace rooflens::report {
+
+inline constexpr const char* kAnalyzeSchema = "rooflens.analyze/1";
+
+Table layers_table(const ModelAnalysis& m, bool for_csv);
+std::string totals_text(const ModelAnalysis& m);
+Table summary_table(const std::vector<ModelAnalysis>& models, bool for_csv);
+nlohmann::json analyze_json(const ModelAnalysis& m, bool with_layers = true);
+
+}  // namespace rooflens::report

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs every Debian package rooflens needs to build and test.
+# Idempotent: packages already present are skipped; apt runs only when something is missing.
+# Usage: scripts/install-deps.sh [--with-fixtures]   (fixtures: python3-torch etc., only to regenerate models/)
+set -euo pipefail
+
+PKGS=(
+  build-essential cmake pkg-config
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  libdnnl-dev ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers
+  nlohmann-json3-dev libfmt-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3-onnx
+)
+if [[ "${1:-}" == "--with-fixtures" ]]; then
+  PKGS+=(python3-torch python3-torchvision libopenblas0-openmp)
+fi
+
+missing=()
+for p in "${PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#PKGS[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

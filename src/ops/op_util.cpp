@@ -1,0 +1,133 @@
+// Shared op helpers (see op_util.h).
+#include "op_util.h"
+
+#include <algorithm>
+
+namespace rooflens::ops {
+
+std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
+  size_t r = std::max(a.size(), b.size());
+  Shape out(r);
+  for (size_t i = 0; i < r; ++i) {
+    int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
+    int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
+    if (da == db || db == 1) out[i] = da;
+    else if (da == 1) out[i] = db;
+    else return std::nullopt;
+  }
+  return out;
+}
+
+int64_t broadcast_source_index(const Shape& out, const Shape& in, int64_t flat_out) {
+  int64_t idx = 0, stride = 1;
+  size_t off = out.size() - in.size();
+  for (size_t i = out.size(); i-- > 0;) {
+    int64_t coord = flat_out % out[i];
+    flat_out /= out[i];
+    if (i >= off) {
+      int64_t d = in[i - off];
+      if (d != 1) idx += coord * stride;
+      stride *= d;
+    }
+  }
+  return idx;
+}
+
+int64_t prod(const Shape& s, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < std::min(end, s.size()); ++i) p *= s[i];
+  return p;
+}
+
+Status window_geometry(const InferContext& ctx, const Shape& spatial_in,
+                       const std::vector<int64_t>& kernel_from_weights, WindowParams* p,
+                       Shape* spatial_out) {
+  const size_t r = spatial_in.size();
+  const auto n = static_cast<int64_t>(r);
+  if (kernel_from_weights.empty()) {
+    auto k = ctx.attr_ints("kernel_shape");
+    if (!k) return k.status();
+    p->kernel = *k;
+  } else {
+    auto k = ctx.attr_ints("kernel_shape", kernel_from_weights);
+    if (!k) return k.status();
+    if (*k != kernel_from_weights)
+      return ctx.invalid("kernel_shape", "kernel_shape " + shape_str(*k) +
+                                             " disagrees with the weight tensor's " +
+                                             shape_str(kernel_from_weights));
+    p->kernel = *k;
+  }
+  if (p->kernel.size() != r)
+    return ctx.invalid("kernel_shape", "has " + std::to_string(p->kernel.size()) +
+                                           " dims for " + std::to_string(r) + " spatial dims");
+  auto s = ctx.attr_ints("strides", std::vector<int64_t>(r, 1));
+  auto d = ctx.attr_ints("dilations", std::vector<int64_t>(r, 1));
+  auto pads = ctx.attr_ints("pads", std::vector<int64_t>(2 * r, 0));
+  auto auto_pad = ctx.attr_string("auto_pad", std::string("NOTSET"));
+  auto ceil = ctx.attr_int("ceil_mode", 0);
+  for (const Status* st : {&s.status(), &d.status(), &pads.status(), &auto_pad.status(), &ceil.status()})
+    if (!st->is_ok()) return *st;
+  p->strides = *s;
+  p->dilations = *d;
+  p->pads = *pads;
+  p->ceil_mode = *ceil != 0;
+  if (p->strides.size() != r) return ctx.invalid("strides", "needs " + std::to_string(r) + " values");
+  if (p->dilations.size() != r) return ctx.invalid("dilations", "needs " + std::to_string(r) + " values");
+  if (p->pads.size() != 2 * r) return ctx.invalid("pads", "needs " + std::to_string(2 * r) + " values");
+  for (size_t i = 0; i < r; ++i) {
+    if (p->kernel[i] <= 0) return ctx.invalid("kernel_shape", "must be positive, got " + std::to_string(p->kernel[i]));
+    if (p->strides[i] <= 0) return ctx.invalid("strides", "must be positive, got " + std::to_string(p->strides[i]));
+    if (p->dilations[i] <= 0) return ctx.invalid("dilations", "must be positive, got " + std::to_string(p->dilations[i]));
+    if (p->pads[i] < 0 || p->pads[i + r] < 0) return ctx.invalid("pads", "must not be negative");
+  }
+  spatial_out->assign(r, 0);
+  for (size_t i = 0; i < r; ++i) {
+    int64_t eff_k = p->dilations[i] * (p->kernel[i] - 1) + 1;
+    int64_t in = spatial_in[i];
+    if (*auto_pad == "SAME_UPPER" || *auto_pad == "SAME_LOWER") {
+      int64_t out = (in + p->strides[i] - 1) / p->strides[i];
+      int64_t total = std::max<int64_t>(0, (out - 1) * p->strides[i] + eff_k - in);
+      int64_t small = total / 2, big = total - small;
+      p->pads[i] = *auto_pad == "SAME_UPPER" ? small : big;
+      p->pads[i + r] = *auto_pad == "SAME_UPPER" ? big : small;
+      (*spatial_out)[i] = out;
+      continue;
+    }
+    if (*auto_pad == "VALID") {
+      p->pads[i] = p->pads[i + r] = 0;
+    } else if (*auto_pad != "NOTSET") {
+      return ctx.invalid("auto_pad", "unknown value '" + *auto_pad + "'");
+    }
+    int64_t span = in + p->pads[i] + p->pads[i + r] - eff_k;
+    if (span < 0)
+      return ctx.invalid("kernel_shape", "window of " + std::to_string(eff_k) +
+                                             " (with dilation) exceeds padded input " +
+                                             std::to_string(in + p->pads[i] + p->pads[i + r]) +
+                                             " on spatial axis " + std::to_string(i));
+    int64_t out = p->ceil_mode ? (span + p->strides[i] - 1) / p->strides[i] + 1
+                               : span / p->strides[i] + 1;
+    // ceil_mode: the last window must start inside the input or left padding.
+    if (p->ceil_mode && (out - 1) * p->strides[i] >= in + p->pads[i]) --out;
+    (*spatial_out)[i] = out;
+  }
+  (void)n;
+  return Status::ok();
+}
+
+Expected<std::vector<int64_t>> known_ints(const InferContext& ctx, size_t i, std::string_view what) {
+  if (!ctx.has_input(i)) return ctx.invalid(what, "required input is missing");
+  const auto& v = ctx.in_ints(i);
+  if (!v)
+    return ctx.unsupported(what, "input '" + ctx.input(i).name +
+                                     "' must be known at analysis time (a constant or a folded "
+                                     "shape expression); rooflens needs static shapes");
+  return *v;
+}
+
+OpCost pointwise_cost(const CostContext& ctx, int64_t flops_per_element) {
+  OpCost c = ctx.default_traffic();
+  c.flops = flops_per_element * ctx.out_numel(0);
+  return c;
+}
+
+}  // namespace rooflens::ops

@@ -1,0 +1,202 @@
+// Fusion rules (see docs/cost-model.md, "Fusion"):
+//  1. BatchNormalization directly after Conv/Gemm/MatMul, as that output's only reader,
+//     is folded into the weights.
+//  2. A layer absorbs a pointwise epilogue: activations and binary elementwise ops whose
+//     other operands are constants or values of the layer itself (this covers ReLU, Clip,
+//     SiLU = x * sigmoid(x), hard-swish, and GELU written as Div/Erf/Add/Mul/Mul).
+//  3. A Conv/Gemm/MatMul layer absorbs one residual Add of a same-shaped tensor (a "sum"
+//     post-op), then more epilogue (the ReLU after the add).
+//  An absorption is kept only if the layer still writes exactly one tensor that others read.
+#include "rooflens/passes/fuse.h"
+
+#include <algorithm>
+#include <set>
+
+namespace rooflens {
+namespace {
+
+constexpr size_t kMaxEpilogue = 12;
+
+bool is_pointwise(OpKind k) {
+  const OpCategory c = op_info(k).category;
+  return c == OpCategory::kActivation || c == OpCategory::kElementwise;
+}
+
+bool is_const(const Graph& g, ValueId v) {
+  const Value& val = g.value(v);
+  return val.is_stored || val.ints || val.reals;
+}
+
+class Fuser {
+ public:
+  Fuser(const Graph& g, const std::vector<NodeId>& order) : g_(g), pos_(g.nodes.size(), -1) {
+    for (size_t i = 0; i < order.size(); ++i) pos_[static_cast<size_t>(order[i])] = static_cast<int>(i);
+    assigned_.assign(g.nodes.size(), false);
+  }
+
+  FusedLayer grow(NodeId anchor) {
+    FusedLayer L;
+    L.anchor = anchor;
+    L.nodes.push_back(anchor);
+    assigned_[static_cast<size_t>(anchor)] = true;
+    const OpCategory cat = op_info(g_.node(anchor).kind).category;
+    if (cat == OpCategory::kLinear) fold_bn(L);
+    if (cat == OpCategory::kLinear || cat == OpCategory::kNorm || cat == OpCategory::kActivation ||
+        cat == OpCategory::kElementwise)
+      absorb_epilogue(L, cat == OpCategory::kLinear);
+    std::sort(L.nodes.begin() + 1, L.nodes.end(),
+              [&](NodeId a, NodeId b) { return pos_[static_cast<size_t>(a)] < pos_[static_cast<size_t>(b)]; });
+    return L;
+  }
+
+  bool assigned(NodeId n) const { return assigned_[static_cast<size_t>(n)]; }
+  void mark(NodeId n) { assigned_[static_cast<size_t>(n)] = true; }
+
+ private:
+  std::vector<NodeId> unique_consumers(ValueId v) const {
+    std::vector<NodeId> c = g_.value(v).consumers;
+    std::sort(c.begin(), c.end());
+    c.erase(std::unique(c.begin(), c.end()), c.end());
+    return c;
+  }
+
+  bool is_graph_output(ValueId v) const {
+    return std::find(g_.outputs.begin(), g_.outputs.end(), v) != g_.outputs.end();
+  }
+
+  void fold_bn(FusedLayer& L) {
+    const ValueId out = g_.node(L.anchor).outputs[0];
+    auto cons = unique_consumers(out);
+    if (cons.size() != 1 || is_graph_output(out)) return;
+    const NodeId bn = cons[0];
+    if (assigned(bn) || g_.node(bn).kind != OpKind::kBatchNormalization) return;
+    const Node& b = g_.node(bn);
+    if (b.inputs[0] != out) return;
+    for (size_t i = 1; i < b.inputs.size(); ++i)
+      if (b.inputs[i] == kNoValue || !is_const(g_, b.inputs[i])) return;
+    L.nodes.push_back(bn);
+    L.folded_bn = bn;
+    mark(bn);
+  }
+
+  // Values the layer writes, in the layer.
+  std::set<ValueId> produced(const std::vector<NodeId>& nodes) const {
+    std::set<ValueId> s;
+    for (NodeId n : nodes)
+      for (ValueId o : g_.node(n).outputs)
+        if (o != kNoValue) s.insert(o);
+    return s;
+  }
+
+  // Values read outside `nodes` (or graph outputs).
+  std::vector<ValueId> escaping(const std::vector<NodeId>& nodes) const {
+    std::set<NodeId> in(nodes.begin(), nodes.end());
+    std::vector<ValueId> r;
+    for (ValueId v : produced(nodes)) {
+      bool esc = is_graph_output(v);
+      for (NodeId c : g_.value(v).consumers) esc |= !in.count(c);
+      if (esc) r.push_back(v);
+    }
+    return r;
+  }
+
+  void absorb_epilogue(FusedLayer& L, bool allow_residual) {
+    std::vector<NodeId> nodes = L.nodes;
+    ValueId residual = kNoValue;
+    std::vector<NodeId> best_nodes = nodes;
+    ValueId best_residual = kNoValue;
+    const ValueId anchor_out = g_.node(L.anchor).outputs[0];
+    const Shape* anchor_shape = g_.value(anchor_out).shape ? &*g_.value(anchor_out).shape : nullptr;
+    if (!anchor_shape) return;
+    for (size_t step = 0; step < kMaxEpilogue; ++step) {
+      std::set<ValueId> have = produced(nodes);
+      // Candidates: unassigned pointwise readers of the layer's values, earliest first.
+      std::vector<NodeId> cands;
+      for (ValueId v : have)
+        for (NodeId c : g_.value(v).consumers)
+          if (!assigned(c) && std::find(nodes.begin(), nodes.end(), c) == nodes.end()) cands.push_back(c);
+      std::sort(cands.begin(), cands.end(),
+                [&](NodeId a, NodeId b) { return pos_[static_cast<size_t>(a)] < pos_[static_cast<size_t>(b)]; });
+      cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
+      NodeId pick = -1;
+      ValueId pick_residual = kNoValue;
+      for (NodeId c : cands) {
+        const Node& n = g_.node(c);
+        if (!is_pointwise(n.kind) || n.outputs.size() != 1) continue;
+        const Value& out = g_.value(n.outputs[0]);
+        if (!out.shape || *out.shape != *anchor_shape) continue;
+        bool ok = true;
+        ValueId res = kNoValue;
+        for (ValueId in : n.inputs) {
+          if (in == kNoValue || have.count(in) || is_const(g_, in)) continue;
+          const Value& iv = g_.value(in);
+          if (allow_residual && residual == kNoValue && res == kNoValue && n.kind == OpKind::kAdd &&
+              iv.shape && *iv.shape == *anchor_shape) {
+            res = in;
+            continue;
+          }
+          ok = false;
+        }
+        if (ok) {
+          pick = c;
+          pick_residual = res;
+          break;
+        }
+      }
+      if (pick < 0) break;
+      nodes.push_back(pick);
+      if (pick_residual != kNoValue) residual = pick_residual;
+      auto esc = escaping(nodes);
+      if (esc.size() == 1 && esc[0] == g_.node(pick).outputs[0]) {
+        best_nodes = nodes;
+        best_residual = residual;
+      }
+    }
+    for (size_t i = L.nodes.size(); i < best_nodes.size(); ++i) mark(best_nodes[i]);
+    L.nodes = best_nodes;
+    L.residual = best_residual;
+  }
+
+  const Graph& g_;
+  std::vector<int> pos_;
+  std::vector<bool> assigned_;
+};
+
+}  // namespace
+
+std::vector<FusedLayer> fuse_layers(const Graph& g, const std::vector<NodeId>& order,
+                                    FusionMode mode) {
+  std::vector<FusedLayer> layers;
+  if (mode == FusionMode::kNone) {
+    for (NodeId n : order) {
+      if (g.node(n).folded) continue;
+      FusedLayer L;
+      L.anchor = n;
+      L.nodes = {n};
+      layers.push_back(L);
+    }
+    return layers;
+  }
+  Fuser f(g, order);
+  for (NodeId n : order) {
+    if (f.assigned(n)) continue;
+    const Node& node = g.node(n);
+    if (node.folded) continue;
+    if (node.kind != OpKind::kUnknown && op_info(node.kind).category == OpCategory::kView) continue;
+    bool has_shapes = true;
+    for (ValueId o : node.outputs)
+      if (o != kNoValue && !g.value(o).shape) has_shapes = false;
+    if (node.kind == OpKind::kUnknown || !has_shapes) {
+      f.mark(n);
+      FusedLayer L;
+      L.anchor = n;
+      L.nodes = {n};
+      layers.push_back(L);
+      continue;
+    }
+    layers.push_back(f.grow(n));
+  }
+  return layers;
+}
+
+}  // namespace rooflens

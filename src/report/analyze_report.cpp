@@ -1,0 +1,173 @@
+// `analyze` output: text/CSV tables and the rooflens.analyze/1 JSON schema.
+#include "rooflens/report/analyze_report.h"
+
+#include <fmt/format.h>
+
+namespace rooflens::report {
+namespace {
+
+std::string shapes_str(const std::vector<Shape>& shapes) {
+  std::string s;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (i) s += ", ";
+    s += shape_str(shapes[i]);
+  }
+  return s;
+}
+
+const char* status_name(LayerStatus s) {
+  switch (s) {
+    case LayerStatus::kOk: return "ok";
+    case LayerStatus::kUnknownOp: return "unknown_op";
+    case LayerStatus::kUnresolved: return "unresolved";
+  }
+  return "?";
+}
+
+nlohmann::json shapes_json(const std::vector<Shape>& shapes) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& s : shapes) a.push_back(s);
+  return a;
+}
+
+}  // namespace
+
+Table layers_table(const ModelAnalysis& m, bool for_csv) {
+  Table t;
+  if (for_csv) {
+    t.headers = {"layer", "op", "input_shape", "output_shape", "macs", "flops", "bytes_in (B)",
+                 "bytes_out (B)", "bytes_weights (B)", "ai (FLOP/B)", "flops_share", "status"};
+  } else {
+    t.headers = {"layer", "op", "input shape", "output shape", "MACs (M)", "FLOPs (M)",
+                 "in (MB)", "out (MB)", "weights (MB)", "AI (FLOP/B)", "FLOPs (%)"};
+    t.numeric = {false, false, false, false, true, true, true, true, true, true, true};
+  }
+  for (const LayerReport& r : m.layers) {
+    const auto& c = r.cost;
+    if (for_csv) {
+      t.rows.push_back({r.name, r.op, shapes_str(r.in_shapes), shapes_str(r.out_shapes),
+                        std::to_string(c.macs), std::to_string(c.flops), std::to_string(c.bytes_in),
+                        std::to_string(c.bytes_out), std::to_string(c.bytes_weights),
+                        fmt_fixed(r.ai, 3), fmt_fixed(r.flops_share, 6), status_name(r.status)});
+    } else {
+      if (r.status != LayerStatus::kOk) {
+        t.rows.push_back({r.name, r.op, "", "", "?", "?", "?", "?", "?", "?",
+                          r.status == LayerStatus::kUnknownOp ? "unknown op" : "no shape"});
+        continue;
+      }
+      t.rows.push_back({r.name, r.op, shapes_str(r.in_shapes), shapes_str(r.out_shapes),
+                        fmt_scaled(static_cast<double>(c.macs), 1e6, 2),
+                        fmt_scaled(static_cast<double>(c.flops), 1e6, 2),
+                        fmt_scaled(static_cast<double>(c.bytes_in), 1e6, 3),
+                        fmt_scaled(static_cast<double>(c.bytes_out), 1e6, 3),
+                        fmt_scaled(static_cast<double>(c.bytes_weights), 1e6, 3), fmt_fixed(r.ai, 1),
+                        fmt_fixed(100 * r.flops_share, 2)});
+    }
+  }
+  return t;
+}
+
+std::string totals_text(const ModelAnalysis& m) {
+  const auto& c = m.totals;
+  std::string s;
+  s += fmt::format("model {}: {} layers ({} view), dtype {}, batch {}, input {}\n", m.model,
+                   m.layers.size(), m.fused ? "fused" : "unfused", dtype_name(m.dtype), m.batch,
+                   m.input_shapes.empty() ? "?" : shape_str(m.input_shapes[0]));
+  s += fmt::format("  MACs      {:>14.3f} G   ({:.3f} G per image)\n", c.macs / 1e9,
+                   c.macs / 1e9 / static_cast<double>(m.batch));
+  s += fmt::format("  FLOPs     {:>14.3f} G   (2 x MACs + other arithmetic)\n", c.flops / 1e9);
+  s += fmt::format("  bytes in  {:>14.3f} MB\n", c.bytes_in / 1e6);
+  s += fmt::format("  bytes out {:>14.3f} MB\n", c.bytes_out / 1e6);
+  s += fmt::format("  weights   {:>14.3f} MB\n", c.bytes_weights / 1e6);
+  s += fmt::format("  AI        {:>14.1f} FLOP/B (aggregate: total FLOPs / total bytes)\n", m.ai);
+  s += fmt::format("  params    {:>14.3f} M   ({} trainable parameters)\n", m.params / 1e6, m.params);
+  if (!m.unknown_nodes.empty()) {
+    s += fmt::format("  unknown ops ({}), not costed:", m.unknown_nodes.size());
+    for (const auto& u : m.unknown_nodes) s += " " + u;
+    s += "\n";
+  }
+  if (!m.unresolved_nodes.empty())
+    s += fmt::format("  {} nodes after unknown ops have no shapes and are not costed\n",
+                     m.unresolved_nodes.size());
+  return s;
+}
+
+Table summary_table(const std::vector<ModelAnalysis>& models, bool for_csv) {
+  Table t;
+  if (for_csv) {
+    t.headers = {"model", "dtype", "batch", "layers", "macs", "flops", "bytes_in (B)",
+                 "bytes_out (B)", "bytes_weights (B)", "ai (FLOP/B)", "params", "unknown_ops"};
+  } else {
+    t.headers = {"model", "dtype", "batch", "layers", "GMACs", "GFLOPs", "in (MB)", "out (MB)",
+                 "weights (MB)", "AI (FLOP/B)", "params (M)", "unknown ops"};
+    t.numeric = {false, false, true, true, true, true, true, true, true, true, true, true};
+  }
+  for (const ModelAnalysis& m : models) {
+    const auto& c = m.totals;
+    if (for_csv)
+      t.rows.push_back({m.model, std::string(dtype_name(m.dtype)), std::to_string(m.batch),
+                        std::to_string(m.layers.size()), std::to_string(c.macs), std::to_string(c.flops),
+                        std::to_string(c.bytes_in), std::to_string(c.bytes_out),
+                        std::to_string(c.bytes_weights), fmt_fixed(m.ai, 3), std::to_string(m.params),
+                        std::to_string(m.unknown_nodes.size())});
+    else
+      t.rows.push_back({m.model, std::string(dtype_name(m.dtype)), std::to_string(m.batch),
+                        std::to_string(m.layers.size()), fmt_scaled(static_cast<double>(c.macs), 1e9, 3),
+                        fmt_scaled(static_cast<double>(c.flops), 1e9, 3),
+                        fmt_scaled(static_cast<double>(c.bytes_in), 1e6, 2),
+                        fmt_scaled(static_cast<double>(c.bytes_out), 1e6, 2),
+                        fmt_scaled(static_cast<double>(c.bytes_weights), 1e6, 2), fmt_fixed(m.ai, 1),
+                        fmt_scaled(static_cast<double>(m.params), 1e6, 3),
+                        std::to_string(m.unknown_nodes.size())});
+  }
+  return t;
+}
+
+nlohmann::json analyze_json(const ModelAnalysis& m, bool with_layers) {
+  using nlohmann::json;
+  const auto& c = m.totals;
+  json j;
+  j["schema"] = kAnalyzeSchema;
+  j["model"] = m.model;
+  j["dtype"] = dtype_name(m.dtype);
+  j["batch"] = m.batch;
+  j["fused"] = m.fused;
+  j["opset"] = m.opset;
+  j["input_shapes"] = shapes_json(m.input_shapes);
+  j["units"] = {{"macs", "multiply-accumulates"}, {"flops", "floating-point operations (2 per MAC)"},
+                {"bytes", "bytes"}, {"ai", "FLOP per byte"}};
+  j["totals"] = {{"macs", c.macs},
+                 {"flops", c.flops},
+                 {"params", m.params},
+                 {"bytes_in", c.bytes_in},
+                 {"bytes_out", c.bytes_out},
+                 {"bytes_weights", c.bytes_weights},
+                 {"ai", m.ai},
+                 {"layers", m.layers.size()}};
+  j["unknown_nodes"] = m.unknown_nodes;
+  j["unresolved_nodes"] = m.unresolved_nodes;
+  j["folded_nodes"] = m.folded_nodes;
+  if (with_layers) {
+    json layers = json::array();
+    for (const LayerReport& r : m.layers) {
+      layers.push_back({{"name", r.name},
+                        {"op", r.op},
+                        {"desc", r.desc},
+                        {"status", status_name(r.status)},
+                        {"input_shapes", shapes_json(r.in_shapes)},
+                        {"output_shapes", shapes_json(r.out_shapes)},
+                        {"weight_shapes", shapes_json(r.weight_shapes)},
+                        {"macs", r.cost.macs},
+                        {"flops", r.cost.flops},
+                        {"bytes_in", r.cost.bytes_in},
+                        {"bytes_out", r.cost.bytes_out},
+                        {"bytes_weights", r.cost.bytes_weights},
+                        {"ai", r.ai},
+                        {"flops_share", r.flops_share}});
+    }
+    j["layers"] = std::move(layers);
+  }
+  return j;
+}
+
+}  // namespace rooflens::report
