@@ -78,7 +78,10 @@ Status window_geometry(const InferContext& ctx, const Shape& spatial_in,
     if (p->kernel[i] <= 0) return ctx.invalid("kernel_shape", "must be positive, got " + std::to_string(p->kernel[i]));
     if (p->strides[i] <= 0) return ctx.invalid("strides", "must be positive, got " + std::to_string(p->strides[i]));
     if (p->dilations[i] <= 0) return ctx.invalid("dilations", "must be positive, got " + std::to_string(p->dilations[i]));
-    if (p->pads[i] < 0 || p->pads[i + r] < 0) return ctx.invalid("pads", "must not be negative");
+    for (size_t j : {i, i + r})
+      if (p->pads[j] < 0)
+        return ctx.invalid("pads", "must not be negative, got " + std::to_string(p->pads[j]) +
+                                       " at index " + std::to_string(j));
   }
   spatial_out->assign(r, 0);
   for (size_t i = 0; i < r; ++i) {

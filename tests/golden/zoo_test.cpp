@@ -1,0 +1,86 @@
+// Every bundled zoo model against the reference counts PyTorch forward hooks took at
+// export time (models/zoo.json, written by scripts/export_zoo.py): MACs and conv/linear
+// output elements at batch 1, and parameters against torchvision's metadata.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <nlohmann/json.hpp>
+
+#include "rooflens/cost/analysis.h"
+#include "rooflens/onnx/import.h"
+#include "rooflens/passes/infer_shapes.h"
+
+namespace rooflens {
+namespace {
+
+const std::string kModels = std::string(ROOFLENS_SOURCE_DIR) + "/models";
+
+std::vector<nlohmann::json> zoo_entries() {
+  std::ifstream f(kModels + "/zoo.json");
+  if (!f) return {};
+  auto j = nlohmann::json::parse(f, nullptr, false);
+  if (j.is_discarded()) return {};
+  return j["models"].get<std::vector<nlohmann::json>>();
+}
+
+class Zoo : public ::testing::TestWithParam<nlohmann::json> {};
+
+TEST_P(Zoo, MatchesPyTorchHooksAndTorchvisionParams) {
+  const auto& e = GetParam();
+  auto g = import_onnx_file(kModels + "/" + e["file"].get<std::string>(), {});
+  ASSERT_TRUE(g) << g.status().message();
+  auto r = infer_shapes(*g);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_TRUE(r->unknown_nodes.empty());
+  AnalyzeOptions fused_opts, unfused_opts;
+  unfused_opts.fusion = FusionMode::kNone;
+  ModelAnalysis fused = analyze_graph(*g, *r, fused_opts);
+  ModelAnalysis unfused = analyze_graph(*g, *r, unfused_opts);
+
+  EXPECT_EQ(fused.batch, 1);
+  EXPECT_EQ(fused.totals.macs, e["ref_macs"].get<int64_t>());
+  EXPECT_EQ(unfused.totals.macs, fused.totals.macs);
+
+  int64_t linear_outputs = 0;
+  for (const auto& n : g->nodes)
+    if (n.kind == OpKind::kConv || n.kind == OpKind::kGemm || n.kind == OpKind::kMatMul)
+      linear_outputs += *checked_numel(*g->value(n.outputs[0]).shape);
+  EXPECT_EQ(linear_outputs, e["ref_output_elements"].get<int64_t>());
+
+  // torchvision's num_params, unless the manifest explains why the inference graph holds
+  // fewer (then: the parameters of the model as exported).
+  const int64_t num_params = e["num_params"].get<int64_t>();
+  const int64_t torch_params = e.value("torch_params", num_params);
+  if (num_params == torch_params) {
+    EXPECT_EQ(fused.params, num_params);
+  } else {
+    ASSERT_TRUE(e.contains("notes")) << "num_params != torch_params without a note";
+    EXPECT_EQ(fused.params, torch_params) << e["notes"];
+  }
+  // Fusion never adds traffic.
+  EXPECT_LE(fused.totals.bytes_in + fused.totals.bytes_out,
+            unfused.totals.bytes_in + unfused.totals.bytes_out);
+}
+
+std::string entry_name(const ::testing::TestParamInfo<nlohmann::json>& info) {
+  return info.param["name"].get<std::string>();
+}
+
+INSTANTIATE_TEST_SUITE_P(Torchvision, Zoo, ::testing::ValuesIn(zoo_entries()), entry_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Zoo);
+
+TEST(ZooManifest, ExistsAndCoversTheCnnFamilies) {
+  auto entries = zoo_entries();
+  ASSERT_FALSE(entries.empty()) << "models/zoo.json missing or empty";
+  std::set<std::string> families;
+  for (const auto& e : entries) families.insert(e["family"].get<std::string>());
+  for (const char* f : {"resnet", "resnext", "wide_resnet", "vgg", "densenet", "mobilenet_v2",
+                        "mobilenet_v3", "efficientnet", "efficientnet_v2", "regnet_x", "regnet_y",
+                        "mnasnet", "shufflenet_v2", "squeezenet", "googlenet", "inception",
+                        "convnext", "alexnet"})
+    EXPECT_TRUE(families.count(f)) << f;
+}
+
+}  // namespace
+}  // namespace rooflens
