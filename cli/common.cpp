@@ -56,18 +56,22 @@ Status write_output(const std::string& path, const std::string& text) {
   return Status::ok();
 }
 
-std::string models_dir(const std::string& override_dir) {
+std::string bundled_dir(const std::string& sub, const std::string& marker, const std::string& override_dir) {
   namespace fs = std::filesystem;
   if (!override_dir.empty()) return override_dir;
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    for (fs::path p : {exe.parent_path() / "../models", exe.parent_path() / "../../models",
-                       exe.parent_path() / "../share/rooflens/models"})
-      if (fs::exists(p / "zoo.json", ec)) return fs::weakly_canonical(p, ec).string();
+    for (fs::path p : {exe.parent_path() / ".." / sub, exe.parent_path() / "../.." / sub,
+                       exe.parent_path() / "../share/rooflens" / sub})
+      if (fs::exists(p / marker, ec)) return fs::weakly_canonical(p, ec).string();
   }
-  fs::path src = fs::path(ROOFLENS_SOURCE_DIR) / "models";
-  return src.string();
+  return (fs::path(ROOFLENS_SOURCE_DIR) / sub).string();
+}
+
+std::string models_dir(const std::string& override_dir) { return bundled_dir("models", "zoo.json", override_dir); }
+std::string devices_dir(const std::string& override_dir) {
+  return bundled_dir("data/devices", "v100-sxm2-16gb.json", override_dir);
 }
 
 }  // namespace rooflens::cli

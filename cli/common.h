@@ -23,5 +23,8 @@ Status write_output(const std::string& path, const std::string& text);
 // Directory holding the bundled models (models/zoo.json), found next to the binary or in
 // the source tree; `override_dir` wins when not empty.
 std::string models_dir(const std::string& override_dir);
+// Directory of the device database (data/devices/*.json).
+std::string devices_dir(const std::string& override_dir);
+std::string bundled_dir(const std::string& sub, const std::string& marker, const std::string& override_dir);
 
 }  // namespace rooflens::cli

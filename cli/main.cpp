@@ -15,6 +15,10 @@ int main(int argc, char** argv) {
   rooflens::cli::ZooArgs zoo;
   rooflens::cli::add_analyze(app, analyze);
   rooflens::cli::add_zoo(app, zoo);
+  rooflens::cli::PredictArgs predict;
+  rooflens::cli::DevicesArgs devices;
+  rooflens::cli::add_predict(app, predict);
+  rooflens::cli::add_devices(app, devices);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -24,6 +28,8 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("analyze")) return rooflens::cli::run_analyze(analyze);
     if (app.got_subcommand("zoo")) return rooflens::cli::run_zoo(zoo);
+    if (app.got_subcommand("predict")) return rooflens::cli::run_predict(predict);
+    if (app.got_subcommand("devices")) return rooflens::cli::run_devices(devices);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rooflens: internal error: %s\n", e.what());
     return rooflens::cli::kExitInternal;

@@ -139,7 +139,7 @@ Status read_external(const onnx::TensorProto& t, const std::string& model_dir,
   auto fsize = std::filesystem::file_size(p, ec);
   if (ec) return Status::ok();
   if (length < 0) length = static_cast<int64_t>(fsize) - offset;
-  if (offset + length > static_cast<int64_t>(fsize) || length < 0)
+  if (length < 0 || offset > static_cast<int64_t>(fsize) || length > static_cast<int64_t>(fsize) - offset)
     return Status::invalid(what + ": external data [" + std::to_string(offset) + ", +" +
                            std::to_string(length) + ") lies outside '" + location + "' (" +
                            std::to_string(fsize) + " bytes)");

@@ -70,7 +70,7 @@ Status infer_Split(InferContext& ctx) {
   int64_t total = 0;
   for (int64_t s : sizes) {
     if (s < 0) return ctx.invalid("split", "negative size");
-    total += s;
+    if (__builtin_add_overflow(total, s, &total)) return ctx.invalid("split", "sizes sum overflows 64 bits");
   }
   if (total != x[a])
     return ctx.invalid("split", "sizes sum to " + std::to_string(total) + ", axis " +
@@ -135,11 +135,11 @@ Status infer_Slice(InferContext& ctx) {
     if (st > 0) {
       b = starts[i] < 0 ? std::max<int64_t>(0, starts[i] + dim) : std::min(starts[i], dim);
       e = ends[i] < 0 ? std::max<int64_t>(0, ends[i] + dim) : std::min(ends[i], dim);
-      y[static_cast<size_t>(*a)] = e > b ? (e - b + st - 1) / st : 0;
+      y[static_cast<size_t>(*a)] = e > b ? (e - b - 1) / st + 1 : 0;
     } else {
       b = starts[i] < 0 ? std::max<int64_t>(-1, starts[i] + dim) : std::min(starts[i], dim - 1);
       e = ends[i] < 0 ? std::max<int64_t>(-1, ends[i] + dim) : std::min(ends[i], dim - 1);
-      y[static_cast<size_t>(*a)] = b > e ? (b - e - st - 1) / (-st) : 0;
+      y[static_cast<size_t>(*a)] = b > e ? 1 - (b - e - 1) / st : 0;
     }
     first[static_cast<size_t>(*a)] = b;
     step[static_cast<size_t>(*a)] = st;
@@ -201,7 +201,8 @@ Status infer_Pad(InferContext& ctx) {
   Shape y = x;
   for (size_t i = 0; i < axes.size(); ++i) {
     auto& d = y[static_cast<size_t>(axes[i])];
-    d += pads[i] + pads[i + axes.size()];
+    if (__builtin_add_overflow(d, pads[i], &d) || __builtin_add_overflow(d, pads[i + axes.size()], &d))
+      return ctx.invalid("pads", "padding axis " + std::to_string(axes[i]) + " overflows 64 bits");
     if (d < 0) return ctx.invalid("pads", "padding makes axis " + std::to_string(axes[i]) + " negative");
   }
   return ctx.set_output(0, ctx.in_dtype(0), y);

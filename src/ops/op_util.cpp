@@ -85,11 +85,14 @@ Status window_geometry(const InferContext& ctx, const Shape& spatial_in,
   }
   spatial_out->assign(r, 0);
   for (size_t i = 0; i < r; ++i) {
-    int64_t eff_k = p->dilations[i] * (p->kernel[i] - 1) + 1;
+    int64_t eff_k = 0;
+    if (__builtin_mul_overflow(p->dilations[i], p->kernel[i] - 1, &eff_k) || __builtin_add_overflow(eff_k, 1, &eff_k))
+      return ctx.invalid("dilations", "dilated window (dilation " + std::to_string(p->dilations[i]) +
+                                          ", kernel " + std::to_string(p->kernel[i]) + ") overflows 64 bits");
     int64_t in = spatial_in[i];
     if (*auto_pad == "SAME_UPPER" || *auto_pad == "SAME_LOWER") {
-      int64_t out = (in + p->strides[i] - 1) / p->strides[i];
-      int64_t total = std::max<int64_t>(0, (out - 1) * p->strides[i] + eff_k - in);
+      int64_t out = in / p->strides[i] + (in % p->strides[i] != 0);
+      int64_t total = std::max<int64_t>(0, eff_k - (in - (out - 1) * p->strides[i]));
       int64_t small = total / 2, big = total - small;
       p->pads[i] = *auto_pad == "SAME_UPPER" ? small : big;
       p->pads[i + r] = *auto_pad == "SAME_UPPER" ? big : small;
@@ -101,16 +104,22 @@ Status window_geometry(const InferContext& ctx, const Shape& spatial_in,
     } else if (*auto_pad != "NOTSET") {
       return ctx.invalid("auto_pad", "unknown value '" + *auto_pad + "'");
     }
-    int64_t span = in + p->pads[i] + p->pads[i + r] - eff_k;
+    int64_t padded = 0;
+    if (__builtin_add_overflow(in, p->pads[i], &padded) || __builtin_add_overflow(padded, p->pads[i + r], &padded))
+      return ctx.invalid("pads", "padded input (" + std::to_string(in) + " + " + std::to_string(p->pads[i]) +
+                                     " + " + std::to_string(p->pads[i + r]) + ") overflows 64 bits on spatial axis " +
+                                     std::to_string(i));
+    int64_t span = padded - eff_k;
     if (span < 0)
       return ctx.invalid("kernel_shape", "window of " + std::to_string(eff_k) +
                                              " (with dilation) exceeds padded input " +
-                                             std::to_string(in + p->pads[i] + p->pads[i + r]) +
+                                             std::to_string(padded) +
                                              " on spatial axis " + std::to_string(i));
-    int64_t out = p->ceil_mode ? (span + p->strides[i] - 1) / p->strides[i] + 1
+    int64_t out = p->ceil_mode ? span / p->strides[i] + (span % p->strides[i] != 0) + 1
                                : span / p->strides[i] + 1;
     // ceil_mode: the last window must start inside the input or left padding.
-    if (p->ceil_mode && (out - 1) * p->strides[i] >= in + p->pads[i]) --out;
+    const int64_t lead = in + p->pads[i];
+    if (p->ceil_mode && out - 1 >= lead / p->strides[i] + (lead % p->strides[i] != 0)) --out;
     (*spatial_out)[i] = out;
   }
   (void)n;

@@ -1,0 +1,219 @@
+// `rooflens predict`: predicted per-layer time, bounds, throughput and utilization on a device.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "commands.h"
+#include "common.h"
+#include "rooflens/onnx/import.h"
+#include "rooflens/passes/infer_shapes.h"
+#include "rooflens/perf/model.h"
+#include "rooflens/report/predict_report.h"
+
+namespace rooflens::cli {
+namespace {
+
+struct Analysed {
+  Graph graph;
+  ModelAnalysis analysis;
+};
+
+Expected<Analysed> analyse_at(const std::string& path, const std::vector<InputShapeOverride>& shapes,
+                              DType dtype, std::optional<int64_t> batch) {
+  ImportOptions io;
+  io.batch = batch;
+  io.input_shapes = shapes;
+  auto g = import_onnx_file(path, io);
+  if (!g) return g.status();
+  auto inferred = infer_shapes(*g);
+  if (!inferred) return inferred.status().with_context(path);
+  AnalyzeOptions ao;
+  ao.cost.dtype = dtype;
+  ModelAnalysis m = analyze_graph(*g, *inferred, ao);
+  m.model = std::filesystem::path(path).stem().string();
+  if (!m.unknown_nodes.empty())
+    return Status::unsupported(path + ": " + std::to_string(m.unknown_nodes.size()) +
+                               " unknown op node(s) (first: " + m.unknown_nodes[0] +
+                               "); predict needs every op costed (see `rooflens analyze`)");
+  return Analysed{std::move(*g), std::move(m)};
+}
+
+struct Request {
+  std::vector<int64_t> batches;  // explicit batches
+  bool max = false;              // also the largest batch that fits
+};
+
+Expected<Request> parse_batches(const std::string& s) {
+  Request r;
+  std::stringstream ss(s);
+  std::string tok;
+  while (std::getline(ss, tok, ',')) {
+    if (tok == "max") {
+      r.max = true;
+      continue;
+    }
+    char* end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(tok.c_str(), &end, 10);
+    if (tok.empty() || *end != '\0' || errno == ERANGE || v <= 0)
+      return Status::invalid("--batch '" + s + "': '" + tok + "' is not a positive integer or 'max'");
+    r.batches.push_back(v);
+  }
+  if (r.batches.empty() && !r.max) return Status::invalid("--batch '" + s + "': no batch given");
+  return r;
+}
+
+// Predicts one model at every requested batch; the last entry is `max` when requested.
+Expected<std::vector<Prediction>> predict_model(const std::string& path, const PredictArgs& a,
+                                                const std::vector<InputShapeOverride>& shapes, DType dtype,
+                                                const DeviceSpec& dev, const Request& req) {
+  PerfOptions po;
+  po.dtype = a.dtype;
+  po.use_measured_peak = !a.datasheet_peak;
+  std::optional<int64_t> max_batch;
+  const double capacity = dev.mem_bytes - dev.reserved_bytes;
+  auto memory_at = [&](int64_t b) -> Expected<int64_t> {
+    auto an = analyse_at(path, shapes, dtype, b);
+    if (!an) return an.status();
+    return estimate_memory(an->graph, an->analysis, dev).total();
+  };
+  auto mb = find_max_batch(memory_at, capacity);
+  if (mb) max_batch = *mb;
+  else if (req.max) return mb.status().with_context(path + " on " + dev.id);
+  std::vector<int64_t> batches = req.batches;
+  if (req.max) batches.push_back(*max_batch);
+  std::vector<Prediction> out;
+  for (int64_t b : batches) {
+    auto an = analyse_at(path, shapes, dtype, b);
+    if (!an) return an.status();
+    auto p = predict(an->graph, an->analysis, dev, po);
+    if (!p) return p.status();
+    p->max_batch = max_batch;
+    if (max_batch && b > *max_batch)
+      p->notes.push_back(fmt::format("batch {} needs {:.2f} GB: more than the device's {:.1f} GB", b,
+                                     static_cast<double>(p->memory_bytes) / 1e9, dev.mem_bytes / 1e9));
+    out.push_back(std::move(*p));
+  }
+  return out;
+}
+
+std::map<std::string, nlohmann::json> zoo_index(const std::string& dir) {
+  std::map<std::string, nlohmann::json> idx;
+  std::ifstream f(dir + "/zoo.json");
+  if (!f) return idx;
+  auto j = nlohmann::json::parse(f, nullptr, false);
+  if (j.is_discarded() || !j.contains("models")) return idx;
+  for (const auto& m : j["models"]) idx[m.value("name", "")] = m;
+  return idx;
+}
+
+}  // namespace
+
+void add_predict(CLI::App& app, PredictArgs& a) {
+  auto* cmd = app.add_subcommand("predict", "Predicted per-layer time, bound, throughput and utilization on a device (performance model)");
+  cmd->add_option("files", a.files, "ONNX model files (several: one summary row per model)");
+  cmd->add_flag("--zoo", a.zoo, "predict every bundled zoo model");
+  cmd->add_option("--device", a.device, "device id or alias (rooflens devices), a device .json file, or custom:fp16=125e12,bw=900e9,mem=16e9")
+      ->capture_default_str();
+  cmd->add_option("--dtype", a.dtype, "fp32, fp16, bf16, int8 or fp8")->capture_default_str();
+  cmd->add_option("--batch", a.batch, "batch sizes: N, max (largest that fits), or a list like 1,8,64,max")->capture_default_str();
+  cmd->add_option("--input-shape", a.input_shapes, "input shape: 3x299x299 (all but batch) or NAME:1x3x299x299");
+  cmd->add_option("--format", a.format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}))->capture_default_str();
+  cmd->add_option("--roofline", a.roofline, "write the roofline chart (SVG) of the (last) prediction here");
+  cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
+  cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files (default: the bundled data/devices)");
+  cmd->add_flag("--datasheet-peak", a.datasheet_peak, "model compute roofs with datasheet peaks even where a measured peak exists");
+}
+
+int run_predict(const PredictArgs& a) {
+  auto dt = parse_dtype(a.dtype);
+  if (!dt) return report_error(Status::invalid("--dtype '" + a.dtype + "': expected fp32, fp16, bf16, int8 or fp8"));
+  auto req = parse_batches(a.batch);
+  if (!req) return report_error(req.status());
+  std::vector<InputShapeOverride> shapes;
+  for (const auto& spec : a.input_shapes) {
+    auto o = parse_input_shape(spec);
+    if (!o) return report_error(o.status());
+    shapes.push_back(*o);
+  }
+  auto db = load_device_dir(devices_dir(a.devices_dir));
+  if (!db) return report_error(db.status());
+  auto dev = resolve_device(a.device, *db);
+  if (!dev) return report_error(dev.status());
+  if (!dev->best_peak(a.dtype))
+    return report_error(Status::unsupported("device '" + dev->id + "' has no " + a.dtype + " peak"));
+
+  std::vector<std::string> files = a.files;
+  const std::string mdir = models_dir("");
+  auto zoo = zoo_index(mdir);
+  if (a.zoo)
+    for (const auto& [name, e] : zoo) files.push_back(mdir + "/" + e.value("file", name + ".onnx"));
+  if (files.empty()) return report_error(Status::invalid("predict: give ONNX files or --zoo"));
+
+  std::vector<std::vector<Prediction>> all;
+  for (const auto& f : files) {
+    auto ps = predict_model(f, a, shapes, *dt, *dev, *req);
+    if (!ps) return report_error(ps.status());
+    std::fprintf(stderr, "%s", files.size() > 1 ? fmt::format("predicted {} ({}/{})\r", std::filesystem::path(f).stem().string(), all.size() + 1, files.size()).c_str() : "");
+    all.push_back(std::move(*ps));
+  }
+  if (files.size() > 1) std::fprintf(stderr, "\n");
+
+  std::string out;
+  const bool csv = a.format == "csv";
+  if (files.size() == 1 && all[0].size() == 1) {
+    const Prediction& p = all[0][0];
+    if (a.format == "json") out = report::predict_json(p).dump(2) + "\n";
+    else if (csv) out = report::render_csv(report::predict_layers_table(p, true));
+    else out = report::render_text(report::predict_layers_table(p, false)) + "\n" + report::predict_summary_text(p, *dev);
+  } else if (files.size() == 1) {
+    if (a.format == "json") {
+      nlohmann::json arr = nlohmann::json::array();
+      for (const auto& p : all[0]) arr.push_back(report::predict_json(p, false));
+      out = arr.dump(2) + "\n";
+    } else {
+      auto t = report::batch_sweep_table(all[0], csv);
+      out = csv ? report::render_csv(t)
+                : fmt::format("prediction (performance model): {} on {} ({}), {}\n\n", all[0][0].model, dev->name, dev->id, a.dtype) +
+                      report::render_text(t);
+    }
+  } else {
+    // One row per model (the last requested batch).
+    report::Table t;
+    t.headers = {"model", "acc@1 (%)", "batch", "throughput (img/s)", "util. datasheet (%)", "util. measured (%)",
+                 "GFLOP/img", "AI (FLOP/B)", "AI vs CMR", "top bound (time %)"};
+    t.numeric = {false, true, true, true, true, true, true, true, false, false};
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& ps : all) {
+      const Prediction& p = ps.back();
+      std::map<std::string, double> by;
+      for (const auto& L : p.layers)
+        if (L.bound != Bound::kNone) by[std::string(bound_name(L.bound))] += L.time_share;
+      auto top = std::max_element(by.begin(), by.end(), [](auto& x, auto& y) { return x.second < y.second; });
+      auto z = zoo.find(p.model);
+      std::string acc = z != zoo.end() && z->second.contains("acc1") && z->second["acc1"].is_number()
+                            ? report::fmt_fixed(z->second["acc1"].get<double>(), 2) : "-";
+      t.rows.push_back({p.model, acc, std::to_string(p.batch), report::fmt_fixed(p.throughput, 0),
+                        report::fmt_fixed(100 * p.utilization, 1),
+                        p.utilization_measured ? report::fmt_fixed(100 * *p.utilization_measured, 1) : "-",
+                        report::fmt_fixed(p.flops_per_image / 1e9, 2), report::fmt_fixed(p.ai, 1),
+                        p.ai < p.cmr ? "below" : "above",
+                        top == by.end() ? "-" : fmt::format("{} ({:.0f}%)", top->first, 100 * top->second)});
+      arr.push_back(report::predict_json(p, false));
+    }
+    if (a.format == "json") out = arr.dump(2) + "\n";
+    else if (csv) out = report::render_csv(t);
+    else
+      out = fmt::format("prediction (performance model): {} models on {} ({}), {}, CMR {:.1f} FLOP/B\n\n", all.size(),
+                        dev->name, dev->id, a.dtype, dev->cmr(a.dtype)) + report::render_text(t);
+  }
+  if (!a.roofline.empty()) {
+    Status s = write_output(a.roofline, report::roofline_svg(all.back().back(), *dev));
+    if (!s) return report_error(s);
+  }
+  Status w = write_output(a.output, out);
+  return w ? kExitOk : report_error(w);
+}
+
+}  // namespace rooflens::cli

@@ -1,0 +1,68 @@
+// Device specifications (data/devices/*.json, schema rooflens.device/1), lookup by id or
+// alias, user files and inline custom devices.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rooflens/util/status.h"
+
+namespace rooflens {
+
+enum class ComputeUnit { kCuda, kTensor, kSimd };
+std::string_view compute_unit_name(ComputeUnit u);
+
+// One dense peak: a dtype on a unit with an accumulator ("fp16 on tensor cores, fp32 acc").
+struct Peak {
+  std::string dtype;        // fp32, tf32, fp16, bf16, int8, fp8
+  ComputeUnit unit = ComputeUnit::kCuda;
+  std::string accumulator;  // fp32, fp16, int32
+  double flops = 0;         // FLOP/s (dense)
+  std::string source;       // for measured peaks
+};
+
+struct CpuInfo {
+  int cores = 0, threads = 0, simd_bits = 0, fma_units = 0;
+  std::vector<std::string> isa;
+  double l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;
+};
+
+struct DeviceSpec {
+  std::string id, name, kind, arch, compute_capability;
+  std::vector<std::string> aliases;
+  int sm_count = 0;
+  double clock_base_hz = 0, clock_boost_hz = 0;
+  double mem_bytes = 0, mem_bandwidth = 0;
+  std::string mem_type;
+  double l2_bytes = 0;
+  std::vector<Peak> peaks, measured_peaks;
+  std::map<std::string, int> tc_channel_multiple;  // dtype -> channel multiple
+  double launch_overhead_s = 0;
+  int max_threads_per_sm = 0, max_blocks_per_sm = 0;
+  std::optional<CpuInfo> cpu;
+  double workspace_bytes = 0, reserved_bytes = 0;
+  std::map<std::string, std::string> sources;
+  std::string file;  // where it was loaded from ("inline" for custom)
+
+  bool is_gpu() const { return kind == "gpu"; }
+  // Best dense peak for a dtype over all units (the utilization denominator), if any.
+  std::optional<Peak> best_peak(const std::string& dtype) const;
+  std::optional<Peak> best_measured_peak(const std::string& dtype) const;
+  // Peak of a specific unit for a dtype, if the device has one.
+  std::optional<Peak> unit_peak(const std::string& dtype, ComputeUnit unit) const;
+  // Compute-to-memory ratio (FLOP/byte) for a dtype using best_peak.
+  double cmr(const std::string& dtype) const;
+};
+
+// Parses one device file's JSON text. Errors name the file and field.
+Expected<DeviceSpec> parse_device_json(const std::string& text, const std::string& file);
+Expected<DeviceSpec> load_device_file(const std::string& path);
+// All devices of a directory (*.json), sorted by id; errors name the bad file.
+Expected<std::vector<DeviceSpec>> load_device_dir(const std::string& dir);
+// Resolves `--device`: an id or alias from `db`, a path to a JSON file, or
+// "custom:fp16=125e12,bw=900e9,mem=16e9[,fp32=...,sms=80,launch=5e-6,name=...]".
+Expected<DeviceSpec> resolve_device(const std::string& spec, const std::vector<DeviceSpec>& db);
+
+}  // namespace rooflens

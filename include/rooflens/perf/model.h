@@ -1,0 +1,93 @@
+// The performance model: per fused layer, predicted time and what bounds it; per model,
+// throughput, utilization, memory and the largest batch that fits. docs/perf-model.md
+// writes down every term and why.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rooflens/cost/analysis.h"
+#include "rooflens/device/device.h"
+
+namespace rooflens {
+
+enum class Bound {
+  kCompute,      // at the roof of the unit that runs it
+  kMemory,       // at the memory-bandwidth roof
+  kStarved,      // too little parallel work to fill the device (waves)
+  kMisaligned,   // could use tensor cores, but channel counts are not multiples of the tile
+  kCudaCores,    // an op tensor cores cannot run (depthwise, pooling, elementwise)
+  kLaunch,       // shorter than the kernel launch overhead
+  kNone,         // no work (not costed)
+};
+std::string_view bound_name(Bound b);
+
+struct PerfOptions {
+  std::string dtype = "fp16";
+  // Compute roofs from the device's measured peak where it has one (what kernels reach),
+  // otherwise from the datasheet.
+  bool use_measured_peak = true;
+  double l2_reuse_fraction = 0.5;  // a tensor up to this share of L2 stays cached for the next layer
+  int tile_m = 128, tile_n = 128;  // output tile of a GEMM/implicit-GEMM thread block
+  int gemm_blocks_per_sm = 1;      // resident GEMM thread blocks per SM
+  int threads_per_block = 256;
+  int elements_per_thread = 4;     // pointwise kernels
+  double bandwidth_occupancy = 0.5;  // share of max resident threads that saturates bandwidth
+};
+
+struct LayerPrediction {
+  std::string name, op;
+  int64_t flops = 0;
+  int64_t bytes = 0;       // counted traffic (analysis)
+  int64_t dram_bytes = 0;  // after L2 reuse between adjacent layers
+  double ai = 0;
+  ComputeUnit unit = ComputeUnit::kCuda;
+  bool tensor_eligible = false;  // op type can run on tensor cores
+  bool aligned = true;           // channel counts meet the tensor-core multiple
+  double peak_used = 0;          // FLOP/s of the unit that runs it
+  double wave_efficiency = 1;    // useful share of the thread-block slots used
+  double bw_efficiency = 1;
+  double t_compute = 0, t_memory = 0, t_launch = 0, time_s = 0;
+  Bound bound = Bound::kNone;
+  double time_share = 0;
+  double achieved_flops = 0;
+  std::string why;  // one line of evidence for the bound
+};
+
+struct Prediction {
+  std::string model, device_id, device_name, dtype;
+  int64_t batch = 1;
+  double time_s = 0, throughput = 0;
+  double flops_per_image = 0;
+  double peak_datasheet = 0;
+  std::optional<double> peak_measured;
+  double utilization = 0;  // against the datasheet peak
+  std::optional<double> utilization_measured;
+  double cmr = 0, ai = 0;
+  int64_t memory_bytes = 0;  // weights + peak live activations + workspace at this batch
+  std::optional<int64_t> max_batch;
+  std::vector<LayerPrediction> layers;
+  std::vector<std::string> notes;
+};
+
+// Predicts one model (already analysed at its batch, with the analysis dtype matching
+// options.dtype) on one device. Errors: the device has no peak for the dtype.
+Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const DeviceSpec& d,
+                             const PerfOptions& o);
+
+// Bytes resident at the worst point of the fused execution order: stored weights plus
+// the largest set of simultaneously live activations.
+struct MemoryEstimate {
+  int64_t weights = 0, activations = 0, workspace = 0;
+  int64_t total() const { return weights + activations + workspace; }
+};
+MemoryEstimate estimate_memory(const Graph& g, const ModelAnalysis& m, const DeviceSpec& d);
+
+// Largest batch whose memory fits the device: exponential then binary search over a
+// monotone memory(batch) function (each call analyses the model at that batch).
+Expected<int64_t> find_max_batch(const std::function<Expected<int64_t>(int64_t)>& memory_at,
+                                 double capacity_bytes, int64_t limit = int64_t{1} << 20);
+
+}  // namespace rooflens

@@ -1,0 +1,289 @@
+// Device database loading and lookup (see device.h).
+#include "rooflens/device/device.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+namespace rooflens {
+namespace {
+
+using nlohmann::json;
+
+const std::set<std::string> kDtypes = {"fp32", "tf32", "fp16", "bf16", "int8", "fp8"};
+
+class Reader {
+ public:
+  Reader(const json& j, std::string file) : j_(j), file_(std::move(file)) {}
+
+  Status err(const std::string& field, const std::string& msg) const {
+    return Status::invalid(file_ + ": field '" + field + "': " + msg);
+  }
+  const json* get(const json& obj, const std::string& key, const std::string& path) const {
+    if (!obj.is_object() || !obj.contains(key)) return nullptr;
+    (void)path;
+    return &obj.at(key);
+  }
+  Status number(const json& obj, const std::string& key, const std::string& path, double* out,
+                bool required = true, bool positive = true) const {
+    const json* v = get(obj, key, path);
+    if (!v || v->is_null()) return required ? err(path, "missing") : Status::ok();
+    if (!v->is_number()) return err(path, "must be a number, got " + std::string(v->type_name()));
+    *out = v->get<double>();
+    if (positive && !(*out > 0)) return err(path, "must be positive, got " + v->dump());
+    return Status::ok();
+  }
+  Status integer(const json& obj, const std::string& key, const std::string& path, int* out,
+                 bool required = true) const {
+    double d = 0;
+    ROOFLENS_RETURN_IF_ERROR(number(obj, key, path, &d, required));
+    if (d != static_cast<double>(static_cast<int>(d))) return err(path, "must be an integer");
+    *out = static_cast<int>(d);
+    return Status::ok();
+  }
+  Status string(const json& obj, const std::string& key, const std::string& path, std::string* out,
+                bool required = true) const {
+    const json* v = get(obj, key, path);
+    if (!v || v->is_null()) return required ? err(path, "missing") : Status::ok();
+    if (!v->is_string()) return err(path, "must be a string");
+    *out = v->get<std::string>();
+    return Status::ok();
+  }
+
+ private:
+  const json& j_;
+  std::string file_;
+};
+
+Status parse_unit(const Reader& r, const std::string& s, const std::string& path, ComputeUnit* u) {
+  if (s == "cuda") *u = ComputeUnit::kCuda;
+  else if (s == "tensor") *u = ComputeUnit::kTensor;
+  else if (s == "simd") *u = ComputeUnit::kSimd;
+  else return r.err(path, "unknown unit '" + s + "' (expected cuda, tensor or simd)");
+  return Status::ok();
+}
+
+Status parse_peaks(const Reader& r, const json& j, const std::string& key, std::vector<Peak>* out,
+                   bool required) {
+  if (!j.contains(key) || j[key].is_null()) return required ? r.err(key, "missing") : Status::ok();
+  if (!j[key].is_array()) return r.err(key, "must be a list");
+  for (size_t i = 0; i < j[key].size(); ++i) {
+    const json& p = j[key][i];
+    const std::string path = key + "[" + std::to_string(i) + "]";
+    Peak pk;
+    std::string unit;
+    ROOFLENS_RETURN_IF_ERROR(r.string(p, "dtype", path + ".dtype", &pk.dtype));
+    if (!kDtypes.count(pk.dtype)) return r.err(path + ".dtype", "unknown dtype '" + pk.dtype + "'");
+    ROOFLENS_RETURN_IF_ERROR(r.string(p, "unit", path + ".unit", &unit));
+    ROOFLENS_RETURN_IF_ERROR(parse_unit(r, unit, path + ".unit", &pk.unit));
+    ROOFLENS_RETURN_IF_ERROR(r.string(p, "accumulator", path + ".accumulator", &pk.accumulator, false));
+    ROOFLENS_RETURN_IF_ERROR(r.number(p, "flops", path + ".flops", &pk.flops));
+    ROOFLENS_RETURN_IF_ERROR(r.string(p, "source", path + ".source", &pk.source, false));
+    out->push_back(pk);
+  }
+  return Status::ok();
+}
+
+std::optional<Peak> best_of(const std::vector<Peak>& peaks, const std::string& dtype) {
+  std::optional<Peak> best;
+  for (const Peak& p : peaks)
+    if (p.dtype == dtype && (!best || p.flops > best->flops)) best = p;
+  return best;
+}
+
+}  // namespace
+
+std::string_view compute_unit_name(ComputeUnit u) {
+  switch (u) {
+    case ComputeUnit::kCuda: return "cuda";
+    case ComputeUnit::kTensor: return "tensor";
+    case ComputeUnit::kSimd: return "simd";
+  }
+  return "?";
+}
+
+std::optional<Peak> DeviceSpec::best_peak(const std::string& dtype) const { return best_of(peaks, dtype); }
+std::optional<Peak> DeviceSpec::best_measured_peak(const std::string& dtype) const {
+  return best_of(measured_peaks, dtype);
+}
+std::optional<Peak> DeviceSpec::unit_peak(const std::string& dtype, ComputeUnit unit) const {
+  std::optional<Peak> best;
+  for (const Peak& p : peaks)
+    if (p.dtype == dtype && p.unit == unit && (!best || p.flops > best->flops)) best = p;
+  return best;
+}
+double DeviceSpec::cmr(const std::string& dtype) const {
+  auto p = best_peak(dtype);
+  return p && mem_bandwidth > 0 ? p->flops / mem_bandwidth : 0;
+}
+
+Expected<DeviceSpec> parse_device_json(const std::string& text, const std::string& file) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded()) return Status::invalid(file + ": not valid JSON");
+  if (!j.is_object()) return Status::invalid(file + ": top level must be an object");
+  Reader r(j, file);
+  DeviceSpec d;
+  d.file = file;
+  std::string schema;
+  ROOFLENS_RETURN_IF_ERROR(r.string(j, "schema", "schema", &schema));
+  if (schema != "rooflens.device/1") return r.err("schema", "expected 'rooflens.device/1', got '" + schema + "'");
+  ROOFLENS_RETURN_IF_ERROR(r.string(j, "id", "id", &d.id));
+  if (d.id.empty()) return r.err("id", "must not be empty");
+  ROOFLENS_RETURN_IF_ERROR(r.string(j, "name", "name", &d.name));
+  ROOFLENS_RETURN_IF_ERROR(r.string(j, "kind", "kind", &d.kind));
+  if (d.kind != "gpu" && d.kind != "cpu") return r.err("kind", "must be 'gpu' or 'cpu', got '" + d.kind + "'");
+  ROOFLENS_RETURN_IF_ERROR(r.string(j, "arch", "arch", &d.arch, false));
+  ROOFLENS_RETURN_IF_ERROR(r.string(j, "compute_capability", "compute_capability", &d.compute_capability, false));
+  if (j.contains("aliases") && !j["aliases"].is_null()) {
+    if (!j["aliases"].is_array()) return r.err("aliases", "must be a list of strings");
+    for (const auto& a : j["aliases"]) {
+      if (!a.is_string()) return r.err("aliases", "must be a list of strings");
+      d.aliases.push_back(a.get<std::string>());
+    }
+  }
+  const bool gpu = d.kind == "gpu";
+  ROOFLENS_RETURN_IF_ERROR(r.integer(j, "sm_count", "sm_count", &d.sm_count, gpu));
+  if (j.contains("clock_hz") && j["clock_hz"].is_object()) {
+    ROOFLENS_RETURN_IF_ERROR(r.number(j["clock_hz"], "base", "clock_hz.base", &d.clock_base_hz, false));
+    ROOFLENS_RETURN_IF_ERROR(r.number(j["clock_hz"], "boost", "clock_hz.boost", &d.clock_boost_hz, false));
+  }
+  if (!j.contains("memory") || !j["memory"].is_object()) return r.err("memory", "missing (needs bytes and bandwidth)");
+  ROOFLENS_RETURN_IF_ERROR(r.number(j["memory"], "bytes", "memory.bytes", &d.mem_bytes));
+  ROOFLENS_RETURN_IF_ERROR(r.number(j["memory"], "bandwidth", "memory.bandwidth", &d.mem_bandwidth));
+  ROOFLENS_RETURN_IF_ERROR(r.string(j["memory"], "type", "memory.type", &d.mem_type, false));
+  ROOFLENS_RETURN_IF_ERROR(r.number(j, "l2_bytes", "l2_bytes", &d.l2_bytes, false));
+  ROOFLENS_RETURN_IF_ERROR(parse_peaks(r, j, "peaks", &d.peaks, true));
+  if (d.peaks.empty()) return r.err("peaks", "needs at least one peak");
+  ROOFLENS_RETURN_IF_ERROR(parse_peaks(r, j, "measured_peaks", &d.measured_peaks, false));
+  if (j.contains("tensor_core") && j["tensor_core"].is_object() && j["tensor_core"].contains("channel_multiple")) {
+    const json& cm = j["tensor_core"]["channel_multiple"];
+    if (!cm.is_object()) return r.err("tensor_core.channel_multiple", "must be an object dtype -> multiple");
+    for (const auto& [k, v] : cm.items()) {
+      if (!v.is_number_integer() || v.get<int>() <= 0)
+        return r.err("tensor_core.channel_multiple." + k, "must be a positive integer");
+      d.tc_channel_multiple[k] = v.get<int>();
+    }
+  }
+  ROOFLENS_RETURN_IF_ERROR(r.number(j, "launch_overhead_s", "launch_overhead_s", &d.launch_overhead_s, false));
+  ROOFLENS_RETURN_IF_ERROR(r.integer(j, "max_threads_per_sm", "max_threads_per_sm", &d.max_threads_per_sm, gpu));
+  ROOFLENS_RETURN_IF_ERROR(r.integer(j, "max_blocks_per_sm", "max_blocks_per_sm", &d.max_blocks_per_sm, gpu));
+  ROOFLENS_RETURN_IF_ERROR(r.number(j, "workspace_bytes", "workspace_bytes", &d.workspace_bytes, false, false));
+  ROOFLENS_RETURN_IF_ERROR(r.number(j, "reserved_bytes", "reserved_bytes", &d.reserved_bytes, false, false));
+  if (j.contains("cpu") && j["cpu"].is_object()) {
+    const json& c = j["cpu"];
+    CpuInfo ci;
+    ROOFLENS_RETURN_IF_ERROR(r.integer(c, "cores", "cpu.cores", &ci.cores));
+    ROOFLENS_RETURN_IF_ERROR(r.integer(c, "threads", "cpu.threads", &ci.threads, false));
+    ROOFLENS_RETURN_IF_ERROR(r.integer(c, "simd_bits", "cpu.simd_bits", &ci.simd_bits));
+    ROOFLENS_RETURN_IF_ERROR(r.integer(c, "fma_units", "cpu.fma_units", &ci.fma_units));
+    ROOFLENS_RETURN_IF_ERROR(r.number(c, "l1d_bytes", "cpu.l1d_bytes", &ci.l1d_bytes, false));
+    ROOFLENS_RETURN_IF_ERROR(r.number(c, "l2_bytes", "cpu.l2_bytes", &ci.l2_bytes, false));
+    ROOFLENS_RETURN_IF_ERROR(r.number(c, "l3_bytes", "cpu.l3_bytes", &ci.l3_bytes, false));
+    if (c.contains("isa") && c["isa"].is_array())
+      for (const auto& s : c["isa"])
+        if (s.is_string()) ci.isa.push_back(s.get<std::string>());
+    d.cpu = ci;
+  } else if (!gpu) {
+    return r.err("cpu", "missing (a cpu device needs cores, simd_bits, fma_units)");
+  }
+  if (j.contains("sources") && j["sources"].is_object())
+    for (const auto& [k, v] : j["sources"].items())
+      if (v.is_string()) d.sources[k] = v.get<std::string>();
+  return d;
+}
+
+Expected<DeviceSpec> load_device_file(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return Status::invalid(path + ": cannot open device file");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return parse_device_json(ss.str(), path);
+}
+
+Expected<std::vector<DeviceSpec>> load_device_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return Status::unavailable(dir + ": device database directory not found");
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".json") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  std::vector<DeviceSpec> out;
+  std::set<std::string> names;
+  for (const auto& f : files) {
+    auto d = load_device_file(f);
+    if (!d) return d.status();
+    for (const auto& n : [&] { auto v = d->aliases; v.push_back(d->id); return v; }())
+      if (!names.insert(n).second) return Status::invalid(f + ": id or alias '" + n + "' is used by another device");
+    out.push_back(std::move(*d));
+  }
+  std::sort(out.begin(), out.end(), [](const DeviceSpec& a, const DeviceSpec& b) { return a.id < b.id; });
+  return out;
+}
+
+Expected<DeviceSpec> resolve_device(const std::string& spec, const std::vector<DeviceSpec>& db) {
+  for (const DeviceSpec& d : db) {
+    if (d.id == spec) return d;
+    for (const auto& a : d.aliases)
+      if (a == spec) return d;
+  }
+  if (spec.rfind("custom:", 0) == 0) {
+    DeviceSpec d;
+    d.id = "custom";
+    d.name = "custom device";
+    d.kind = "gpu";
+    d.file = "inline";
+    d.max_threads_per_sm = 2048;
+    d.max_blocks_per_sm = 32;
+    std::stringstream ss(spec.substr(7));
+    std::string kv;
+    while (std::getline(ss, kv, ',')) {
+      auto eq = kv.find('=');
+      if (eq == std::string::npos)
+        return Status::invalid("--device '" + spec + "': '" + kv + "' is not key=value");
+      const std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
+      if (k == "name") { d.name = v; continue; }
+      if (k == "kind") {
+        if (v != "gpu" && v != "cpu") return Status::invalid("--device '" + spec + "': kind must be gpu or cpu");
+        d.kind = v;
+        continue;
+      }
+      char* end = nullptr;
+      double x = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !(x > 0))
+        return Status::invalid("--device '" + spec + "': " + k + "='" + v + "' is not a positive number");
+      if (kDtypes.count(k)) {
+        Peak p;
+        p.dtype = k;
+        p.unit = (k == "fp32") ? ComputeUnit::kCuda : ComputeUnit::kTensor;
+        p.accumulator = k == "int8" ? "int32" : "fp32";
+        p.flops = x;
+        d.peaks.push_back(p);
+      } else if (k == "bw") d.mem_bandwidth = x;
+      else if (k == "mem") d.mem_bytes = x;
+      else if (k == "sms") d.sm_count = static_cast<int>(x);
+      else if (k == "launch") d.launch_overhead_s = x;
+      else if (k == "l2") d.l2_bytes = x;
+      else return Status::invalid("--device '" + spec + "': unknown key '" + k +
+                                  "' (fp32, tf32, fp16, bf16, int8, fp8, bw, mem, sms, launch, l2, name, kind)");
+    }
+    if (d.peaks.empty()) return Status::invalid("--device '" + spec + "': needs at least one peak, e.g. fp16=125e12");
+    if (d.mem_bandwidth <= 0) return Status::invalid("--device '" + spec + "': needs bw=<bytes/s>");
+    if (d.mem_bytes <= 0) return Status::invalid("--device '" + spec + "': needs mem=<bytes>");
+    if (d.sm_count <= 0) d.sm_count = 80;
+    d.sources["all"] = "given on the command line";
+    for (const Peak& p : d.peaks)
+      if (p.unit == ComputeUnit::kTensor) d.tc_channel_multiple[p.dtype] = p.dtype == "int8" || p.dtype == "fp8" ? 16 : 8;
+    return d;
+  }
+  if (spec.size() > 5 && spec.substr(spec.size() - 5) == ".json") return load_device_file(spec);
+  std::string known;
+  for (const DeviceSpec& d : db) known += (known.empty() ? "" : ", ") + d.id;
+  return Status::invalid("--device '" + spec + "': unknown device (known: " + known +
+                         "; or a .json file, or custom:fp16=...,bw=...,mem=...)");
+}
+
+}  // namespace rooflens

@@ -1,0 +1,331 @@
+// The performance model (docs/perf-model.md).
+#include "rooflens/perf/model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace rooflens {
+namespace {
+
+int64_t attr_int(const Node& n, const char* name, int64_t def) {
+  auto it = n.attrs.find(name);
+  if (it == n.attrs.end()) return def;
+  const auto* v = std::get_if<int64_t>(&it->second);
+  return v ? *v : def;
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return b > 0 ? (a + b - 1) / b : 0; }
+
+// GEMM view of a linear layer: rows x cols output tiles per group, K, and channel counts
+// that tensor cores need aligned.
+struct GemmShape {
+  bool valid = false;
+  bool depthwise = false;
+  int64_t groups = 1, rows = 0, cols = 0, k = 0;
+  int64_t align_in = 0, align_out = 0;  // channels that must be multiples of the tile
+};
+
+GemmShape gemm_shape(const Graph& g, const Node& n) {
+  GemmShape s;
+  if (n.kind == OpKind::kConv) {
+    const Shape& x = *g.value(n.inputs[0]).shape;
+    const Shape& w = *g.value(n.inputs[1]).shape;
+    const Shape& y = *g.value(n.outputs[0]).shape;
+    s.groups = attr_int(n, "group", 1);
+    const int64_t cin_g = x[1] / s.groups, cout_g = y[1] / s.groups;
+    int64_t spatial = 1;
+    for (size_t i = 2; i < y.size(); ++i) spatial *= y[i];
+    int64_t kernel = 1;
+    for (size_t i = 2; i < w.size(); ++i) kernel *= w[i];
+    s.rows = y[0] * spatial;
+    s.cols = cout_g;
+    s.k = cin_g * kernel;
+    s.align_in = cin_g;
+    s.align_out = cout_g;
+    s.depthwise = cin_g == 1 && s.groups > 1;
+    s.valid = true;
+  } else if (n.kind == OpKind::kGemm || n.kind == OpKind::kMatMul) {
+    const Shape& y = *g.value(n.outputs[0]).shape;
+    const Shape& a = *g.value(n.inputs[0]).shape;
+    if (y.empty()) return s;
+    s.cols = y.back();
+    s.rows = 1;
+    for (size_t i = 0; i + 1 < y.size(); ++i) s.rows *= y[i];
+    const bool ta = n.kind == OpKind::kGemm && attr_int(n, "transA", 0) != 0;
+    s.k = ta ? a[0] : a.back();
+    s.align_in = s.k;
+    s.align_out = s.cols;
+    s.valid = true;
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string_view bound_name(Bound b) {
+  switch (b) {
+    case Bound::kCompute: return "compute";
+    case Bound::kMemory: return "memory";
+    case Bound::kStarved: return "starved";
+    case Bound::kMisaligned: return "misaligned";
+    case Bound::kCudaCores: return "cuda-cores";
+    case Bound::kLaunch: return "launch";
+    case Bound::kNone: return "none";
+  }
+  return "?";
+}
+
+Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const DeviceSpec& d,
+                             const PerfOptions& o) {
+  Prediction p;
+  p.model = m.model;
+  p.device_id = d.id;
+  p.device_name = d.name;
+  p.dtype = o.dtype;
+  p.batch = m.batch;
+  auto best = d.best_peak(o.dtype);
+  if (!best)
+    return Status::unsupported("device '" + d.id + "' has no peak for dtype " + o.dtype + " (see " + d.file + ")");
+  p.peak_datasheet = best->flops;
+  if (auto mp = d.best_measured_peak(o.dtype)) p.peak_measured = mp->flops;
+  p.cmr = best->flops / d.mem_bandwidth;
+  p.ai = m.ai;
+  // Scale factor from datasheet to attainable compute (applies to every unit).
+  const double attain = (o.use_measured_peak && p.peak_measured) ? *p.peak_measured / p.peak_datasheet : 1.0;
+  if (attain != 1.0)
+    p.notes.push_back("compute roofs scaled by the measured/datasheet peak ratio " + std::to_string(attain));
+
+  // Peaks per unit for this dtype.
+  std::optional<Peak> tensor = d.unit_peak(o.dtype, ComputeUnit::kTensor);
+  std::optional<Peak> scalar = d.is_gpu() ? d.unit_peak(o.dtype, ComputeUnit::kCuda) : d.unit_peak(o.dtype, ComputeUnit::kSimd);
+  if (!scalar) scalar = d.is_gpu() ? d.unit_peak("fp32", ComputeUnit::kCuda) : d.unit_peak("fp32", ComputeUnit::kSimd);
+  if (!scalar) scalar = best;  // a custom device with only one figure
+  const int multiple = d.tc_channel_multiple.count(o.dtype) ? d.tc_channel_multiple.at(o.dtype) : 8;
+
+  // Which layer produced each node's outputs (for L2 reuse between adjacent layers).
+  std::map<NodeId, size_t> layer_of;
+  for (size_t i = 0; i < m.layers.size(); ++i)
+    for (NodeId n : m.layers[i].nodes) layer_of[n] = i;
+  auto source_layer = [&](ValueId v) -> std::optional<size_t> {
+    // Follow views back to the producing layer.
+    for (int hops = 0; hops < 16 && v != kNoValue; ++hops) {
+      const Value& val = g.value(v);
+      if (val.producer < 0) return std::nullopt;
+      auto it = layer_of.find(val.producer);
+      if (it != layer_of.end()) return it->second;
+      const Node& prod = g.node(val.producer);
+      if (prod.inputs.empty()) return std::nullopt;
+      v = prod.inputs[0];
+    }
+    return std::nullopt;
+  };
+
+  const double slots_gemm = d.is_gpu() ? static_cast<double>(d.sm_count) * o.gemm_blocks_per_sm : 1.0;
+  const double threads_full = d.is_gpu() ? static_cast<double>(d.sm_count) * d.max_threads_per_sm : 1.0;
+  const int64_t elem = dtype_bytes(m.dtype);
+
+  for (size_t i = 0; i < m.layers.size(); ++i) {
+    const LayerReport& r = m.layers[i];
+    LayerPrediction L;
+    L.name = r.name;
+    L.op = r.op;
+    L.flops = r.cost.flops;
+    L.bytes = r.cost.bytes_in + r.cost.bytes_out + r.cost.bytes_weights;
+    L.ai = r.ai;
+    if (r.status != LayerStatus::kOk || (L.flops == 0 && L.bytes == 0)) {
+      L.bound = Bound::kNone;
+      p.layers.push_back(L);
+      continue;
+    }
+    const Node& anchor = g.node(r.nodes.front());
+    GemmShape gs = gemm_shape(g, anchor);
+
+    // L2 reuse: activation inputs written by the previous layer that fit in L2 are read from it.
+    int64_t reused = 0;
+    if (i > 0 && d.l2_bytes > 0) {
+      std::set<ValueId> seen;
+      std::set<NodeId> in_layer(r.nodes.begin(), r.nodes.end());
+      for (NodeId n : r.nodes)
+        for (ValueId in : g.node(n).inputs) {
+          if (in == kNoValue || !seen.insert(in).second) continue;
+          const Value& v = g.value(in);
+          if (v.is_stored || v.ints || v.reals || !v.shape) continue;
+          if (v.producer >= 0 && in_layer.count(v.producer)) continue;
+          auto src = source_layer(in);
+          const int64_t b = checked_numel(*v.shape).value_or(0) * (dtype_is_float(v.dtype) ? elem : dtype_bytes(v.dtype));
+          if (src && *src + 1 == i && static_cast<double>(b) <= o.l2_reuse_fraction * d.l2_bytes) reused += b;
+        }
+    }
+    L.dram_bytes = std::max<int64_t>(0, L.bytes - reused);
+
+    // Unit: tensor cores for eligible linear layers with aligned channels.
+    L.tensor_eligible = gs.valid && !gs.depthwise && tensor.has_value();
+    L.aligned = !gs.valid || (gs.align_in % multiple == 0 && gs.align_out % multiple == 0);
+    if (L.tensor_eligible && L.aligned) {
+      L.unit = ComputeUnit::kTensor;
+      L.peak_used = tensor->flops * attain;
+    } else {
+      L.unit = scalar->unit;
+      L.peak_used = scalar->flops * attain;
+    }
+
+    // Parallel work: GEMM tiles in waves; otherwise threads over output elements.
+    if (d.is_gpu()) {
+      if (gs.valid) {
+        const double tiles = static_cast<double>(gs.groups) * static_cast<double>(ceil_div(gs.rows, o.tile_m)) *
+                             static_cast<double>(ceil_div(gs.cols, o.tile_n));
+        const double waves = std::ceil(tiles / slots_gemm);
+        L.wave_efficiency = tiles / (waves * slots_gemm);
+        L.bw_efficiency = std::min(1.0, tiles * o.threads_per_block / (o.bandwidth_occupancy * threads_full));
+      } else {
+        int64_t out_elems = 0;
+        for (const auto& s : r.out_shapes) out_elems += checked_numel(s).value_or(0);
+        const double threads = std::ceil(static_cast<double>(out_elems) / o.elements_per_thread);
+        L.wave_efficiency = std::min(1.0, threads / threads_full);
+        L.bw_efficiency = std::min(1.0, threads / (o.bandwidth_occupancy * threads_full));
+      }
+      L.wave_efficiency = std::max(L.wave_efficiency, 1e-6);
+      L.bw_efficiency = std::max(L.bw_efficiency, 1e-6);
+    }
+    L.t_compute = static_cast<double>(L.flops) / (L.peak_used * L.wave_efficiency);
+    L.t_memory = static_cast<double>(L.dram_bytes) / (d.mem_bandwidth * L.bw_efficiency);
+    L.t_launch = d.launch_overhead_s;
+    L.time_s = std::max({L.t_compute, L.t_memory, L.t_launch});
+
+    if (L.time_s == L.t_launch && L.t_launch > std::max(L.t_compute, L.t_memory)) {
+      L.bound = Bound::kLaunch;
+      L.why = "kernel work shorter than the launch overhead";
+    } else if (L.t_compute >= L.t_memory) {
+      if (L.wave_efficiency < 0.5) {
+        L.bound = Bound::kStarved;
+        L.why = "fills " + std::to_string(static_cast<int>(100 * L.wave_efficiency)) + "% of the device's thread-block slots";
+      } else if (L.tensor_eligible && !L.aligned) {
+        L.bound = Bound::kMisaligned;
+        L.why = "channels " + std::to_string(gs.align_in) + "->" + std::to_string(gs.align_out) +
+                " are not multiples of " + std::to_string(multiple) + ": no tensor cores";
+      } else if (tensor && L.unit != ComputeUnit::kTensor && d.is_gpu()) {
+        L.bound = Bound::kCudaCores;
+        L.why = gs.depthwise ? "depthwise convolution runs on CUDA cores" : "op runs on CUDA cores";
+      } else {
+        L.bound = Bound::kCompute;
+        L.why = "AI " + std::to_string(static_cast<int>(L.ai)) + " above the unit's ridge";
+      }
+    } else {
+      if (L.bw_efficiency < 0.5) {
+        L.bound = Bound::kStarved;
+        L.why = "too few threads in flight to saturate memory bandwidth";
+      } else {
+        L.bound = Bound::kMemory;
+        L.why = "AI " + std::to_string(L.ai).substr(0, 5) + " below the ridge " +
+                std::to_string(static_cast<int>(L.peak_used / d.mem_bandwidth));
+      }
+    }
+    L.achieved_flops = L.time_s > 0 ? static_cast<double>(L.flops) / L.time_s : 0;
+    p.time_s += L.time_s;
+    p.layers.push_back(L);
+  }
+  for (auto& L : p.layers) L.time_share = p.time_s > 0 ? L.time_s / p.time_s : 0;
+  p.flops_per_image = static_cast<double>(m.totals.flops) / static_cast<double>(m.batch);
+  p.throughput = p.time_s > 0 ? static_cast<double>(m.batch) / p.time_s : 0;
+  p.utilization = p.throughput * p.flops_per_image / p.peak_datasheet;
+  if (p.peak_measured) p.utilization_measured = p.throughput * p.flops_per_image / *p.peak_measured;
+  p.memory_bytes = estimate_memory(g, m, d).total();
+  return p;
+}
+
+MemoryEstimate estimate_memory(const Graph& g, const ModelAnalysis& m, const DeviceSpec& d) {
+  MemoryEstimate e;
+  const int64_t elem = dtype_bytes(m.dtype);
+  auto bytes_of = [&](const Value& v) {
+    if (!v.shape) return int64_t{0};
+    return checked_numel(*v.shape).value_or(0) * (dtype_is_float(v.dtype) ? elem : dtype_bytes(v.dtype));
+  };
+  std::set<ValueId> weights;
+  for (const auto& n : g.nodes)
+    for (ValueId in : n.inputs)
+      if (in != kNoValue && g.value(in).kind == ValueKind::kInitializer && dtype_is_float(g.value(in).dtype))
+        weights.insert(in);
+  for (ValueId w : weights) e.weights += bytes_of(g.value(w));
+  e.workspace = static_cast<int64_t>(d.workspace_bytes);
+
+  // Layer index of every node; views and folded nodes take the index of their reader.
+  std::map<NodeId, size_t> layer_of;
+  for (size_t i = 0; i < m.layers.size(); ++i)
+    for (NodeId n : m.layers[i].nodes) layer_of[n] = i;
+  const size_t end = m.layers.size();
+  // Root of a value through views (a view shares its input's memory).
+  auto root = [&](ValueId v) {
+    for (int hops = 0; hops < 32; ++hops) {
+      const Value& val = g.value(v);
+      if (val.producer < 0) break;
+      const Node& prod = g.node(val.producer);
+      if (prod.kind == OpKind::kUnknown || op_info(prod.kind).category != OpCategory::kView || prod.inputs.empty()) break;
+      v = prod.inputs[0];
+    }
+    return v;
+  };
+  std::map<ValueId, std::pair<size_t, size_t>> live;  // root value -> [first, last] layer
+  auto touch = [&](ValueId v, size_t at) {
+    ValueId r = root(v);
+    const Value& val = g.value(r);
+    if (val.is_stored || val.ints || val.reals) return;
+    auto it = live.find(r);
+    if (it == live.end()) live[r] = {at, at};
+    else {
+      it->second.first = std::min(it->second.first, at);
+      it->second.second = std::max(it->second.second, at);
+    }
+  };
+  for (const auto& [node, at] : layer_of) {
+    for (ValueId in : g.node(node).inputs)
+      if (in != kNoValue) touch(in, at);
+    for (ValueId out : g.node(node).outputs)
+      if (out != kNoValue) touch(out, at);
+  }
+  for (ValueId in : g.inputs) touch(in, 0);
+  for (ValueId out : g.outputs) touch(out, end);
+  std::vector<int64_t> at_step(end + 1, 0);
+  for (const auto& [v, range] : live) {
+    // A tensor made and consumed inside one fused layer never reaches memory.
+    const Value& val = g.value(v);
+    if (range.first == range.second && val.producer >= 0 && layer_of.count(val.producer) &&
+        layer_of.at(val.producer) == range.first)
+      continue;
+    const int64_t b = bytes_of(val);
+    for (size_t s = range.first; s <= range.second && s <= end; ++s) at_step[s] += b;
+  }
+  for (int64_t b : at_step) e.activations = std::max(e.activations, b);
+  return e;
+}
+
+Expected<int64_t> find_max_batch(const std::function<Expected<int64_t>(int64_t)>& memory_at,
+                                 double capacity_bytes, int64_t limit) {
+  auto fits = [&](int64_t b) -> Expected<bool> {
+    auto mem = memory_at(b);
+    if (!mem) return mem.status();
+    return static_cast<double>(*mem) <= capacity_bytes;
+  };
+  auto one = fits(1);
+  if (!one) return one.status();
+  if (!*one) return Status::invalid("the model does not fit the device's memory even at batch 1");
+  int64_t lo = 1, hi = 2;
+  while (hi <= limit) {
+    auto f = fits(hi);
+    if (!f) return f.status();
+    if (!*f) break;
+    lo = hi;
+    hi *= 2;
+  }
+  if (hi > limit) return lo;
+  while (hi - lo > 1) {  // lo fits, hi does not
+    const int64_t mid = lo + (hi - lo) / 2;
+    auto f = fits(mid);
+    if (!f) return f.status();
+    (*f ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+}  // namespace rooflens
