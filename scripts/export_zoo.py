@@ -28,7 +28,14 @@ transformers) this script
      preceding Conv and change the parameter/op structure.  The script
      verifies: every BatchNorm module that ran appears as exactly one
      BatchNormalization node, no BN node has >1 output or training_mode=1,
-     and no Dropout node is left;
+     and no Dropout node is left.  Before exporting, every float
+     parameter/buffer gets small independent noise (decorrelate_): torch
+     1.13 deduplicates initializers *by value* for eval models, and with
+     random init all BN gammas (=1), betas/means (=0), vars (=1), zero biases
+     ... would be merged into a few initializers behind Identity nodes.  The
+     script checks that no initializer feeds an Identity node and that the
+     ONNX float initializers hold exactly (executed torch parameters + BN
+     running_mean/var) elements;
   6. strips the weight payload: every floating-point initializer keeps its
      name/dims/dtype but its data is cleared and it is marked
      data_location=EXTERNAL with external_data {location="stripped-weights.bin"
@@ -41,7 +48,9 @@ transformers) this script
      "stripped-weights.bin" (the checker only stat()s the location; it never
      reads external data; the placeholder is not shipped);
   7. writes models/<name>.onnx and models/zoo.json (schema rooflens.zoo/1,
-     entries sorted by name).
+     entries sorted by name).  Besides the schema fields, entries carry
+     "weights" (the DEFAULT weights enum the metadata/resolution came from),
+     "ref_params_executed", "onnx_float_params" and, where relevant, "notes".
 
 Requirements: /usr/bin/python3 with the Debian packages python3-torch,
 python3-torchvision and python3-onnx (scripts/install-deps.sh --with-fixtures).
@@ -49,7 +58,7 @@ They are needed ONLY to REGENERATE the zoo; the rooflens build and tests never
 run this script, they only read the committed models/.
 
 Usage:
-  OMP_NUM_THREADS=2 /usr/bin/python3 scripts/export_zoo.py            # all models
+  OMP_NUM_THREADS=2 /usr/bin/python3 scripts/export_zoo.py --keep-going   # all models
   OMP_NUM_THREADS=2 /usr/bin/python3 scripts/export_zoo.py resnet50 vgg16
       (a subset: those entries are regenerated and merged into the existing
        models/zoo.json; the others are kept)
@@ -58,7 +67,6 @@ Output is deterministic for a given torch/torchvision/onnx build.
 
 import argparse
 import collections
-import io
 import json
 import os
 import shutil

@@ -87,11 +87,24 @@ Status parse_peaks(const Reader& r, const json& j, const std::string& key, std::
   return Status::ok();
 }
 
-std::optional<Peak> best_of(const std::vector<Peak>& peaks, const std::string& dtype) {
-  std::optional<Peak> best;
-  for (const Peak& p : peaks)
-    if (p.dtype == dtype && (!best || p.flops > best->flops)) best = p;
-  return best;
+// The accumulator inference engines use: fp32 for float dtypes (cuDNN, TensorRT and AMP
+// accumulate fp16/bf16/fp8 products in fp32; GeForce cards run that at half rate), int32
+// for int8. Peaks with another accumulator count only when none has this one.
+bool engine_accumulator(const Peak& p) {
+  if (p.accumulator.empty()) return true;
+  if (p.dtype == "int8") return p.accumulator == "int32";
+  return p.accumulator == "fp32";
+}
+
+std::optional<Peak> best_of(const std::vector<Peak>& peaks, const std::string& dtype,
+                            std::optional<ComputeUnit> unit = std::nullopt) {
+  std::optional<Peak> best, fallback;
+  for (const Peak& p : peaks) {
+    if (p.dtype != dtype || (unit && p.unit != *unit)) continue;
+    auto& slot = engine_accumulator(p) ? best : fallback;
+    if (!slot || p.flops > slot->flops) slot = p;
+  }
+  return best ? best : fallback;
 }
 
 }  // namespace
@@ -110,10 +123,7 @@ std::optional<Peak> DeviceSpec::best_measured_peak(const std::string& dtype) con
   return best_of(measured_peaks, dtype);
 }
 std::optional<Peak> DeviceSpec::unit_peak(const std::string& dtype, ComputeUnit unit) const {
-  std::optional<Peak> best;
-  for (const Peak& p : peaks)
-    if (p.dtype == dtype && p.unit == unit && (!best || p.flops > best->flops)) best = p;
-  return best;
+  return best_of(peaks, dtype, unit);
 }
 double DeviceSpec::cmr(const std::string& dtype) const {
   auto p = best_peak(dtype);

@@ -222,6 +222,10 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
                 std::to_string(static_cast<int>(L.peak_used / d.mem_bandwidth));
       }
     }
+    if (L.tensor_eligible && !L.aligned) L.flags.push_back("misaligned");
+    if (tensor && d.is_gpu() && !L.tensor_eligible) L.flags.push_back("cuda-cores");
+    if (L.wave_efficiency < 0.5 || L.bw_efficiency < 0.5) L.flags.push_back("starved");
+    if (L.t_launch > std::max(L.t_compute, L.t_memory)) L.flags.push_back("launch");
     L.achieved_flops = L.time_s > 0 ? static_cast<double>(L.flops) / L.time_s : 0;
     p.time_s += L.time_s;
     p.layers.push_back(L);

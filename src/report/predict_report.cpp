@@ -94,7 +94,7 @@ nlohmann::json predict_json(const Prediction& p, bool with_layers) {
                         {"peak_flops", L.peak_used}, {"wave_efficiency", L.wave_efficiency},
                         {"t_compute_s", L.t_compute}, {"t_memory_s", L.t_memory}, {"t_launch_s", L.t_launch},
                         {"time_s", L.time_s}, {"bound", bound_name(L.bound)}, {"time_share", L.time_share},
-                        {"achieved_flops", L.achieved_flops}, {"why", L.why}});
+                        {"achieved_flops", L.achieved_flops}, {"why", L.why}, {"flags", L.flags}});
     }
     j["layers"] = std::move(layers);
   }

@@ -55,6 +55,17 @@ std::string roofline_svg(const Prediction& p, const DeviceSpec& d) {
     if (pk.dtype == p.dtype) roofs.push_back(pk);
   if (roofs.empty())
     if (auto b = d.best_peak("fp32")) roofs.push_back(*b);
+  // One roof per (unit, peak): accumulators with the same rate share a line.
+  std::vector<std::pair<Peak, std::string>> merged;
+  for (const auto& r : roofs) {
+    bool found = false;
+    for (auto& [m, acc] : merged)
+      if (m.unit == r.unit && m.flops == r.flops) {
+        acc += "/" + r.accumulator;
+        found = true;
+      }
+    if (!found) merged.push_back({r, r.accumulator});
+  }
   for (const auto& r : roofs) f_max = std::max(f_max, r.flops);
   const double ridge_max = f_max / d.mem_bandwidth;
   ai_min = std::min(ai_min, 1.0);
@@ -90,8 +101,7 @@ std::string roofline_svg(const Prediction& p, const DeviceSpec& d) {
                    kTop + ph / 2);
   // Roofs: memory slope up to each unit's ridge, then flat.
   const double ai_lo = std::pow(10, x0), ai_hi = std::pow(10, x1);
-  int ri = 0;
-  for (const auto& r : roofs) {
+  for (const auto& [r, acc] : merged) {
     const double ridge = r.flops / d.mem_bandwidth;
     const double start_f = ai_lo * d.mem_bandwidth;
     const bool dashed = r.flops < f_max;
@@ -100,10 +110,16 @@ std::string roofline_svg(const Prediction& p, const DeviceSpec& d) {
                      X(ridge), Y(r.flops), X(ai_hi), Y(r.flops));
     s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#adb5bd\" stroke-dasharray=\"2,3\"/>\n",
                      X(ridge), Y(r.flops), X(ridge), kTop + ph);
-    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\">{}</text>\n", X(ridge) + 4, Y(r.flops) - 6 - 13 * ri,
-                     esc(fmt::format("{} {} ({} acc): {} , ridge {:.0f} FLOP/B", r.dtype, compute_unit_name(r.unit),
-                                     r.accumulator, si(r.flops, "FLOP/s"), ridge)));
-    ++ri;
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{}</text>\n", X(ai_hi) - 4, Y(r.flops) - 5,
+                     esc(fmt::format("{} {} ({} acc) {}, ridge {:.0f} FLOP/B", r.dtype, compute_unit_name(r.unit), acc,
+                                     si(r.flops, "FLOP/s"), ridge)));
+  }
+  if (p.peak_measured) {
+    const double mf = *p.peak_measured;
+    s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#e03131\" stroke-dasharray=\"1,3\" stroke-width=\"1.5\"/>\n",
+                     X(mf / d.mem_bandwidth), Y(mf), X(ai_hi), Y(mf));
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\" fill=\"#e03131\">{}</text>\n", X(ai_hi) - 4,
+                     Y(mf) + 14, esc("measured peak " + si(mf, "FLOP/s")));
   }
   s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" transform=\"rotate(-28 {:.1f} {:.1f})\">{}</text>\n",
                    X(ai_lo) + 30, Y(ai_lo * 30 * d.mem_bandwidth / ai_lo) - 8, X(ai_lo) + 30,

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "rooflens/cost/analysis.h"
+#include "rooflens/device/device.h"
+#include "rooflens/perf/model.h"
 #include "rooflens/onnx/import.h"
 #include "rooflens/passes/infer_shapes.h"
 
@@ -61,6 +63,48 @@ TEST_P(Zoo, MatchesPyTorchHooksAndTorchvisionParams) {
   // Fusion never adds traffic.
   EXPECT_LE(fused.totals.bytes_in + fused.totals.bytes_out,
             unfused.totals.bytes_in + unfused.totals.bytes_out);
+}
+
+// Physics holds for every zoo model on every device: no layer beats either roof,
+// utilization never exceeds 100%, AI never falls as the batch grows.
+TEST_P(Zoo, PredictionsObeyTheRoofline) {
+  const auto& e = GetParam();
+  auto db = load_device_dir(std::string(ROOFLENS_SOURCE_DIR) + "/data/devices");
+  ASSERT_TRUE(db) << db.status().message();
+  const std::string path = kModels + "/" + e["file"].get<std::string>();
+  for (const char* dtype : {"fp16", "fp32"}) {
+    AnalyzeOptions ao;
+    ao.cost.dtype = *parse_dtype(dtype);
+    double prev_ai = 0;
+    for (int64_t batch : {1, 32}) {
+      ImportOptions io;
+      io.batch = batch;
+      auto g = import_onnx_file(path, io);
+      ASSERT_TRUE(g) << g.status().message();
+      auto r = infer_shapes(*g);
+      ASSERT_TRUE(r);
+      ModelAnalysis m = analyze_graph(*g, *r, ao);
+      EXPECT_GE(m.ai, prev_ai * (1 - 1e-12)) << dtype << " batch " << batch;
+      prev_ai = m.ai;
+      for (const DeviceSpec& d : *db) {
+        if (!d.best_peak(dtype)) continue;
+        PerfOptions po;
+        po.dtype = dtype;
+        auto p = predict(*g, m, d, po);
+        ASSERT_TRUE(p) << p.status().message();
+        const double peak = d.best_peak(dtype)->flops;
+        for (const auto& L : p->layers) {
+          if (L.bound == Bound::kNone) continue;
+          EXPECT_GE(L.time_s * (1 + 1e-9), static_cast<double>(L.flops) / peak) << d.id << " " << L.name;
+          EXPECT_GE(L.time_s * (1 + 1e-9), static_cast<double>(L.dram_bytes) / d.mem_bandwidth) << d.id << " " << L.name;
+          EXPECT_LE(L.dram_bytes, L.bytes);
+        }
+        EXPECT_LE(p->utilization, 1.0) << d.id;
+        if (p->utilization_measured) EXPECT_LE(*p->utilization_measured, 1.0) << d.id;
+        EXPECT_GT(p->throughput, 0) << d.id;
+      }
+    }
+  }
 }
 
 std::string entry_name(const ::testing::TestParamInfo<nlohmann::json>& info) {

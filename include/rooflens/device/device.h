@@ -47,7 +47,8 @@ struct DeviceSpec {
   std::string file;  // where it was loaded from ("inline" for custom)
 
   bool is_gpu() const { return kind == "gpu"; }
-  // Best dense peak for a dtype over all units (the utilization denominator), if any.
+  // Best dense peak for a dtype over all units (the utilization denominator), if any, with
+  // the accumulator inference engines use (fp32 for float dtypes, int32 for int8).
   std::optional<Peak> best_peak(const std::string& dtype) const;
   std::optional<Peak> best_measured_peak(const std::string& dtype) const;
   // Peak of a specific unit for a dtype, if the device has one.

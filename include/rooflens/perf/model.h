@@ -54,6 +54,8 @@ struct LayerPrediction {
   double time_share = 0;
   double achieved_flops = 0;
   std::string why;  // one line of evidence for the bound
+  // Inefficiencies present whether or not they bind: misaligned, cuda-cores, starved, launch.
+  std::vector<std::string> flags;
 };
 
 struct Prediction {

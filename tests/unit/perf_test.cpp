@@ -1,0 +1,146 @@
+// The performance model on hand-built layers (V100 FP16) and the device database.
+#include <algorithm>
+#include <cmath>
+
+#include "rooflens/device/device.h"
+#include "rooflens/perf/model.h"
+#include "test_util.h"
+
+namespace rooflens {
+namespace {
+
+const std::string kDevices = std::string(ROOFLENS_SOURCE_DIR) + "/data/devices";
+
+DeviceSpec device(const std::string& id) {
+  auto db = load_device_dir(kDevices);
+  EXPECT_TRUE(db.has_value()) << db.status().message();
+  auto d = resolve_device(id, *db);
+  EXPECT_TRUE(d.has_value()) << d.status().message();
+  return *d;
+}
+
+struct Built {
+  Graph g;
+  ModelAnalysis m;
+  Prediction p;
+};
+
+Built predict_conv(int64_t batch, int64_t cin, int64_t cout, int64_t hw, int64_t k, int64_t group,
+                   const std::string& dev = "v100") {
+  GraphBuilder b;
+  ValueId x = b.input("x", {batch, cin, hw, hw});
+  b.output(b.conv("conv", x, cin, cout, k, {.group = group}));
+  Built r{b.finish(), {}, {}};
+  r.m = test::analyze(r.g, DType::kF16);
+  auto p = predict(r.g, r.m, device(dev), PerfOptions{});
+  EXPECT_TRUE(p.has_value()) << p.status().message();
+  r.p = *p;
+  return r;
+}
+
+TEST(Device, V100Fp16Cmr) {
+  DeviceSpec d = device("v100");
+  EXPECT_EQ(d.id, "v100-sxm2-16gb");
+  EXPECT_NEAR(d.cmr("fp16"), 125e12 / 900e9, 0.05);  // 138.9
+  EXPECT_NEAR(d.cmr("fp16"), 138.9, 0.05);
+}
+
+TEST(Device, EveryBundledDeviceLoadsWithSources) {
+  auto db = load_device_dir(kDevices);
+  ASSERT_TRUE(db) << db.status().message();
+  EXPECT_GE(db->size(), 16u);
+  for (const auto& d : *db) {
+    EXPECT_FALSE(d.peaks.empty()) << d.id;
+    EXPECT_GT(d.mem_bandwidth, 0) << d.id;
+    EXPECT_TRUE(d.sources.count("peaks")) << d.id << " has no source for its peaks";
+    EXPECT_TRUE(d.sources.count("memory")) << d.id << " has no source for its memory";
+  }
+}
+
+TEST(Device, BadFilesNameTheField) {
+  auto bad = parse_device_json(R"({"schema":"rooflens.device/1","id":"x","name":"x","kind":"gpu","sm_count":1,
+      "max_threads_per_sm":1,"max_blocks_per_sm":1,"memory":{"bytes":1e9,"bandwidth":-5},"peaks":[]})", "x.json");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.status().message().find("x.json: field 'memory.bandwidth'"), std::string::npos) << bad.status().message();
+  auto unit = parse_device_json(R"({"schema":"rooflens.device/1","id":"x","name":"x","kind":"gpu","sm_count":1,
+      "max_threads_per_sm":1,"max_blocks_per_sm":1,"memory":{"bytes":1e9,"bandwidth":1e9},
+      "peaks":[{"dtype":"fp16","unit":"warp","flops":1e12}]})", "y.json");
+  ASSERT_FALSE(unit);
+  EXPECT_NE(unit.status().message().find("peaks[0].unit"), std::string::npos) << unit.status().message();
+}
+
+TEST(Device, CustomInlineDevice) {
+  auto d = resolve_device("custom:fp16=125e12,bw=900e9,mem=16e9", {});
+  ASSERT_TRUE(d) << d.status().message();
+  EXPECT_NEAR(d->cmr("fp16"), 138.9, 0.05);
+  EXPECT_FALSE(resolve_device("custom:fp16=abc,bw=1e9,mem=1e9", {}));
+  EXPECT_FALSE(resolve_device("custom:fp16=1e12,mem=1e9", {}));
+  EXPECT_FALSE(resolve_device("no-such-gpu", {}));
+}
+
+TEST(PerfModel, Conv3x3C64Batch64IsComputeBound) {
+  Built r = predict_conv(64, 64, 64, 56, 3, 1);
+  ASSERT_EQ(r.p.layers.size(), 1u);
+  EXPECT_EQ(r.p.layers[0].bound, Bound::kCompute) << r.p.layers[0].why;
+  EXPECT_EQ(r.p.layers[0].unit, ComputeUnit::kTensor);
+}
+
+TEST(PerfModel, DepthwiseIsMemoryBound) {
+  Built r = predict_conv(64, 256, 256, 14, 3, 256);
+  EXPECT_EQ(r.p.layers[0].bound, Bound::kMemory) << r.p.layers[0].why;
+  EXPECT_LT(r.p.layers[0].ai, r.p.cmr);
+}
+
+TEST(PerfModel, OddChannelsAreMisaligned) {
+  for (int64_t c : {3, 7}) {
+    // A ResNet-style 7x7 stem: compute-heavy enough that running off tensor cores binds.
+    Built r = predict_conv(256, c, 64, 112, 7, 1);
+    const auto& L = r.p.layers[0];
+    EXPECT_FALSE(L.aligned) << c;
+    EXPECT_NE(L.unit, ComputeUnit::kTensor) << c;
+    EXPECT_EQ(L.bound, Bound::kMisaligned) << c << ": " << L.why;
+    EXPECT_NE(std::find(L.flags.begin(), L.flags.end(), "misaligned"), L.flags.end());
+    // A 3x3 conv with 3 channels is memory-bound, but still flagged.
+    Built small = predict_conv(256, c, 64, 112, 3, 1);
+    EXPECT_NE(std::find(small.p.layers[0].flags.begin(), small.p.layers[0].flags.end(), "misaligned"),
+              small.p.layers[0].flags.end()) << c;
+  }
+  Built aligned = predict_conv(256, 64, 64, 56, 3, 1);
+  EXPECT_TRUE(aligned.p.layers[0].flags.empty());
+}
+
+TEST(PerfModel, GeForceFp16UsesTheFp32AccumulateRate) {
+  DeviceSpec d = device("rtx-4090");
+  auto p = d.best_peak("fp16");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->accumulator, "fp32");
+  EXPECT_NEAR(p->flops, 165.2e12, 1e11);
+}
+
+TEST(PerfModel, ArticleTinyLayerIsStarved) {
+  // 1x1x10 conv with 5 outputs on 7x7: 2,450 MACs.
+  Built r = predict_conv(1, 10, 5, 7, 1, 1);
+  EXPECT_EQ(r.m.totals.macs, 2450);
+  const auto& L = r.p.layers[0];
+  EXPECT_LT(L.wave_efficiency, 0.05);
+  EXPECT_TRUE(L.bound == Bound::kStarved || L.bound == Bound::kLaunch) << bound_name(L.bound);
+  // Work-starved even ignoring launch overhead: compute time inflated by the idle SMs.
+  EXPECT_GT(L.t_compute, 10 * static_cast<double>(L.flops) / L.peak_used);
+}
+
+TEST(PerfModel, MaxBatchSearchIsExactAndLogarithmic) {
+  int calls = 0;
+  auto mem = [&](int64_t b) -> Expected<int64_t> {
+    ++calls;
+    return 1000 + 37 * b;
+  };
+  auto mb = find_max_batch(mem, 1000 + 37 * 12345);
+  ASSERT_TRUE(mb);
+  EXPECT_EQ(*mb, 12345);
+  EXPECT_LT(calls, 40);
+  auto none = find_max_batch(mem, 500);
+  EXPECT_FALSE(none);
+}
+
+}  // namespace
+}  // namespace rooflens
