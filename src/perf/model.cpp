@@ -171,26 +171,50 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
       L.peak_used = scalar->flops * attain;
     }
 
-    // Parallel work: GEMM tiles in waves; otherwise threads over output elements.
+    // Parallel work: GEMM tiles in waves (with split-K tactics); otherwise threads over
+    // output elements. Bandwidth needs enough bytes in flight (Little's law).
+    const double base_dram = static_cast<double>(L.dram_bytes);
     if (d.is_gpu()) {
+      const double in_flight_needed = d.mem_bandwidth * o.memory_latency_s;
       if (gs.valid) {
         const double tiles = static_cast<double>(gs.groups) * static_cast<double>(ceil_div(gs.rows, o.tile_m)) *
                              static_cast<double>(ceil_div(gs.cols, o.tile_n));
-        const double waves = std::ceil(tiles / slots_gemm);
-        L.wave_efficiency = tiles / (waves * slots_gemm);
-        L.bw_efficiency = std::min(1.0, tiles * o.threads_per_block / (o.bandwidth_occupancy * threads_full));
+        const double cta_bytes = static_cast<double>(o.pipeline_stages) * (o.tile_m + o.tile_n) * o.k_tile * elem;
+        // The engine picks the fastest split of K (a tactic); partial sums travel as fp32.
+        double best_t = -1;
+        for (int split = 1; split <= o.max_split_k; split *= 2) {
+          if (split > 1 && (tiles * split > 2 * slots_gemm || gs.k / split < o.k_tile * 4)) break;
+          const double ctas = tiles * split;
+          const double waves = std::ceil(ctas / slots_gemm);
+          const double wave_eff = std::max(ctas / (waves * slots_gemm), 1e-6);
+          const double bw_eff = std::max(std::min(1.0, ctas * cta_bytes / in_flight_needed), 1e-6);
+          const double partials = split > 1 ? 2.0 * split * static_cast<double>(gs.rows * gs.cols * gs.groups) * 4 : 0;
+          const double tc = static_cast<double>(L.flops) / (L.peak_used * wave_eff);
+          const double tm = (base_dram + partials) / (d.mem_bandwidth * bw_eff);
+          if (best_t < 0 || std::max(tc, tm) < best_t) {
+            best_t = std::max(tc, tm);
+            L.split_k = split;
+            L.wave_efficiency = wave_eff;
+            L.bw_efficiency = bw_eff;
+            L.dram_bytes = static_cast<int64_t>(base_dram + partials);
+            L.t_compute = tc;
+            L.t_memory = tm;
+          }
+        }
       } else {
         int64_t out_elems = 0;
-        for (const auto& s : r.out_shapes) out_elems += checked_numel(s).value_or(0);
+        for (const auto& sh : r.out_shapes) out_elems += checked_numel(sh).value_or(0);
         const double threads = std::ceil(static_cast<double>(out_elems) / o.elements_per_thread);
-        L.wave_efficiency = std::min(1.0, threads / threads_full);
-        L.bw_efficiency = std::min(1.0, threads / (o.bandwidth_occupancy * threads_full));
+        L.wave_efficiency = std::max(std::min(1.0, threads / threads_full), 1e-6);
+        const double thread_bytes = static_cast<double>(o.elements_per_thread) * elem;
+        L.bw_efficiency = std::max(std::min(1.0, threads * thread_bytes / in_flight_needed), 1e-6);
+        L.t_compute = static_cast<double>(L.flops) / (L.peak_used * L.wave_efficiency);
+        L.t_memory = base_dram / (d.mem_bandwidth * L.bw_efficiency);
       }
-      L.wave_efficiency = std::max(L.wave_efficiency, 1e-6);
-      L.bw_efficiency = std::max(L.bw_efficiency, 1e-6);
+    } else {
+      L.t_compute = static_cast<double>(L.flops) / L.peak_used;
+      L.t_memory = base_dram / d.mem_bandwidth;
     }
-    L.t_compute = static_cast<double>(L.flops) / (L.peak_used * L.wave_efficiency);
-    L.t_memory = static_cast<double>(L.dram_bytes) / (d.mem_bandwidth * L.bw_efficiency);
     L.t_launch = d.launch_overhead_s;
     L.time_s = std::max({L.t_compute, L.t_memory, L.t_launch});
 

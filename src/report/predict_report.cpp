@@ -91,7 +91,7 @@ nlohmann::json predict_json(const Prediction& p, bool with_layers) {
       if (L.bound == Bound::kNone) continue;
       layers.push_back({{"name", L.name}, {"op", L.op}, {"flops", L.flops}, {"bytes", L.bytes},
                         {"dram_bytes", L.dram_bytes}, {"ai", L.ai}, {"unit", compute_unit_name(L.unit)},
-                        {"peak_flops", L.peak_used}, {"wave_efficiency", L.wave_efficiency},
+                        {"peak_flops", L.peak_used}, {"wave_efficiency", L.wave_efficiency}, {"split_k", L.split_k},
                         {"t_compute_s", L.t_compute}, {"t_memory_s", L.t_memory}, {"t_launch_s", L.t_launch},
                         {"time_s", L.time_s}, {"bound", bound_name(L.bound)}, {"time_share", L.time_share},
                         {"achieved_flops", L.achieved_flops}, {"why", L.why}, {"flags", L.flags}});

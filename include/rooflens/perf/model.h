@@ -32,9 +32,11 @@ struct PerfOptions {
   double l2_reuse_fraction = 0.5;  // a tensor up to this share of L2 stays cached for the next layer
   int tile_m = 128, tile_n = 128;  // output tile of a GEMM/implicit-GEMM thread block
   int gemm_blocks_per_sm = 1;      // resident GEMM thread blocks per SM
-  int threads_per_block = 256;
-  int elements_per_thread = 4;     // pointwise kernels
-  double bandwidth_occupancy = 0.5;  // share of max resident threads that saturates bandwidth
+  int k_tile = 32;                 // K depth of one pipeline stage
+  int pipeline_stages = 3;         // stages a GEMM block keeps in flight (cp.async style)
+  int max_split_k = 16;            // split-K tactics tried for layers with too few tiles
+  int elements_per_thread = 4;     // pointwise kernels: elements in flight per thread
+  double memory_latency_s = 600e-9;  // DRAM latency: bytes in flight = bandwidth x latency
 };
 
 struct LayerPrediction {
@@ -48,6 +50,7 @@ struct LayerPrediction {
   bool aligned = true;           // channel counts meet the tensor-core multiple
   double peak_used = 0;          // FLOP/s of the unit that runs it
   double wave_efficiency = 1;    // useful share of the thread-block slots used
+  int split_k = 1;               // the split-K tactic chosen (GEMM-like layers)
   double bw_efficiency = 1;
   double t_compute = 0, t_memory = 0, t_launch = 0, time_s = 0;
   Bound bound = Bound::kNone;
