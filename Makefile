@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 ROOFLENS = $(BUILD)/rooflens
 
-.PHONY: all deps build demo test test-slow test-sanitize bench clean
+.PHONY: all deps build demo test test-slow test-sanitize bench docs clean
 
 all: build
 
@@ -19,9 +19,13 @@ $(BUILD)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main job on the bundled default: ResNet-50 at fp16, fused per-layer costs.
+# The main job on the bundled default: ResNet-50 at fp16, fused per-layer costs, then the
+# predicted V100 FP16 throughput at the largest batch that fits, with its roofline chart.
 demo: build
 	$(ROOFLENS) analyze models/resnet50.onnx --dtype fp16 --batch 1
+	@mkdir -p $(BUILD)/demo
+	$(ROOFLENS) predict models/resnet50.onnx --device v100 --dtype fp16 --batch max --roofline $(BUILD)/demo/resnet50-v100-fp16.svg
+	@echo "roofline chart: $(BUILD)/demo/resnet50-v100-fp16.svg"
 
 # The whole default suite (unit, golden, zoo, malformed corpus), then the sanitizer run
 # over the malformed corpus.
@@ -40,6 +44,10 @@ test-slow: build
 
 bench: build
 	bench/analyze_zoo_vs_onnx.sh $(ROOFLENS)
+
+# Regenerates docs/predictions/ from the bundled models.
+docs: build
+	scripts/gen-docs.sh $(ROOFLENS)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan
