@@ -1,0 +1,46 @@
+// Execution backends (reference, oneDNN, ...): supports -> prepare -> run.
+// A backend refuses what it cannot run with a reason; it never skips a node silently,
+// and every measurement records which implementation ran.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rooflens/cost/analysis.h"
+#include "rooflens/exec/tensor.h"
+
+namespace rooflens {
+
+struct ExecOptions {
+  int threads = 0;          // 0: the backend's default (all cores)
+  uint64_t seed = 0x5eed;   // weights generated for stored tensors without data
+};
+
+// Time of one fused layer in the last run, and what implemented it.
+struct LayerTiming {
+  std::string name;  // the fused layer's name (its anchor node), as in ModelAnalysis
+  double time_s = 0;
+  std::string impl;  // e.g. "jit:avx2" (oneDNN's implementation string) or "reference"
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  // Whether the backend can run this node; `reason` says why not.
+  virtual bool supports(const Graph& g, NodeId n, std::string* reason) const = 0;
+  // Builds everything the runs need (weights reordered once, outside timed loops).
+  // `fused` is the fused view of `g` (analyze_graph with FusionMode::kEngine).
+  virtual Status prepare(const Graph& g, const ModelAnalysis& fused, const ExecOptions& o) = 0;
+  // Runs the graph on inputs in the order of g.inputs; fills outputs in the order of
+  // g.outputs (resized as needed). `outputs` may hold poisoned buffers to prove writes.
+  virtual Status run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) = 0;
+  // Per-layer times of the last run (empty if the backend does not time layers).
+  virtual std::vector<LayerTiming> layer_timings() const { return {}; }
+};
+
+std::unique_ptr<Backend> make_reference_backend();
+std::unique_ptr<Backend> make_onednn_backend();  // nullptr when built without oneDNN
+
+}  // namespace rooflens
