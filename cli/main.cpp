@@ -22,8 +22,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : rooflens::cli::kExitInput;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::fprintf(stderr, "rooflens: error: %s (see --help)\n", e.what());
+    return rooflens::cli::kExitInput;
   }
   try {
     if (app.got_subcommand("analyze")) return rooflens::cli::run_analyze(analyze);

@@ -41,7 +41,12 @@ Status infer_Conv(InferContext& ctx) {
   ROOFLENS_RETURN_IF_ERROR(ops::window_geometry(ctx, spatial_in, kernel, &p, &spatial_out));
   Shape y = {x[0], m};
   y.insert(y.end(), spatial_out.begin(), spatial_out.end());
-  return ctx.set_output(0, ctx.in_dtype(0), y);
+  ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), y));
+  int64_t macs = 0;
+  if (__builtin_mul_overflow(*checked_numel(y), ops::prod(w, 1), &macs) || macs > kMaxNodeMacs)
+    return ctx.invalid("input W", "the layer's MAC count exceeds 2^52 (output " + shape_str(y) +
+                                      ", weights " + shape_str(w) + ")");
+  return Status::ok();
 }
 
 // MACs = N * M * prod(O) * (C/group) * prod(k); FLOPs = 2 MACs + one add per output if biased.

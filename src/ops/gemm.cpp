@@ -24,7 +24,11 @@ Status infer_Gemm(InferContext& ctx) {
     return ctx.invalid("input C", "shape " + shape_str(ctx.in_shape(2)) +
                                       " does not broadcast to [" + std::to_string(m) + ", " +
                                       std::to_string(n) + "]");
-  return ctx.set_output(0, ctx.in_dtype(0), {m, n});
+  ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), {m, n}));
+  int64_t macs = 0;
+  if (__builtin_mul_overflow(m * n, k, &macs) || macs > kMaxNodeMacs)
+    return ctx.invalid("input B", "the MAC count M*N*K exceeds 2^52");
+  return Status::ok();
 }
 
 // MACs = M * N * K; FLOPs = 2 MACs + M*N for the bias add (alpha/beta scaling not counted).
@@ -58,7 +62,11 @@ Status infer_MatMul(InferContext& ctx) {
   Shape y = *batch;
   if (!a_vec) y.push_back(a[a.size() - 2]);
   if (!b_vec) y.push_back(b.back());
-  return ctx.set_output(0, ctx.in_dtype(0), y);
+  ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), y));
+  int64_t macs = 0;
+  if (__builtin_mul_overflow(*checked_numel(y), a.back(), &macs) || macs > kMaxNodeMacs)
+    return ctx.invalid("input B", "the MAC count exceeds 2^52");
+  return Status::ok();
 }
 
 // MACs = (output elements) * K, K the shared inner dimension.

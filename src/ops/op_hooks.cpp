@@ -122,9 +122,15 @@ Status InferContext::set_output(size_t i, DType dtype, Shape shape) {
     if (d < 0)
       return invalid("output " + std::to_string(i),
                      "inferred a negative dimension (shape " + shape_str(shape) + ")");
-  if (!checked_numel(shape))
+  auto numel = checked_numel(shape);
+  if (!numel)
     return invalid("output " + std::to_string(i),
                    "element count overflows 64 bits (shape " + shape_str(shape) + ")");
+  // Byte and FLOP counts of such a tensor must fit in 64 bits too.
+  if (*numel > kMaxTensorElements)
+    return invalid("output " + std::to_string(i),
+                   "has " + std::to_string(*numel) + " elements (shape " + shape_str(shape) +
+                       "), more than rooflens's limit of 2^52 per tensor");
   Value& v = g_.value(out);
   v.dtype = dtype;
   v.shape = std::move(shape);

@@ -21,6 +21,9 @@ Status infer_window_pool(InferContext& ctx, bool is_max) {
   Shape y = {x[0], x[1]};
   y.insert(y.end(), spatial_out.begin(), spatial_out.end());
   ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), y));
+  int64_t work = 0;
+  if (__builtin_mul_overflow(*checked_numel(y), ops::prod(p.kernel), &work) || work > kMaxNodeMacs)
+    return ctx.invalid("kernel_shape", "the pooling work (outputs x window) exceeds 2^52");
   return ctx.set_output(1, DType::kI64, y);  // MaxPool's optional Indices
 }
 

@@ -11,6 +11,11 @@
 
 namespace rooflens {
 
+// Largest tensor (elements) and largest per-node MAC count rooflens accepts, so that
+// bytes (x 8) and FLOPs (x 2 plus extras) and their sums over a graph fit in int64.
+inline constexpr int64_t kMaxTensorElements = int64_t{1} << 52;
+inline constexpr int64_t kMaxNodeMacs = int64_t{1} << 52;
+
 // Inputs to shape inference for one node. Every present input has a shape.
 class InferContext {
  public:
