@@ -1,5 +1,8 @@
 // `rooflens analyze`: per-layer FLOPs, bytes and arithmetic intensity of ONNX models.
+#include <atomic>
 #include <filesystem>
+#include <optional>
+#include <thread>
 #include <string>
 
 #include "commands.h"
@@ -25,6 +28,7 @@ void add_analyze(CLI::App& app, AnalyzeArgs& a) {
       ->capture_default_str();
   cmd->add_flag("--allow-unknown", a.allow_unknown, "exit 0 even if some ops are unknown (they are listed and not costed)");
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
+  cmd->add_option("-j,--jobs", a.jobs, "files analysed in parallel (default: one per core)");
   cmd->callback([&a, cmd] { a.batch_given = cmd->count("--batch") > 0; });
 }
 
@@ -56,27 +60,32 @@ int run_analyze(const AnalyzeArgs& a) {
   ao.cost.dtype = *dt;
   ao.fusion = a.unfused ? FusionMode::kNone : FusionMode::kEngine;
 
+  // Files are independent: analyse them on `jobs` threads, report in the given order.
+  std::vector<std::optional<Expected<ModelAnalysis>>> results(a.files.size());
+  const int jobs = std::max(1, std::min<int>(a.jobs > 0 ? a.jobs : static_cast<int>(std::thread::hardware_concurrency()),
+                                             static_cast<int>(a.files.size())));
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < a.files.size(); i = next++) results[i].emplace(analyze_one(a.files[i], io, ao));
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < jobs; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
   std::vector<ModelAnalysis> models;
   int rc = kExitOk;
-  for (const auto& f : a.files) {
-    auto m = analyze_one(f, io, ao);
-    if (!m) {
-      rc = std::max(rc, report_error(m.status()));
+  for (auto& r : results) {
+    if (!*r) {
+      rc = std::max(rc, report_error(r->status()));
       continue;
     }
-    models.push_back(std::move(*m));
+    models.push_back(std::move(r->value()));
   }
   if (rc != kExitOk) return rc;  // no partial output
 
   std::string out;
   if (a.format == "json") {
-    if (models.size() == 1) {
-      out = report::analyze_json(models[0]).dump(2) + "\n";
-    } else {
-      nlohmann::json arr = nlohmann::json::array();
-      for (const auto& m : models) arr.push_back(report::analyze_json(m));
-      out = arr.dump(2) + "\n";
-    }
+    out = report::analyze_json(models, models.size() > 1);
   } else if (models.size() == 1) {
     const bool csv = a.format == "csv";
     auto t = report::layers_table(models[0], csv);

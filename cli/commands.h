@@ -18,6 +18,7 @@ struct AnalyzeArgs {
   std::string format = "table";
   bool allow_unknown = false;
   std::string output;
+  int jobs = 0;  // 0: one per core
 };
 void add_analyze(CLI::App& app, AnalyzeArgs& a);
 int run_analyze(const AnalyzeArgs& a);
@@ -56,5 +57,57 @@ struct DevicesArgs {
 };
 void add_devices(CLI::App& app, DevicesArgs& a);
 int run_devices(const DevicesArgs& a);
+
+}  // namespace rooflens::cli
+
+namespace rooflens::cli {
+
+// `rooflens probe cpu` (cli/probe_cmd.cpp).
+struct ProbeArgs {
+  std::string target;  // the probe subcommand given ("cpu")
+  int threads = 0;     // 0: every CPU this process may use
+  bool quick = false;
+  int repeats = 0;     // 0: the probe's default
+  std::string out;
+  std::string id = "local-cpu-probe";
+  std::string isa = "auto";
+  std::string format = "table";
+  bool quiet = false;
+};
+void add_probe(CLI::App& app, ProbeArgs& a);
+int run_probe(const ProbeArgs& a);
+
+}  // namespace rooflens::cli
+
+namespace rooflens::cli {
+
+struct MeasureArgs {
+  std::vector<std::string> files;
+  std::string backend = "cpu";
+  int64_t batch = 1;
+  int threads = 0;
+  std::string device = "this-cpu";
+  bool verify = false;
+  std::string format = "table";
+  std::string output;
+  std::string devices_dir;
+  double max_seconds = 10;
+};
+void add_measure(CLI::App& app, MeasureArgs& a);
+int run_measure(const MeasureArgs& a);
+
+struct ValidateArgs {
+  std::string device = "this-cpu";
+  bool zoo = false;
+  std::string models;
+  int64_t batch = 1;
+  int threads = 0;
+  std::string format = "table";
+  std::string output;
+  std::string devices_dir;
+  double max_seconds = 3;
+};
+void add_validate(CLI::App& app, ValidateArgs& a);
+int run_validate(const ValidateArgs& a);
 
 }  // namespace rooflens::cli

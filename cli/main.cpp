@@ -19,6 +19,12 @@ int main(int argc, char** argv) {
   rooflens::cli::DevicesArgs devices;
   rooflens::cli::add_predict(app, predict);
   rooflens::cli::add_devices(app, devices);
+  rooflens::cli::MeasureArgs measure;
+  rooflens::cli::ValidateArgs validate;
+  rooflens::cli::add_measure(app, measure);
+  rooflens::cli::add_validate(app, validate);
+  rooflens::cli::ProbeArgs probe;
+  rooflens::cli::add_probe(app, probe);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -31,6 +37,9 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("zoo")) return rooflens::cli::run_zoo(zoo);
     if (app.got_subcommand("predict")) return rooflens::cli::run_predict(predict);
     if (app.got_subcommand("devices")) return rooflens::cli::run_devices(devices);
+    if (app.got_subcommand("measure")) return rooflens::cli::run_measure(measure);
+    if (app.got_subcommand("validate")) return rooflens::cli::run_validate(validate);
+    if (app.got_subcommand("probe")) return rooflens::cli::run_probe(probe);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rooflens: internal error: %s\n", e.what());
     return rooflens::cli::kExitInternal;

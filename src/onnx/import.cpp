@@ -1,9 +1,11 @@
 // ONNX import through libonnx's protobuf classes.
 #include "rooflens/onnx/import.h"
 
+#include <google/protobuf/arena.h>
 #include <onnx/onnx_pb.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -115,17 +117,21 @@ struct DecodedTensor {
 
 // Reads an external-data tensor's bytes if its file exists; missing files are fine
 // (weights stripped on purpose), malformed references are not.
+// Sizes of external data files by path (-1: missing), looked up once per model.
+using FileSizes = std::map<std::string, int64_t>;
+
 Status read_external(const onnx::TensorProto& t, const std::string& model_dir,
-                     const std::string& what, std::string* raw, bool* present) {
+                     const std::string& what, std::string* raw, bool* present, FileSizes* sizes) {
   *present = false;
   std::string location;
   int64_t offset = 0, length = -1;
   for (const auto& kv : t.external_data()) {
     if (kv.key() == "location") location = kv.value();
     else if (kv.key() == "offset" || kv.key() == "length") {
-      int64_t v = 0;
-      std::istringstream in(kv.value());
-      if (!(in >> v) || v < 0)
+      int64_t v = -1;
+      const std::string& txt = kv.value();
+      auto [end, ec] = std::from_chars(txt.data(), txt.data() + txt.size(), v);
+      if (ec != std::errc() || end != txt.data() + txt.size() || v < 0)
         return Status::invalid(what + ": external_data " + kv.key() + " '" + kv.value() +
                                "' is not a non-negative integer");
       (kv.key() == "offset" ? offset : length) = v;
@@ -134,10 +140,18 @@ Status read_external(const onnx::TensorProto& t, const std::string& model_dir,
   if (location.empty()) return Status::invalid(what + ": external data has no location");
   if (model_dir.empty()) return Status::ok();
   std::filesystem::path p = std::filesystem::path(model_dir) / location;
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(p, ec)) return Status::ok();  // stripped weights
-  auto fsize = std::filesystem::file_size(p, ec);
-  if (ec) return Status::ok();
+  auto known = sizes->find(p.string());
+  if (known == sizes->end()) {
+    std::error_code ec;
+    int64_t size = -1;
+    if (std::filesystem::is_regular_file(p, ec)) {
+      auto fs = std::filesystem::file_size(p, ec);
+      if (!ec) size = static_cast<int64_t>(fs);
+    }
+    known = sizes->emplace(p.string(), size).first;
+  }
+  if (known->second < 0) return Status::ok();  // stripped weights
+  const auto fsize = static_cast<uint64_t>(known->second);
   if (length < 0) length = static_cast<int64_t>(fsize) - offset;
   if (length < 0 || offset > static_cast<int64_t>(fsize) || length > static_cast<int64_t>(fsize) - offset)
     return Status::invalid(what + ": external data [" + std::to_string(offset) + ", +" +
@@ -153,7 +167,7 @@ Status read_external(const onnx::TensorProto& t, const std::string& model_dir,
 }
 
 Expected<DecodedTensor> decode_tensor(const onnx::TensorProto& t, const std::string& model_dir,
-                                      const std::string& what) {
+                                      const std::string& what, FileSizes* sizes) {
   DecodedTensor d;
   d.dtype = dtype_from_onnx_code(t.data_type());
   if (d.dtype == DType::kUnknown)
@@ -167,7 +181,7 @@ Expected<DecodedTensor> decode_tensor(const onnx::TensorProto& t, const std::str
   bool raw_present = t.has_raw_data();
   const std::string* raw = &t.raw_data();
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
-    ROOFLENS_RETURN_IF_ERROR(read_external(t, model_dir, what, &external_raw, &raw_present));
+    ROOFLENS_RETURN_IF_ERROR(read_external(t, model_dir, what, &external_raw, &raw_present, sizes));
     raw = &external_raw;
     if (!raw_present) return d;  // no data: fine for analysis
   }
@@ -177,7 +191,7 @@ Expected<DecodedTensor> decode_tensor(const onnx::TensorProto& t, const std::str
 }
 
 Expected<AttrValue> convert_attr(const onnx::AttributeProto& a, const std::string& what,
-                                 const std::string& model_dir) {
+                                 const std::string& model_dir, FileSizes* sizes) {
   switch (a.type()) {
     case onnx::AttributeProto::INT: return AttrValue(static_cast<int64_t>(a.i()));
     case onnx::AttributeProto::FLOAT: return AttrValue(static_cast<double>(a.f()));
@@ -189,7 +203,7 @@ Expected<AttrValue> convert_attr(const onnx::AttributeProto& a, const std::strin
     case onnx::AttributeProto::STRINGS:
       return AttrValue(std::vector<std::string>(a.strings().begin(), a.strings().end()));
     case onnx::AttributeProto::TENSOR: {
-      auto d = decode_tensor(a.t(), model_dir, what + " attribute '" + a.name() + "'");
+      auto d = decode_tensor(a.t(), model_dir, what + " attribute '" + a.name() + "'", sizes);
       if (!d) return d.status();
       TensorConst tc{d->dtype, d->shape, d->ints, d->reals};
       return AttrValue(std::move(tc));
@@ -246,7 +260,12 @@ Expected<Graph> import_onnx_file(const std::string& path, const ImportOptions& o
   if (std::filesystem::is_directory(path, ec)) return Status::invalid(path + ": is a directory");
   std::ifstream f(path, std::ios::binary);
   if (!f) return Status::invalid(path + ": cannot open for reading");
-  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  f.seekg(0, std::ios::end);
+  const auto size = f.tellg();
+  if (size < 0) return Status::invalid(path + ": cannot determine the file size");
+  f.seekg(0, std::ios::beg);
+  std::string bytes(static_cast<size_t>(size), '\0');
+  if (!f.read(bytes.data(), size)) return Status::invalid(path + ": read failed");
   auto dir = std::filesystem::path(path).parent_path().string();
   auto g = import_onnx_bytes(bytes, dir.empty() ? "." : dir, options);
   if (!g) return g.status().with_context(path);
@@ -258,7 +277,9 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
   if (bytes.empty()) return Status::invalid("file is empty");
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
     return Status::unsupported("file is larger than 2 GiB (protobuf limit); store weights as external data");
-  onnx::ModelProto model;
+  // Arena allocation: the message tree is freed at once, and parsing allocates far less.
+  google::protobuf::Arena arena;
+  onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return Status::invalid("not an ONNX model: protobuf parsing failed (truncated, corrupted or another format)");
   if (model.ir_version() <= 0 || !model.has_graph())
@@ -279,13 +300,14 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
   if (gp.node_size() == 0) return Status::invalid("graph '" + gp.name() + "' has no nodes");
 
   // Initializers.
+  FileSizes file_sizes;
   std::set<std::string> init_names;
   for (int i = 0; i < gp.initializer_size(); ++i) {
     const auto& t = gp.initializer(i);
     const std::string what = "initializer '" + t.name() + "'";
     if (t.name().empty()) return Status::invalid("initializer #" + std::to_string(i) + " has no name");
     if (!init_names.insert(t.name()).second) return Status::invalid(what + ": defined twice");
-    auto d = decode_tensor(t, model_dir, what);
+    auto d = decode_tensor(t, model_dir, what, &file_sizes);
     if (!d) return d.status();
     Value v;
     v.name = t.name();
@@ -427,7 +449,7 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
     }
     for (const auto& out : np.output()) n.outputs.push_back(out.empty() ? kNoValue : *g.find_value(out));
     for (const auto& a : np.attribute()) {
-      auto v = convert_attr(a, what, model_dir);
+      auto v = convert_attr(a, what, model_dir, &file_sizes);
       if (!v) {
         if (n.kind == OpKind::kUnknown) continue;  // reported as an unknown op anyway
         return v.status();

@@ -162,6 +162,58 @@ class Fuser {
   std::vector<bool> assigned_;
 };
 
+// Orders layers so each runs after the layers producing its inputs. A layer that absorbed
+// a residual add reads a tensor another layer, later in node order, produces.
+std::vector<FusedLayer> execution_order(const Graph& g, std::vector<FusedLayer> layers) {
+  std::vector<int> layer_of(g.nodes.size(), -1);
+  for (size_t i = 0; i < layers.size(); ++i)
+    for (NodeId n : layers[i].nodes) layer_of[static_cast<size_t>(n)] = static_cast<int>(i);
+  // A value's producing layer, looking through views and folded nodes (not in any layer).
+  auto producer_layer = [&](ValueId v) -> int {
+    for (int hops = 0; hops < 64 && v != kNoValue; ++hops) {
+      const Value& val = g.value(v);
+      if (val.producer < 0) return -1;
+      const int l = layer_of[static_cast<size_t>(val.producer)];
+      if (l >= 0) return l;
+      const Node& p = g.node(val.producer);
+      if (p.folded || p.inputs.empty()) return -1;
+      v = p.inputs[0];
+    }
+    return -1;
+  };
+  std::vector<std::set<int>> deps(layers.size());
+  for (size_t i = 0; i < layers.size(); ++i)
+    for (NodeId n : layers[i].nodes)
+      for (ValueId in : g.node(n).inputs) {
+        if (in == kNoValue) continue;
+        // Views between layers: follow each view's own inputs too.
+        const int l = producer_layer(in);
+        if (l >= 0 && l != static_cast<int>(i)) deps[i].insert(l);
+      }
+  std::vector<FusedLayer> out;
+  std::vector<bool> done(layers.size(), false);
+  out.reserve(layers.size());
+  while (out.size() < layers.size()) {
+    bool progressed = false;
+    for (size_t i = 0; i < layers.size(); ++i) {
+      if (done[i]) continue;
+      bool ready = true;
+      for (int d : deps[i]) ready &= done[static_cast<size_t>(d)];
+      if (!ready) continue;
+      done[i] = true;
+      out.push_back(layers[i]);
+      progressed = true;
+      break;  // restart from the front: keeps node order wherever possible
+    }
+    if (!progressed) {  // cannot happen for an acyclic graph; keep the rest as they are
+      for (size_t i = 0; i < layers.size(); ++i)
+        if (!done[i]) out.push_back(layers[i]);
+      break;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<FusedLayer> fuse_layers(const Graph& g, const std::vector<NodeId>& order,
@@ -196,7 +248,7 @@ std::vector<FusedLayer> fuse_layers(const Graph& g, const std::vector<NodeId>& o
     }
     layers.push_back(f.grow(n));
   }
-  return layers;
+  return execution_order(g, std::move(layers));
 }
 
 }  // namespace rooflens

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "rooflens/report/json_writer.h"
+
 namespace rooflens::report {
 namespace {
 
@@ -24,11 +26,6 @@ const char* status_name(LayerStatus s) {
   return "?";
 }
 
-nlohmann::json shapes_json(const std::vector<Shape>& shapes) {
-  nlohmann::json a = nlohmann::json::array();
-  for (const auto& s : shapes) a.push_back(s);
-  return a;
-}
 
 }  // namespace
 
@@ -123,51 +120,68 @@ Table summary_table(const std::vector<ModelAnalysis>& models, bool for_csv) {
   return t;
 }
 
-nlohmann::json analyze_json(const ModelAnalysis& m, bool with_layers) {
-  using nlohmann::json;
+namespace {
+
+void write_shapes(JsonWriter& w, const std::vector<Shape>& shapes) {
+  w.begin_array();
+  for (const auto& s : shapes) w.ints(s);
+  w.end_array();
+}
+
+void write_one(JsonWriter& w, const ModelAnalysis& m, bool with_layers) {
   const auto& c = m.totals;
-  json j;
-  j["schema"] = kAnalyzeSchema;
-  j["model"] = m.model;
-  j["dtype"] = dtype_name(m.dtype);
-  j["batch"] = m.batch;
-  j["fused"] = m.fused;
-  j["opset"] = m.opset;
-  j["input_shapes"] = shapes_json(m.input_shapes);
-  j["units"] = {{"macs", "multiply-accumulates"}, {"flops", "floating-point operations (2 per MAC)"},
-                {"bytes", "bytes"}, {"ai", "FLOP per byte"}};
-  j["totals"] = {{"macs", c.macs},
-                 {"flops", c.flops},
-                 {"params", m.params},
-                 {"bytes_in", c.bytes_in},
-                 {"bytes_out", c.bytes_out},
-                 {"bytes_weights", c.bytes_weights},
-                 {"ai", m.ai},
-                 {"layers", m.layers.size()}};
-  j["unknown_nodes"] = m.unknown_nodes;
-  j["unresolved_nodes"] = m.unresolved_nodes;
-  j["folded_nodes"] = m.folded_nodes;
+  w.begin_object();
+  w.field("schema", kAnalyzeSchema).field("model", m.model).field("dtype", dtype_name(m.dtype));
+  w.field("batch", m.batch).field("fused", m.fused).field("opset", m.opset);
+  w.key("input_shapes");
+  write_shapes(w, m.input_shapes);
+  w.key("units").begin_object();
+  w.field("macs", "multiply-accumulates").field("flops", "floating-point operations (2 per MAC)");
+  w.field("bytes", "bytes").field("ai", "FLOP per byte");
+  w.end_object();
+  w.key("totals").begin_object();
+  w.field("macs", c.macs).field("flops", c.flops).field("params", m.params);
+  w.field("bytes_in", c.bytes_in).field("bytes_out", c.bytes_out).field("bytes_weights", c.bytes_weights);
+  w.field("ai", m.ai).field("layers", static_cast<int64_t>(m.layers.size()));
+  w.end_object();
+  w.key("unknown_nodes").begin_array();
+  for (const auto& u : m.unknown_nodes) w.value(u);
+  w.end_array();
+  w.key("unresolved_nodes").begin_array();
+  for (const auto& u : m.unresolved_nodes) w.value(u);
+  w.end_array();
+  w.field("folded_nodes", m.folded_nodes);
   if (with_layers) {
-    json layers = json::array();
+    w.key("layers").begin_array();
     for (const LayerReport& r : m.layers) {
-      layers.push_back({{"name", r.name},
-                        {"op", r.op},
-                        {"desc", r.desc},
-                        {"status", status_name(r.status)},
-                        {"input_shapes", shapes_json(r.in_shapes)},
-                        {"output_shapes", shapes_json(r.out_shapes)},
-                        {"weight_shapes", shapes_json(r.weight_shapes)},
-                        {"macs", r.cost.macs},
-                        {"flops", r.cost.flops},
-                        {"bytes_in", r.cost.bytes_in},
-                        {"bytes_out", r.cost.bytes_out},
-                        {"bytes_weights", r.cost.bytes_weights},
-                        {"ai", r.ai},
-                        {"flops_share", r.flops_share}});
+      w.begin_object();
+      w.field("name", r.name).field("op", r.op).field("desc", r.desc).field("status", status_name(r.status));
+      w.key("input_shapes");
+      write_shapes(w, r.in_shapes);
+      w.key("output_shapes");
+      write_shapes(w, r.out_shapes);
+      w.key("weight_shapes");
+      write_shapes(w, r.weight_shapes);
+      w.field("macs", r.cost.macs).field("flops", r.cost.flops).field("bytes_in", r.cost.bytes_in);
+      w.field("bytes_out", r.cost.bytes_out).field("bytes_weights", r.cost.bytes_weights);
+      w.field("ai", r.ai).field("flops_share", r.flops_share);
+      w.end_object();
     }
-    j["layers"] = std::move(layers);
+    w.end_array();
   }
-  return j;
+  w.end_object();
+}
+
+}  // namespace
+
+std::string analyze_json(const std::vector<ModelAnalysis>& models, bool as_list, bool with_layers) {
+  std::string out;
+  out.reserve(models.size() * 64 * 1024);
+  JsonWriter w(&out);
+  if (as_list) w.begin_array();
+  for (const auto& m : models) write_one(w, m, with_layers);
+  if (as_list) w.end_array();
+  return out;
 }
 
 }  // namespace rooflens::report

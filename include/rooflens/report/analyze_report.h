@@ -1,7 +1,6 @@
 // Formats `analyze` results: per-layer tables, per-model summaries, versioned JSON.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -15,6 +14,7 @@ inline constexpr const char* kAnalyzeSchema = "rooflens.analyze/1";
 Table layers_table(const ModelAnalysis& m, bool for_csv);
 std::string totals_text(const ModelAnalysis& m);
 Table summary_table(const std::vector<ModelAnalysis>& models, bool for_csv);
-nlohmann::json analyze_json(const ModelAnalysis& m, bool with_layers = true);
+// rooflens.analyze/1 JSON: one object, or a list of them when `as_list`.
+std::string analyze_json(const std::vector<ModelAnalysis>& models, bool as_list, bool with_layers = true);
 
 }  // namespace rooflens::report

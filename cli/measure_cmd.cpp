@@ -1,0 +1,232 @@
+// `rooflens measure` and `rooflens validate`: run models for real on this CPU and set the
+// measurements beside the performance model's predictions.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "commands.h"
+#include "common.h"
+#include "loading.h"
+#include "rooflens/analysis/validation.h"
+#include "rooflens/device/device.h"
+#include "rooflens/exec/measure.h"
+#include "rooflens/perf/model.h"
+#include "rooflens/report/table.h"
+
+namespace rooflens::cli {
+namespace {
+
+std::unique_ptr<Backend> make_backend(const std::string& name) {
+  if (name == "cpu" || name == "onednn") return make_onednn_backend();
+  if (name == "reference") return make_reference_backend();
+  return nullptr;
+}
+
+int default_threads(int t) { return t > 0 ? t : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+struct Compared {
+  Measurement m;
+  Prediction p;
+  double peak = 0;
+  std::string peak_label;
+};
+
+Expected<Compared> measure_and_predict(const std::string& path, const std::string& backend_name, int64_t batch,
+                                       int threads, double max_seconds, const DeviceSpec& dev) {
+  auto loaded = load_model(path, {}, DType::kF32, batch);
+  if (!loaded) return loaded.status();
+  auto backend = make_backend(backend_name);
+  if (!backend) return Status::unavailable("backend '" + backend_name + "' is not available in this build");
+  MeasureOptions mo;
+  mo.exec.threads = threads;
+  mo.timing.max_seconds = max_seconds;
+  auto m = measure_model(loaded->graph, loaded->analysis, *backend, mo);
+  if (!m) return m.status().with_context(path);
+  m->threads = threads;
+  PerfOptions po;
+  po.dtype = "fp32";
+  auto p = predict(loaded->graph, loaded->analysis, dev, po);
+  if (!p) return p.status();
+  Compared c{std::move(*m), std::move(*p), 0, ""};
+  if (auto mp = dev.best_measured_peak("fp32")) {
+    c.peak = mp->flops;
+    c.peak_label = "measured";
+  } else if (auto bp = dev.best_peak("fp32")) {
+    c.peak = bp->flops;
+    c.peak_label = "datasheet";
+  }
+  return c;
+}
+
+Expected<DeviceSpec> load_dev(const std::string& spec, const std::string& dir) {
+  auto db = load_device_dir(devices_dir(dir));
+  if (!db) return db.status();
+  return resolve_device(spec, *db);
+}
+
+}  // namespace
+
+void add_measure(CLI::App& app, MeasureArgs& a) {
+  auto* cmd = app.add_subcommand("measure", "Run a model for real on this CPU (oneDNN) and set measured beside predicted");
+  cmd->add_option("files", a.files, "ONNX model file")->required();
+  cmd->add_option("--backend", a.backend, "cpu (oneDNN) or reference")->check(CLI::IsMember({"cpu", "onednn", "reference"}))->capture_default_str();
+  cmd->add_option("--batch", a.batch, "batch size")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--threads", a.threads, "threads (default: all cores)");
+  cmd->add_option("--device", a.device, "device file or id for predictions and the peak (default: this machine's entry; `rooflens probe cpu --out local.json` measures one)")->capture_default_str();
+  cmd->add_flag("--verify", a.verify, "also run the reference backend on the same input and report the relative error");
+  cmd->add_option("--format", a.format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+  cmd->add_option("--max-seconds", a.max_seconds, "time cap for the repeats")->capture_default_str();
+  cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
+  cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
+}
+
+int run_measure(const MeasureArgs& a) {
+  auto dev = load_dev(a.device, a.devices_dir);
+  if (!dev) return report_error(dev.status());
+  const int threads = default_threads(a.threads);
+  if (a.files.size() != 1) return report_error(Status::invalid("measure takes one model file"));
+  auto c = measure_and_predict(a.files[0], a.backend, a.batch, threads, a.max_seconds, *dev);
+  if (!c) return report_error(c.status());
+  std::optional<double> verify_err;
+  std::vector<double> errs;
+  if (a.verify) {
+    auto loaded = load_model(a.files[0], {}, DType::kF32, a.batch);
+    if (!loaded) return report_error(loaded.status());
+    auto be = make_backend(a.backend);
+    auto ref = make_reference_backend();
+    ExecOptions eo;
+    eo.threads = threads;
+    Status s = be->prepare(loaded->graph, loaded->analysis, eo);
+    if (s) s = ref->prepare(loaded->graph, loaded->analysis, eo);
+    if (!s) return report_error(s);
+    auto e = relative_errors(loaded->graph, *be, *ref, 12345);
+    if (!e) return report_error(e.status());
+    errs = *e;
+    verify_err = *std::max_element(errs.begin(), errs.end());
+  }
+  const Measurement& m = c->m;
+  const double util = c->peak > 0 ? m.achieved_flops / c->peak : 0;
+  std::string out;
+  if (a.format == "json") {
+    nlohmann::json layers = nlohmann::json::array();
+    for (size_t i = 0; i < m.layers.size(); ++i) {
+      const auto& L = m.layers[i];
+      double pred = 0;
+      for (const auto& pl : c->p.layers)
+        if (pl.name == L.name) pred = pl.time_s;
+      layers.push_back({{"name", L.name}, {"op", L.op}, {"time_s", L.time_s}, {"predicted_time_s", pred}, {"impl", L.impl}});
+    }
+    nlohmann::json j = {{"schema", "rooflens.measure/1"}, {"model", c->p.model}, {"backend", m.backend},
+                        {"device", dev->id}, {"batch", m.batch}, {"threads", m.threads},
+                        {"throughput", m.throughput}, {"throughput_iqr", m.throughput_q3 - m.throughput_q1},
+                        {"throughput_q1", m.throughput_q1}, {"throughput_q3", m.throughput_q3},
+                        {"latency_s", m.timing.median}, {"runs", m.timing.samples.size()},
+                        {"achieved_flops", m.achieved_flops}, {"utilization", util}, {"peak_flops", c->peak},
+                        {"peak_kind", c->peak_label}, {"predicted_throughput", c->p.throughput},
+                        {"noisy", m.timing.noisy}, {"warning", m.timing.warning}, {"layers", layers}};
+    if (verify_err) {
+      j["verify_max_rel_error"] = *verify_err;
+      j["verify_rel_errors"] = errs;
+    }
+    out = j.dump(2) + "\n";
+  } else {
+    report::Table t;
+    t.headers = {"layer", "op", "measured (us)", "predicted (us)", "measured (%)", "impl"};
+    t.numeric = {false, false, true, true, true, false};
+    double total = 0;
+    for (const auto& L : m.layers) total += L.time_s;
+    for (const auto& L : m.layers) {
+      double pred = 0;
+      for (const auto& pl : c->p.layers)
+        if (pl.name == L.name) pred = pl.time_s;
+      t.rows.push_back({L.name, L.op, report::fmt_fixed(L.time_s * 1e6, 1), report::fmt_fixed(pred * 1e6, 1),
+                        report::fmt_fixed(total > 0 ? 100 * L.time_s / total : 0, 1), L.impl});
+    }
+    out = report::render_text(t) + "\n";
+    out += fmt::format("measured on this machine ({} backend, {} thread(s)): {}, batch {}\n", m.backend, m.threads,
+                       c->p.model, m.batch);
+    out += fmt::format("  throughput      {:>10.1f} images/s  (median of {} runs; interquartile {:.1f} .. {:.1f})\n",
+                       m.throughput, m.timing.samples.size(), m.throughput_q1, m.throughput_q3);
+    out += fmt::format("  latency         {:>10.3f} ms per batch (best {:.3f})\n", m.timing.median * 1e3, m.timing.min * 1e3);
+    out += fmt::format("  achieved        {:>10.1f} GFLOP/s\n", m.achieved_flops / 1e9);
+    out += fmt::format("  utilization     {:>10.1f} %  of the {} peak {:.1f} GFLOP/s ({})\n", 100 * util, c->peak_label,
+                       c->peak / 1e9, dev->id);
+    out += fmt::format("  predicted       {:>10.1f} images/s  (performance model on {}; measured/predicted {:.2f})\n",
+                       c->p.throughput, dev->id, m.throughput / c->p.throughput);
+    if (verify_err) out += fmt::format("  verify          max relative error {:.2e} against the reference backend\n", *verify_err);
+    if (m.timing.noisy) out += "  warning: " + m.timing.warning + "\n";
+  }
+  Status w = write_output(a.output, out);
+  return w ? kExitOk : report_error(w);
+}
+
+void add_validate(CLI::App& app, ValidateArgs& a) {
+  auto* cmd = app.add_subcommand("validate", "Measure bundled models on this CPU and compare with the performance model");
+  cmd->add_option("--device", a.device, "device file or id whose predictions are checked")->capture_default_str();
+  cmd->add_flag("--zoo", a.zoo, "every bundled model");
+  cmd->add_option("--models", a.models, "comma-separated model names from the zoo");
+  cmd->add_option("--batch", a.batch, "batch size")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--threads", a.threads, "threads (default: all cores)");
+  cmd->add_option("--max-seconds", a.max_seconds, "time cap per model")->capture_default_str();
+  cmd->add_option("--format", a.format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+  cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
+  cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
+}
+
+int run_validate(const ValidateArgs& a) {
+  auto dev = load_dev(a.device, a.devices_dir);
+  if (!dev) return report_error(dev.status());
+  const std::string dir = models_dir("");
+  std::ifstream f(dir + "/zoo.json");
+  auto zoo = nlohmann::json::parse(f, nullptr, false);
+  if (zoo.is_discarded()) return report_error(Status::invalid(dir + "/zoo.json: cannot read the zoo manifest"));
+  std::vector<std::string> names;
+  if (!a.models.empty()) {
+    std::stringstream ss(a.models);
+    std::string n;
+    while (std::getline(ss, n, ',')) names.push_back(n);
+  } else if (a.zoo) {
+    for (const auto& m : zoo["models"]) names.push_back(m["name"]);
+  } else {
+    return report_error(Status::invalid("validate: give --zoo or --models a,b,c"));
+  }
+  const int threads = default_threads(a.threads);
+  std::vector<ValidationPoint> pts;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string path = dir + "/" + names[i] + ".onnx";
+    if (!std::filesystem::exists(path)) return report_error(Status::invalid("--models: no bundled model '" + names[i] + "'"));
+    std::fprintf(stderr, "validate: %s (%zu/%zu)\n", names[i].c_str(), i + 1, names.size());
+    auto c = measure_and_predict(path, "cpu", a.batch, threads, a.max_seconds, *dev);
+    if (!c) return report_error(c.status());
+    pts.push_back({names[i], c->m.throughput, c->p.throughput});
+  }
+  ValidationSummary s = summarize(pts);
+  std::string out;
+  if (a.format == "json") {
+    nlohmann::json models = nlohmann::json::array();
+    for (const auto& p : pts)
+      models.push_back({{"name", p.name}, {"measured", p.measured}, {"predicted", p.predicted}, {"error", p.error()}});
+    out = nlohmann::json({{"schema", "rooflens.validate/1"}, {"device", dev->id}, {"batch", a.batch}, {"threads", threads},
+                          {"unit", "images/s"}, {"spearman", s.spearman}, {"median_abs_error", s.median_abs_error},
+                          {"within_10", s.within_10}, {"within_25", s.within_25}, {"models", models}}).dump(2) + "\n";
+  } else {
+    report::Table t;
+    t.headers = {"model", "measured (img/s)", "predicted (img/s)", "error (%)"};
+    t.numeric = {false, true, true, true};
+    for (const auto& p : pts)
+      t.rows.push_back({p.name, report::fmt_fixed(p.measured, 1), report::fmt_fixed(p.predicted, 1), report::fmt_fixed(100 * p.error(), 1)});
+    out = report::render_text(t) +
+          fmt::format("\n{} models, batch {}, {} thread(s), predictions from {}\n  Spearman {:.3f}, median |error| {:.1f}%, "
+                      "within +-10%: {:.0f}%, within +-25%: {:.0f}%\n",
+                      s.n, a.batch, threads, dev->id, s.spearman, 100 * s.median_abs_error, 100 * s.within_10, 100 * s.within_25);
+  }
+  Status w = write_output(a.output, out);
+  return w ? kExitOk : report_error(w);
+}
+
+}  // namespace rooflens::cli

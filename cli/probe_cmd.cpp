@@ -1,0 +1,203 @@
+// `rooflens probe cpu`: measures this machine (compute peaks per dtype and thread count,
+// bandwidth over working sets, dispatch overhead), prints measured beside theoretical, and
+// writes a device file that `predict --device` accepts.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "commands.h"
+#include "common.h"
+#include "rooflens/device/device.h"
+#include "rooflens/microbench/probe.h"
+#include "rooflens/report/table.h"
+
+namespace rooflens::cli {
+namespace {
+
+using microbench::BandwidthKind;
+using microbench::ProbeResult;
+
+std::string bytes_label(double b) {
+  if (b >= (1 << 30)) return fmt::format("{:g} GiB", b / (1 << 30));
+  if (b >= (1 << 20)) return fmt::format("{:g} MiB", b / (1 << 20));
+  return fmt::format("{:g} KiB", b / 1024);
+}
+
+std::string render_table(const ProbeResult& r) {
+  using report::Table;
+  std::string out;
+  const auto& c = r.cpu;
+  std::string isa;
+  for (const auto& n : c.isa.names()) isa += (isa.empty() ? "" : " ") + n;
+  out += fmt::format("rooflens probe cpu, {}\n", r.date);
+  out += fmt::format("cpu:    {} ({}), cpuid family 0x{:x} model 0x{:x}; {} core(s), {} logical CPU(s)\n",
+                     c.model_name, c.brand, c.family, c.model, c.cores, c.threads);
+  out += fmt::format("isa:    {} (detected at run time)\n", isa.empty() ? "none of the probe's" : isa);
+  out += fmt::format("caches: L1d {} and L2 {} per core, L3 {} ({})\n", bytes_label(c.l1d_bytes),
+                     bytes_label(c.l2_bytes), bytes_label(c.l3_bytes), c.cache_source);
+  if (r.llc_bytes != c.l3_bytes)
+    out += fmt::format("        last-level cache used: {}; {}\n", bytes_label(r.llc_bytes), r.llc_source);
+  out += fmt::format("memory: {:.1f} GiB (MemTotal)\n", c.mem_total_bytes / (1u << 30));
+  out += fmt::format("clock:  {:.3f} GHz used for the theoretical peaks: {}\n", r.clock_hz / 1e9, r.clock_source);
+  out += fmt::format("runs:   {} repeats per figure; {:.2f} s per compute repeat, {:.2f} s per bandwidth repeat; "
+                     "{:.0f} s in all\n\n",
+                     r.repeats, r.compute_seconds, r.bandwidth_seconds, r.wall_seconds);
+
+  if (!r.compute.empty()) {
+    Table t;
+    t.headers = {"dtype", "isa", "instruction", "threads", "median (GFLOP/s)", "best (GFLOP/s)", "spread (%)",
+                 "theoretical (GFLOP/s)", "median/theor. (%)", "best/theor. (%)", "on CPU (%)"};
+    t.numeric = {false, false, false, true, true, true, true, true, true, true, true};
+    for (const auto& m : r.compute)
+      t.rows.push_back({m.dtype, m.isa, m.instruction, std::to_string(m.threads),
+                        report::fmt_scaled(m.flops.median, 1e9, 1), report::fmt_scaled(m.flops.best, 1e9, 1),
+                        report::fmt_fixed(100 * m.flops.spread, 1), report::fmt_scaled(m.theoretical, 1e9, 1),
+                        m.theoretical > 0 ? report::fmt_fixed(100 * m.flops.median / m.theoretical, 1) : "-",
+                        m.theoretical > 0 ? report::fmt_fixed(100 * m.flops.best / m.theoretical, 1) : "-",
+                        report::fmt_fixed(100 * m.on_cpu.median, 0)});
+    out += "Compute peaks (int8 in GOP/s; on CPU: thread CPU time / wall time, median)\n" + report::render_text(t);
+    out += "theoretical = cores x FMA units x (datapath bits / 32) x 2 x clock (bf16 x2, int8 x4 per lane):\n";
+    for (const auto& p : r.paths)
+      out += fmt::format("  {}: {:g} FLOP/cycle/core; {}\n", p.isa, p.fp32_flop_per_cycle(), p.assumption);
+    out += "\n";
+  }
+
+  if (!r.bandwidth.empty()) {
+    Table t;
+    t.headers = {"working set", "level", "threads"};
+    t.numeric = {true, false, true};
+    for (BandwidthKind k : microbench::kBandwidthKinds) {
+      t.headers.push_back(std::string(microbench::bandwidth_kind_name(k)) + " median / best (GB/s)");
+      t.numeric.push_back(true);
+    }
+    for (int threads : r.thread_counts) {
+      std::vector<double> sizes;
+      for (const auto& m : r.bandwidth)
+        if (m.threads == threads && m.kind == BandwidthKind::kRead) sizes.push_back(m.working_set_bytes);
+      for (double ws : sizes) {
+        std::vector<std::string> row = {bytes_label(ws), microbench::cache_level(ws, threads, c.l1d_bytes, c.l2_bytes, r.llc_bytes),
+                                        std::to_string(threads)};
+        for (BandwidthKind k : microbench::kBandwidthKinds) {
+          std::string cell = "-";
+          // Triad rounds each of its three arrays separately: match the nearest working set.
+          const microbench::BandwidthMeasurement* best = nullptr;
+          for (const auto& m : r.bandwidth)
+            if (m.threads == threads && m.kind == k &&
+                (!best || std::abs(m.working_set_bytes - ws) < std::abs(best->working_set_bytes - ws)))
+              best = &m;
+          if (best && std::abs(best->working_set_bytes - ws) <= 0.02 * ws)
+            cell = report::fmt_scaled(best->bytes_per_s.median, 1e9, 1) + " / " +
+                   report::fmt_scaled(best->bytes_per_s.best, 1e9, 1);
+          row.push_back(cell);
+        }
+        t.rows.push_back(std::move(row));
+      }
+    }
+    out += "Bandwidth (STREAM counting: read and write n x 4 B, triad 3 x n x 4 B; level: smallest cache holding "
+           "each core's share, L3 the whole set)\n" +
+           report::render_text(t) + "\n";
+  }
+
+  if (!r.dispatch.empty()) {
+    Table t;
+    t.headers = {"threads", "median (us)", "best (us)", "spread (%)"};
+    t.numeric = {true, true, true, true};
+    for (const auto& m : r.dispatch)
+      t.rows.push_back({std::to_string(m.threads), report::fmt_scaled(m.seconds.median, 1e-6, 3),
+                        report::fmt_scaled(m.seconds.best, 1e-6, 3), report::fmt_fixed(100 * m.seconds.spread, 1)});
+    out += "Dispatch overhead (fork/join of an almost empty parallel region on the pinned team; the device file's "
+           "launch_overhead_s)\n" +
+           report::render_text(t) + "\n";
+  }
+
+  const int n = microbench::max_threads(r);
+  out += fmt::format("Summary at {} thread(s):\n", n);
+  for (const auto& dt : microbench::measured_dtypes(r))
+    if (const auto* m = microbench::best_compute(r, dt, n)) {
+      const double theo = microbench::theoretical_peak(r, dt, n);
+      out += fmt::format("  {} peak: median {:.1f}, best {:.1f} G{}/s ({}); theoretical {:.1f} ({:.0f}% reached)\n", dt,
+                         m->flops.median / 1e9, m->flops.best / 1e9, dt == "int8" ? "OP" : "FLOP", m->isa, theo / 1e9,
+                         theo > 0 ? 100 * m->flops.best / theo : 0.0);
+    }
+  if (const auto* t = microbench::largest_working_set(r, BandwidthKind::kTriad, n))
+    out += fmt::format("  DRAM triad ({}): median {:.1f}, best {:.1f} GB/s\n", bytes_label(t->working_set_bytes),
+                       t->bytes_per_s.median / 1e9, t->bytes_per_s.best / 1e9);
+  if (!r.dispatch.empty())
+    out += fmt::format("  dispatch overhead: {:.2f} us (median)\n", r.dispatch.back().seconds.median * 1e6);
+  if (!r.bandwidth.empty()) {
+    out += "  cache roofs (triad, best median per level):";
+    std::map<std::string, double> roof;
+    for (const auto& m : r.bandwidth)
+      if (m.kind == BandwidthKind::kTriad && m.threads == n) roof[m.level] = std::max(roof[m.level], m.bytes_per_s.median);
+    for (const char* level : {"L1", "L2", "L3", "DRAM"})
+      if (roof.count(level)) out += fmt::format(" {} {:.1f}", level, roof[level] / 1e9);
+    out += " GB/s\n";
+  }
+  if (r.steal_fraction) out += fmt::format("  hypervisor steal during the probe: {:.1f}%\n", 100 * *r.steal_fraction);
+  if (!r.warnings.empty()) {
+    out += "\nWarnings:\n";
+    for (const auto& w : r.warnings) out += "  - " + w + "\n";
+  } else {
+    out += "\nNo interference seen (spread <= 10% and thread scaling >= 0.8 x cores).\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+void add_probe(CLI::App& app, ProbeArgs& a) {
+  auto* probe = app.add_subcommand("probe", "Measure this machine's peaks and write a device file");
+  probe->require_subcommand(1);
+  auto* cpu = probe->add_subcommand(
+      "cpu",
+      "Measure this CPU: FMA peak per dtype and thread count, bandwidth from L1 to DRAM, dispatch overhead; "
+      "median and best of repeats, with interference warnings");
+  cpu->add_option("--threads", a.threads, "most threads to measure (default: every CPU this process may use)")
+      ->check(CLI::PositiveNumber);
+  cpu->add_flag("--quick", a.quick, "shorter repeats and fewer working sets (a few seconds; for tests and demos)");
+  cpu->add_option("--repeats", a.repeats, "repeats per figure (default 7, --quick 3)")->check(CLI::PositiveNumber);
+  cpu->add_option("--out", a.out, "write a rooflens.device/1 file here (use it with --device FILE)");
+  cpu->add_option("--id", a.id, "device id in the --out file")->capture_default_str();
+  cpu->add_option("--format", a.format, "table or json (rooflens.probe/1)")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  cpu->add_option("--isa", a.isa, "widest instruction set to use: auto, avx2 (as AVX2-only code runs) or avx512")
+      ->check(CLI::IsMember({"auto", "avx2", "avx512"}))
+      ->capture_default_str();
+  cpu->add_flag("--quiet", a.quiet, "no progress lines on stderr");
+  cpu->final_callback([&a] { a.target = "cpu"; });
+}
+
+int run_probe(const ProbeArgs& a) {
+  if (a.target != "cpu") return report_error(Status::invalid("probe: only 'probe cpu' exists"));
+  if (a.id.empty()) return report_error(Status::invalid("--id must not be empty"));
+  microbench::ProbeOptions o;
+  o.max_threads = a.threads;
+  o.quick = a.quick;
+  o.repeats = a.repeats;
+  o.isa = a.isa;
+  if (!a.quiet) o.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  auto r = microbench::run_cpu_probe(o);
+  if (!r) return report_error(r.status());
+  if (!a.out.empty()) {
+    auto dev = microbench::probe_device_json(*r, a.id);
+    if (!dev) return report_error(dev.status());
+    Status w = write_output(a.out, dev->dump(2) + "\n");
+    if (!w) return report_error(w);
+    if (a.out != "-") {
+      auto check = load_device_file(a.out);
+      if (!check)
+        return report_error(Status::internal("the device file the probe wrote does not load: " +
+                                             check.status().message()));
+      std::fprintf(stderr, "probe: wrote %s (use --device %s)\n", a.out.c_str(), a.out.c_str());
+    }
+  }
+  const std::string text =
+      a.format == "json" ? microbench::probe_json(*r).dump(2) + "\n" : render_table(*r);
+  Status w = write_output("", text);
+  return w ? kExitOk : report_error(w);
+}
+
+}  // namespace rooflens::cli

@@ -1,0 +1,39 @@
+// The timing harness shared by all backends: warm-up, repeats until the spread settles or
+// a time cap, median and interquartile range, and a warning when the spread says the
+// machine is noisy.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "rooflens/util/status.h"
+
+namespace rooflens {
+
+struct TimingOptions {
+  int warmup = 2;
+  int min_repeats = 5;
+  int max_repeats = 200;
+  double max_seconds = 10;        // stop repeating after this much measured time
+  double settle_rel_iqr = 0.05;   // stop once IQR / median is below this (after min_repeats)
+  double noisy_rel_iqr = 0.10;    // warn when the final IQR / median is above this
+};
+
+struct TimingResult {
+  std::vector<double> samples;  // seconds per run
+  double median = 0, q1 = 0, q3 = 0, min = 0, max = 0;
+  double rel_iqr() const { return median > 0 ? (q3 - q1) / median : 0; }
+  bool noisy = false;
+  std::string warning;  // set when noisy
+};
+
+// Calls `run_once` (which must return ok) warmup + repeats times; `after_each` sees every
+// timed repeat's index (e.g. to collect per-layer times).
+Expected<TimingResult> time_runs(const std::function<Status()>& run_once, const TimingOptions& o,
+                                 const std::function<void(int)>& after_each = {});
+
+// Median and quartiles of samples (linear interpolation).
+double quantile(std::vector<double> v, double q);
+
+}  // namespace rooflens

@@ -1,0 +1,80 @@
+// Measurement of a model on a backend (see measure.h).
+#include "rooflens/exec/measure.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "rooflens/exec/weights.h"
+
+namespace rooflens {
+
+Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, Backend& backend,
+                                    const MeasureOptions& o) {
+  ROOFLENS_RETURN_IF_ERROR(backend.prepare(g, fused, o.exec));
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < g.inputs.size(); ++i) inputs.push_back(random_input(g, g.inputs[i], o.input_seed + i));
+  std::vector<Tensor> outputs;
+  std::map<std::string, std::vector<double>> per_layer;
+  std::map<std::string, std::string> impl;
+  auto run = [&] { return backend.run(inputs, &outputs); };
+  auto collect = [&](int) {
+    for (const auto& t : backend.layer_timings()) {
+      per_layer[t.name].push_back(t.time_s);
+      impl[t.name] = t.impl;
+    }
+  };
+  auto timing = time_runs(run, o.timing, collect);
+  if (!timing) return timing.status();
+  Measurement m;
+  m.backend = backend.name();
+  m.batch = fused.batch;
+  m.threads = o.exec.threads;
+  m.timing = *timing;
+  const auto b = static_cast<double>(fused.batch);
+  m.throughput = b / timing->median;
+  m.throughput_q1 = b / timing->q3;
+  m.throughput_q3 = b / timing->q1;
+  m.achieved_flops = static_cast<double>(fused.totals.flops) / timing->median;
+  for (const auto& L : fused.layers) {
+    LayerMeasurement lm;
+    lm.name = L.name;
+    lm.op = L.op;
+    auto it = per_layer.find(L.name);
+    if (it != per_layer.end()) {
+      lm.time_s = quantile(it->second, 0.5);
+      lm.impl = impl[L.name];
+    }
+    m.layers.push_back(lm);
+  }
+  return m;
+}
+
+Expected<std::vector<double>> relative_errors(const Graph& g, Backend& a, Backend& b, uint64_t input_seed) {
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < g.inputs.size(); ++i) inputs.push_back(random_input(g, g.inputs[i], input_seed + i));
+  std::vector<Tensor> out_a(g.outputs.size()), out_b;
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    out_a[i].shape = *g.value(g.outputs[i]).shape;
+    out_a[i].data.assign(static_cast<size_t>(out_a[i].numel()), std::numeric_limits<float>::quiet_NaN());
+  }
+  ROOFLENS_RETURN_IF_ERROR(a.run(inputs, &out_a));
+  ROOFLENS_RETURN_IF_ERROR(b.run(inputs, &out_b));
+  std::vector<double> errs;
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    if (out_a[i].data.size() != out_b[i].data.size())
+      return Status::internal("output " + std::to_string(i) + " sizes differ between backends");
+    double num = 0, den = 0;
+    for (size_t k = 0; k < out_a[i].data.size(); ++k) {
+      const double d = static_cast<double>(out_a[i].data[k]) - out_b[i].data[k];
+      num += d * d;
+      den += static_cast<double>(out_b[i].data[k]) * out_b[i].data[k];
+    }
+    double e = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+    if (std::isnan(e)) e = std::numeric_limits<double>::infinity();
+    errs.push_back(e);
+  }
+  return errs;
+}
+
+}  // namespace rooflens

@@ -1,0 +1,156 @@
+// Maps a fused layer's pointwise epilogue onto oneDNN post-ops (eltwise and binary),
+// as production engines do: ReLU, Clip, SiLU, hard-swish, hard-sigmoid, GELU (erf),
+// bias and residual adds.
+#include "epilogue.h"
+
+#include <cfloat>
+#include <cmath>
+
+namespace rooflens::onednn {
+
+using dnnl::algorithm;
+using dnnl::memory;
+
+std::optional<double> known_scalar(const Graph& g, ValueId v) {
+  if (v == kNoValue) return std::nullopt;
+  const Value& val = g.value(v);
+  if (val.reals && val.reals->size() == 1) return (*val.reals)[0];
+  if (val.ints && val.ints->size() == 1) return static_cast<double>((*val.ints)[0]);
+  return std::nullopt;
+}
+
+double attr_f(const Node& n, const char* name, double def) {
+  auto it = n.attrs.find(name);
+  if (it == n.attrs.end()) return def;
+  if (const auto* d = std::get_if<double>(&it->second)) return *d;
+  if (const auto* i = std::get_if<int64_t>(&it->second)) return static_cast<double>(*i);
+  return def;
+}
+
+// Memory descriptor for src1 of a binary op broadcast against `dst_shape`.
+static Expected<memory> broadcast_operand(OneDnnBackend& b, ValueId v, const Shape& dst_shape,
+                                          const memory::desc& dst_md) {
+  const Shape& s = *b.graph().value(v).shape;
+  if (s == dst_shape) return b.as_desc(v, dst_md);
+  auto m = b.rowmajor(v);
+  if (!m) return m.status();
+  Shape padded(dst_shape.size() - std::min(dst_shape.size(), s.size()), 1);
+  padded.insert(padded.end(), s.begin(), s.end());
+  if (padded.size() != dst_shape.size()) return Status::unsupported("operand rank exceeds the output's");
+  return memory(md_rowmajor(padded), b.engine(), m->get_data_handle());
+}
+
+Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nodes, size_t first,
+                                ValueId tip, const Shape& dst_shape, const memory::desc& dst_md) {
+  const Graph& g = b.graph();
+  Epilogue e;
+  e.tip = tip;
+  e.next = first;
+  auto in_layer = [&](ValueId v) {
+    const Value& val = g.value(v);
+    for (NodeId n : nodes)
+      if (val.producer == n) return true;
+    return false;
+  };
+  while (e.next < nodes.size()) {
+    const Node& n = g.node(nodes[e.next]);
+    if (n.inputs.empty() || n.outputs.size() != 1) break;
+    const bool reads_tip = n.inputs[0] == e.tip || (n.inputs.size() > 1 && n.inputs[1] == e.tip);
+    if (!reads_tip) break;
+    const ValueId out = n.outputs[0];
+    auto eltwise = [&](algorithm a, float alpha, float beta) { e.ops.append_eltwise(1.0f, a, alpha, beta); };
+    bool mapped = true;
+    size_t consumed = 1;
+    switch (n.kind) {
+      case OpKind::kRelu: eltwise(algorithm::eltwise_relu, 0, 0); break;
+      case OpKind::kLeakyRelu: eltwise(algorithm::eltwise_relu, static_cast<float>(attr_f(n, "alpha", 0.01)), 0); break;
+      case OpKind::kTanh: eltwise(algorithm::eltwise_tanh, 0, 0); break;
+      case OpKind::kHardSwish: eltwise(algorithm::eltwise_hardswish, 0, 0); break;
+      case OpKind::kHardSigmoid:
+        eltwise(algorithm::eltwise_linear, static_cast<float>(attr_f(n, "alpha", 0.2)), static_cast<float>(attr_f(n, "beta", 0.5)));
+        eltwise(algorithm::eltwise_clip, 0, 1);
+        break;
+      case OpKind::kClip: {
+        double lo = attr_f(n, "min", -FLT_MAX), hi = attr_f(n, "max", FLT_MAX);
+        if (n.inputs.size() > 1 && n.inputs[1] != kNoValue) {
+          auto v = known_scalar(g, n.inputs[1]);
+          if (!v) { mapped = false; break; }
+          lo = *v;
+        }
+        if (n.inputs.size() > 2 && n.inputs[2] != kNoValue) {
+          auto v = known_scalar(g, n.inputs[2]);
+          if (!v) { mapped = false; break; }
+          hi = *v;
+        }
+        eltwise(algorithm::eltwise_clip, static_cast<float>(lo), static_cast<float>(hi));
+        break;
+      }
+      case OpKind::kSigmoid: {
+        // x * sigmoid(x) is SiLU (swish with alpha 1) when the Mul follows in this layer.
+        if (e.next + 1 < nodes.size()) {
+          const Node& m = g.node(nodes[e.next + 1]);
+          if (m.kind == OpKind::kMul && m.inputs.size() == 2 &&
+              ((m.inputs[0] == e.tip && m.inputs[1] == out) || (m.inputs[1] == e.tip && m.inputs[0] == out))) {
+            eltwise(algorithm::eltwise_swish, 1, 0);
+            e.tip = m.outputs[0];
+            e.next += 2;
+            continue;
+          }
+        }
+        eltwise(algorithm::eltwise_logistic, 0, 0);
+        break;
+      }
+      case OpKind::kDiv: {
+        // GELU as exported: Div(x, sqrt 2) -> Erf -> Add 1 -> Mul x -> Mul 0.5.
+        if (e.next + 4 < nodes.size()) {
+          const Node& erf = g.node(nodes[e.next + 1]);
+          const Node& add = g.node(nodes[e.next + 2]);
+          const Node& mul = g.node(nodes[e.next + 3]);
+          const Node& half = g.node(nodes[e.next + 4]);
+          auto c = known_scalar(g, n.inputs[1]);
+          if (n.inputs[0] == e.tip && c && std::abs(*c - std::sqrt(2.0)) < 1e-3 && erf.kind == OpKind::kErf &&
+              erf.inputs[0] == out && add.kind == OpKind::kAdd && mul.kind == OpKind::kMul &&
+              half.kind == OpKind::kMul) {
+            auto one = known_scalar(g, add.inputs[0] == erf.outputs[0] ? add.inputs[1] : add.inputs[0]);
+            auto h = known_scalar(g, half.inputs[0] == mul.outputs[0] ? half.inputs[1] : half.inputs[0]);
+            const bool mul_ok = (mul.inputs[0] == e.tip && mul.inputs[1] == add.outputs[0]) ||
+                                (mul.inputs[1] == e.tip && mul.inputs[0] == add.outputs[0]);
+            if (one && *one == 1.0 && h && *h == 0.5 && mul_ok) {
+              eltwise(algorithm::eltwise_gelu_erf, 0, 0);
+              e.tip = half.outputs[0];
+              e.next += 5;
+              continue;
+            }
+          }
+        }
+        [[fallthrough]];
+      }
+      case OpKind::kAdd:
+      case OpKind::kSub:
+      case OpKind::kMul: {
+        if (n.inputs.size() != 2) { mapped = false; break; }
+        const bool tip_first = n.inputs[0] == e.tip;
+        const ValueId other = tip_first ? n.inputs[1] : n.inputs[0];
+        if (other == e.tip || in_layer(other)) { mapped = false; break; }
+        if (!tip_first && (n.kind == OpKind::kSub || n.kind == OpKind::kDiv)) { mapped = false; break; }
+        if (*g.value(out).shape != dst_shape) { mapped = false; break; }
+        auto src1 = broadcast_operand(b, other, dst_shape, dst_md);
+        if (!src1) { mapped = false; break; }
+        const algorithm a = n.kind == OpKind::kAdd ? algorithm::binary_add
+                            : n.kind == OpKind::kSub ? algorithm::binary_sub
+                            : n.kind == OpKind::kMul ? algorithm::binary_mul
+                                                     : algorithm::binary_div;
+        e.binary_args.push_back({e.ops.len(), *src1});
+        e.ops.append_binary(a, src1->get_desc());
+        break;
+      }
+      default: mapped = false;
+    }
+    if (!mapped) break;
+    e.tip = out;
+    e.next += consumed;
+  }
+  return e;
+}
+
+}  // namespace rooflens::onednn

@@ -1,0 +1,27 @@
+// Post-op mapping of fused epilogues (see epilogue.cpp).
+#pragma once
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "onednn_backend.h"
+
+namespace rooflens::onednn {
+
+struct Epilogue {
+  dnnl::post_ops ops;
+  std::vector<std::pair<int, dnnl::memory>> binary_args;  // post-op index -> src1
+  ValueId tip = kNoValue;  // the value the primitive's dst holds after the post-ops
+  size_t next = 0;         // first node of the layer not covered
+};
+
+// Maps nodes[first..] that read the running `tip` onto post-ops, stopping at the first
+// node it cannot express. Binary operands are bound to memories now.
+Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nodes, size_t first, ValueId tip,
+                                const Shape& dst_shape, const dnnl::memory::desc& dst_md);
+
+std::optional<double> known_scalar(const Graph& g, ValueId v);
+double attr_f(const Node& n, const char* name, double def);
+
+}  // namespace rooflens::onednn

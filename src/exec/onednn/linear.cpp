@@ -1,0 +1,239 @@
+// Conv, Gemm and MatMul as oneDNN convolution / inner product / matmul primitives with
+// weights in the layout oneDNN picks (reordered once), BatchNormalization folded into the
+// weights, and the layer's epilogue as post-ops.
+#include <cmath>
+#include <cstring>
+
+#include "epilogue.h"
+#include "linear.h"
+
+namespace rooflens::onednn {
+
+using dnnl::memory;
+using tag = memory::format_tag;
+
+namespace {
+
+std::vector<int64_t> attr_ints(const Node& n, const char* name, std::vector<int64_t> def) {
+  auto it = n.attrs.find(name);
+  if (it == n.attrs.end()) return def;
+  if (const auto* v = std::get_if<std::vector<int64_t>>(&it->second)) return *v;
+  return def;
+}
+int64_t attr_i(const Node& n, const char* name, int64_t def) {
+  auto it = n.attrs.find(name);
+  if (it == n.attrs.end()) return def;
+  if (const auto* v = std::get_if<int64_t>(&it->second)) return *v;
+  return def;
+}
+
+memory to_memory(const Tensor& t, const memory::desc& md, dnnl::engine& eng) {
+  memory m(md, eng);
+  std::memcpy(m.get_data_handle(), t.data.data(), t.data.size() * sizeof(float));
+  return m;
+}
+
+// Reorders a plain tensor into the layout a primitive asked for, once.
+memory reorder_once(const Tensor& t, const memory::desc& plain, const memory::desc& want, dnnl::engine& eng) {
+  memory src = to_memory(t, plain, eng);
+  if (plain == want) return src;
+  memory dst(want, eng);
+  dnnl::stream s(eng);
+  dnnl::reorder(src, dst).execute(s, src, dst);
+  s.wait();
+  return dst;
+}
+
+// Folds BatchNormalization (scale, bias, mean, var, epsilon) into weights [M, ...] and bias [M].
+Status fold_bn(OneDnnBackend& b, NodeId bn, Tensor* w, Tensor* bias) {
+  const Graph& g = b.graph();
+  const Node& n = g.node(bn);
+  Tensor t[4];
+  for (int i = 0; i < 4; ++i) {
+    auto s = b.stored(n.inputs[static_cast<size_t>(i) + 1]);
+    if (!s) return s.status();
+    t[i] = std::move(*s);
+  }
+  const double eps = attr_f(n, "epsilon", 1e-5);
+  const size_t m = static_cast<size_t>(w->shape[0]);
+  const size_t per = w->data.size() / m;
+  for (size_t o = 0; o < m; ++o) {
+    const double s = t[0].data[o] / std::sqrt(static_cast<double>(t[3].data[o]) + eps);
+    for (size_t i = 0; i < per; ++i) w->data[o * per + i] = static_cast<float>(w->data[o * per + i] * s);
+    bias->data[o] = static_cast<float>((bias->data[o] - t[2].data[o]) * s + t[1].data[o]);
+  }
+  return Status::ok();
+}
+
+dnnl::primitive_attr make_attr(const Epilogue& e) {
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(e.ops);
+  return attr;
+}
+
+void add_post_args(std::unordered_map<int, memory>& args, const Epilogue& e) {
+  for (const auto& [idx, m] : e.binary_args) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(idx) | DNNL_ARG_SRC_1] = m;
+}
+
+}  // namespace
+
+Expected<size_t> build_conv(OneDnnBackend& b, const LayerReport& L) {
+  const Graph& g = b.graph();
+  const Node& n = g.node(L.nodes[0]);
+  const Shape& xs = *g.value(n.inputs[0]).shape;
+  const Shape& ys = *g.value(n.outputs[0]).shape;
+  if (xs.size() != 4) return Status::unsupported("only 2-D convolutions are lowered to oneDNN");
+  if (!g.value(n.inputs[1]).is_stored) return Status::unsupported("convolution weights computed at run time");
+  auto wt = b.stored(n.inputs[1]);
+  if (!wt) return wt.status();
+  Tensor w = std::move(*wt);
+  const int64_t m = ys[1];
+  Tensor bias = Tensor::zeros({m});
+  if (n.inputs.size() > 2 && n.inputs[2] != kNoValue) {
+    auto bt = b.stored(n.inputs[2]);
+    if (!bt) return bt.status();
+    bias = std::move(*bt);
+  }
+  size_t first = 1;
+  ValueId tip = n.outputs[0];
+  if (L.nodes.size() > 1 && g.node(L.nodes[1]).kind == OpKind::kBatchNormalization &&
+      g.node(L.nodes[1]).inputs[0] == tip) {
+    ROOFLENS_RETURN_IF_ERROR(fold_bn(b, L.nodes[1], &w, &bias));
+    tip = g.node(L.nodes[1]).outputs[0];
+    first = 2;
+  }
+  const int64_t group = attr_i(n, "group", 1);
+  const auto& ws = w.shape;
+  memory::dims wdims = group == 1 ? memory::dims{ws[0], ws[1], ws[2], ws[3]}
+                                  : memory::dims{group, ws[0] / group, ws[1], ws[2], ws[3]};
+  const memory::desc w_plain(wdims, memory::data_type::f32, group == 1 ? tag::oihw : tag::goihw);
+  const memory::desc w_any(wdims, memory::data_type::f32, tag::any);
+  const memory::desc b_md({m}, memory::data_type::f32, tag::a);
+  const memory::desc src_md = md_channels_last(xs), dst_md = md_channels_last(ys);
+
+  auto strides = attr_ints(n, "strides", {1, 1});
+  auto dil = attr_ints(n, "dilations", {1, 1});
+  auto pads = attr_ints(n, "pads", {0, 0, 0, 0});
+  const std::string auto_pad = [&] {
+    auto it = n.attrs.find("auto_pad");
+    return it == n.attrs.end() ? std::string("NOTSET") : std::get<std::string>(it->second);
+  }();
+  memory::dims pl(2), pr(2), dd(2);
+  for (int i = 0; i < 2; ++i) {
+    const int64_t eff = dil[static_cast<size_t>(i)] * (ws[static_cast<size_t>(i) + 2] - 1) + 1;
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      const int64_t total = std::max<int64_t>(0, (ys[static_cast<size_t>(i) + 2] - 1) * strides[static_cast<size_t>(i)] + eff - xs[static_cast<size_t>(i) + 2]);
+      pl[static_cast<size_t>(i)] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pr[static_cast<size_t>(i)] = total - pl[static_cast<size_t>(i)];
+    } else if (auto_pad == "VALID") {
+      pl[static_cast<size_t>(i)] = pr[static_cast<size_t>(i)] = 0;
+    } else {
+      pl[static_cast<size_t>(i)] = pads[static_cast<size_t>(i)];
+      pr[static_cast<size_t>(i)] = pads[static_cast<size_t>(i) + 2];
+    }
+    dd[static_cast<size_t>(i)] = dil[static_cast<size_t>(i)] - 1;
+  }
+  auto e = map_epilogue(b, L.nodes, first, tip, ys, dst_md);
+  if (!e) return e.status();
+  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                       src_md, w_any, b_md, dst_md, {strides[0], strides[1]}, dd, pl, pr);
+  dnnl::convolution_forward::primitive_desc pd(desc, make_attr(*e), b.engine());
+  memory wm = reorder_once(w, w_plain, pd.weights_desc(), b.engine());
+  memory bm = to_memory(bias, b_md, b.engine());
+  auto src = b.as_desc(n.inputs[0], pd.src_desc());
+  if (!src) return src.status();
+  memory dst(pd.dst_desc(), b.engine());
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, *src}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_BIAS, bm}, {DNNL_ARG_DST, dst}};
+  add_post_args(args, *e);
+  dnnl::convolution_forward prim(pd);
+  b.add_step([prim, args](dnnl::stream& s) { prim.execute(s, args); }, pd.impl_info_str());
+  b.set_mem(e->tip, dst);
+  return e->next;
+}
+
+Expected<size_t> build_gemm(OneDnnBackend& b, const LayerReport& L) {
+  const Graph& g = b.graph();
+  const Node& n = g.node(L.nodes[0]);
+  if (attr_i(n, "transA", 0) != 0) return Status::unsupported("Gemm with transA=1");
+  if (attr_f(n, "alpha", 1.0) != 1.0 || attr_f(n, "beta", 1.0) != 1.0)
+    return Status::unsupported("Gemm with alpha or beta other than 1");
+  if (!g.value(n.inputs[1]).is_stored) return Status::unsupported("Gemm weights computed at run time");
+  const Shape& as = *g.value(n.inputs[0]).shape;
+  const Shape& ys = *g.value(n.outputs[0]).shape;
+  const int64_t M = as[0], K = as[1], N = ys[1];
+  auto wt = b.stored(n.inputs[1]);
+  if (!wt) return wt.status();
+  Tensor w = std::move(*wt);
+  if (attr_i(n, "transB", 0) == 0) {  // [K, N] -> [N, K]
+    Tensor t = Tensor::zeros({N, K});
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < N; ++j) t.data[static_cast<size_t>(j * K + k)] = w.data[static_cast<size_t>(k * N + j)];
+    w = std::move(t);
+  }
+  Tensor bias = Tensor::zeros({N});
+  if (n.inputs.size() > 2 && n.inputs[2] != kNoValue) {
+    const Shape& cs = *g.value(n.inputs[2]).shape;
+    if (checked_numel(cs).value_or(0) != N) return Status::unsupported("Gemm C that is not a [N] bias");
+    auto bt = b.stored(n.inputs[2]);
+    if (!bt) return bt.status();
+    bias.data = bt->data;
+  }
+  const memory::desc src_md = md_rowmajor({M, K}), dst_md = md_rowmajor({M, N});
+  const memory::desc w_plain({N, K}, memory::data_type::f32, tag::oi), w_any({N, K}, memory::data_type::f32, tag::any);
+  const memory::desc b_md({N}, memory::data_type::f32, tag::a);
+  auto e = map_epilogue(b, L.nodes, 1, n.outputs[0], ys, dst_md);
+  if (!e) return e.status();
+  dnnl::inner_product_forward::desc desc(dnnl::prop_kind::forward_inference, src_md, w_any, b_md, dst_md);
+  dnnl::inner_product_forward::primitive_desc pd(desc, make_attr(*e), b.engine());
+  memory wm = reorder_once(w, w_plain, pd.weights_desc(), b.engine());
+  memory bm = to_memory(bias, b_md, b.engine());
+  auto src = b.as_desc(n.inputs[0], pd.src_desc());
+  if (!src) return src.status();
+  memory dst(pd.dst_desc(), b.engine());
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, *src}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_BIAS, bm}, {DNNL_ARG_DST, dst}};
+  add_post_args(args, *e);
+  dnnl::inner_product_forward prim(pd);
+  b.add_step([prim, args](dnnl::stream& s) { prim.execute(s, args); }, pd.impl_info_str());
+  b.set_mem(e->tip, dst);
+  return e->next;
+}
+
+Expected<size_t> build_matmul(OneDnnBackend& b, const LayerReport& L) {
+  const Graph& g = b.graph();
+  const Node& n = g.node(L.nodes[0]);
+  Shape as = *g.value(n.inputs[0]).shape, bs = *g.value(n.inputs[1]).shape;
+  const Shape& ys = *g.value(n.outputs[0]).shape;
+  if (as.size() < 2 || bs.size() < 2) return Status::unsupported("MatMul with a 1-D operand");
+  while (as.size() < ys.size()) as.insert(as.begin(), 1);
+  while (bs.size() < ys.size()) bs.insert(bs.begin(), 1);
+  const memory::desc a_md = md_rowmajor(as), y_md = md_rowmajor(ys);
+  const bool stored_b = g.value(n.inputs[1]).is_stored;
+  const memory::desc b_plain = md_rowmajor(bs);
+  const memory::desc b_want = stored_b ? memory::desc(memory::dims(bs.begin(), bs.end()), memory::data_type::f32, tag::any) : b_plain;
+  auto e = map_epilogue(b, L.nodes, 1, n.outputs[0], ys, y_md);
+  if (!e) return e.status();
+  dnnl::matmul::desc desc(a_md, b_want, y_md);
+  dnnl::matmul::primitive_desc pd(desc, make_attr(*e), b.engine());
+  auto a = b.rowmajor(n.inputs[0]);
+  if (!a) return a.status();
+  memory am(a_md, b.engine(), a->get_data_handle());
+  memory bm;
+  if (stored_b) {
+    auto bt = b.stored(n.inputs[1]);
+    if (!bt) return bt.status();
+    bm = reorder_once(*bt, b_plain, pd.weights_desc(), b.engine());
+  } else {
+    auto r = b.rowmajor(n.inputs[1]);
+    if (!r) return r.status();
+    bm = memory(b_plain, b.engine(), r->get_data_handle());
+  }
+  memory dst(pd.dst_desc(), b.engine());
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, dst}};
+  add_post_args(args, *e);
+  dnnl::matmul prim(pd);
+  b.add_step([prim, args](dnnl::stream& s) { prim.execute(s, args); }, pd.impl_info_str());
+  b.set_mem(e->tip, dst);
+  return e->next;
+}
+
+}  // namespace rooflens::onednn

@@ -1,0 +1,481 @@
+// Single-node lowering for everything outside a linear layer's post-ops: eltwise,
+// binary, pooling, batch/layer normalization, reduction, softmax, concat, views and
+// data movement (reorders), and the layer dispatcher.
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+
+#include "epilogue.h"
+#include "linear.h"
+
+namespace rooflens::onednn {
+
+using dnnl::algorithm;
+using dnnl::memory;
+
+namespace {
+
+std::vector<int64_t> ints_attr(const Node& n, const char* name, std::vector<int64_t> def) {
+  auto it = n.attrs.find(name);
+  if (it == n.attrs.end()) return def;
+  if (const auto* v = std::get_if<std::vector<int64_t>>(&it->second)) return *v;
+  return def;
+}
+int64_t int_attr(const Node& n, const char* name, int64_t def) {
+  auto it = n.attrs.find(name);
+  if (it == n.attrs.end()) return def;
+  if (const auto* v = std::get_if<int64_t>(&it->second)) return *v;
+  return def;
+}
+const Shape& shape_of(const Graph& g, ValueId v) { return *g.value(v).shape; }
+
+Status eltwise(OneDnnBackend& b, const Node& n, algorithm a, float alpha, float beta,
+               std::optional<std::pair<float, float>> clip_after = std::nullopt) {
+  auto src = b.mem(n.inputs[0]);
+  if (!src) return src.status();
+  dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, a, src->get_desc(), alpha, beta);
+  dnnl::primitive_attr attr;
+  if (clip_after) {
+    dnnl::post_ops po;
+    po.append_eltwise(1.0f, algorithm::eltwise_clip, clip_after->first, clip_after->second);
+    attr.set_post_ops(po);
+  }
+  dnnl::eltwise_forward::primitive_desc pd(d, attr, b.engine());
+  memory dst(pd.dst_desc(), b.engine());
+  dnnl::eltwise_forward prim(pd);
+  memory s = *src;
+  b.add_step([prim, s, dst](dnnl::stream& st) { prim.execute(st, {{DNNL_ARG_SRC, s}, {DNNL_ARG_DST, dst}}); },
+             pd.impl_info_str());
+  b.set_mem(n.outputs[0], dst);
+  return Status::ok();
+}
+
+Status binary(OneDnnBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  const Shape& ys = shape_of(g, n.outputs[0]);
+  ValueId a = n.inputs[0], c = n.inputs[1];
+  const bool commutative = n.kind == OpKind::kAdd || n.kind == OpKind::kMul;
+  if (shape_of(g, a) != ys) {
+    if (!commutative) return Status::unsupported("the first operand of " + n.op_type + " is broadcast");
+    std::swap(a, c);
+  }
+  auto s0 = b.mem(a);
+  if (!s0) return s0.status();
+  memory s1;
+  if (shape_of(g, c) == ys) {
+    auto m = b.as_desc(c, s0->get_desc());
+    if (!m) return m.status();
+    s1 = *m;
+  } else {
+    auto m = b.rowmajor(c);
+    if (!m) return m.status();
+    Shape padded(ys.size() - shape_of(g, c).size(), 1);
+    padded.insert(padded.end(), shape_of(g, c).begin(), shape_of(g, c).end());
+    s1 = memory(md_rowmajor(padded), b.engine(), m->get_data_handle());
+  }
+  const algorithm alg = n.kind == OpKind::kAdd ? algorithm::binary_add
+                        : n.kind == OpKind::kSub ? algorithm::binary_sub
+                        : n.kind == OpKind::kMul ? algorithm::binary_mul
+                                                 : algorithm::binary_div;
+  dnnl::binary::desc d(alg, s0->get_desc(), s1.get_desc(), s0->get_desc());
+  dnnl::binary::primitive_desc pd(d, b.engine());
+  memory dst(pd.dst_desc(), b.engine());
+  dnnl::binary prim(pd);
+  memory x = *s0;
+  b.add_step([prim, x, s1, dst](dnnl::stream& st) {
+    prim.execute(st, {{DNNL_ARG_SRC_0, x}, {DNNL_ARG_SRC_1, s1}, {DNNL_ARG_DST, dst}});
+  }, pd.impl_info_str());
+  b.set_mem(n.outputs[0], dst);
+  return Status::ok();
+}
+
+Status pooling(OneDnnBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  const Shape& xs = shape_of(g, n.inputs[0]);
+  const Shape& ys = shape_of(g, n.outputs[0]);
+  if (xs.size() != 4) return Status::unsupported("only 2-D pooling is lowered to oneDNN");
+  const bool global = n.kind == OpKind::kGlobalAveragePool || n.kind == OpKind::kGlobalMaxPool;
+  std::vector<int64_t> k = global ? std::vector<int64_t>{xs[2], xs[3]} : ints_attr(n, "kernel_shape", {1, 1});
+  std::vector<int64_t> s = global ? std::vector<int64_t>{1, 1} : ints_attr(n, "strides", {1, 1});
+  std::vector<int64_t> p = global ? std::vector<int64_t>{0, 0, 0, 0} : ints_attr(n, "pads", {0, 0, 0, 0});
+  if (ints_attr(n, "dilations", {1, 1}) != std::vector<int64_t>{1, 1}) return Status::unsupported("dilated pooling");
+  auto ap = n.attrs.find("auto_pad");
+  if (ap != n.attrs.end() && std::get<std::string>(ap->second) != "NOTSET" && std::get<std::string>(ap->second) != "VALID")
+    return Status::unsupported("pooling with auto_pad SAME");
+  memory::dims pl = {p[0], p[1]}, pr(2);
+  for (size_t i = 0; i < 2; ++i)  // right padding that yields ONNX's output size (ceil_mode included)
+    pr[i] = std::max<int64_t>(p[i + 2], (ys[i + 2] - 1) * s[i] + k[i] - xs[i + 2] - p[i]);
+  const bool is_max = n.kind == OpKind::kMaxPool || n.kind == OpKind::kGlobalMaxPool;
+  const algorithm alg = is_max ? algorithm::pooling_max
+                        : int_attr(n, "count_include_pad", 0) ? algorithm::pooling_avg_include_padding
+                                                               : algorithm::pooling_avg_exclude_padding;
+  auto src = b.mem(n.inputs[0]);
+  if (!src) return src.status();
+  const memory::desc dst_md(memory::dims(ys.begin(), ys.end()), memory::data_type::f32, memory::format_tag::any);
+  dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, alg, src->get_desc(), dst_md, {s[0], s[1]},
+                                {k[0], k[1]}, pl, pr);
+  dnnl::pooling_forward::primitive_desc pd(d, b.engine());
+  memory dst(pd.dst_desc(), b.engine());
+  dnnl::pooling_forward prim(pd);
+  memory x = *src;
+  b.add_step([prim, x, dst](dnnl::stream& st) { prim.execute(st, {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}}); },
+             pd.impl_info_str());
+  b.set_mem(n.outputs[0], dst);
+  return Status::ok();
+}
+
+Status batchnorm(OneDnnBackend& b, const Node& n) {
+  auto src = b.mem(n.inputs[0]);
+  if (!src) return src.status();
+  memory p[4];
+  for (int i = 0; i < 4; ++i) {
+    auto m = b.rowmajor(n.inputs[static_cast<size_t>(i) + 1]);
+    if (!m) return m.status();
+    p[i] = *m;
+  }
+  const auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
+                     dnnl::normalization_flags::use_shift;
+  dnnl::batch_normalization_forward::desc d(dnnl::prop_kind::forward_inference, src->get_desc(),
+                                            static_cast<float>(attr_f(n, "epsilon", 1e-5)), flags);
+  dnnl::batch_normalization_forward::primitive_desc pd(d, b.engine());
+  memory dst(pd.dst_desc(), b.engine());
+  dnnl::batch_normalization_forward prim(pd);
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, *src}, {DNNL_ARG_SCALE, p[0]}, {DNNL_ARG_SHIFT, p[1]},
+                                          {DNNL_ARG_MEAN, p[2]}, {DNNL_ARG_VARIANCE, p[3]}, {DNNL_ARG_DST, dst}};
+  b.add_step([prim, args](dnnl::stream& st) { prim.execute(st, args); }, pd.impl_info_str());
+  b.set_mem(n.outputs[0], dst);
+  return Status::ok();
+}
+
+Status layernorm(OneDnnBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  const Shape& xs = shape_of(g, n.inputs[0]);
+  const int64_t axis = int_attr(n, "axis", -1);
+  if (axis != -1 && axis != static_cast<int64_t>(xs.size()) - 1)
+    return Status::unsupported("LayerNormalization over more than the last axis");
+  auto src = b.rowmajor(n.inputs[0]);
+  if (!src) return src.status();
+  auto flags = dnnl::normalization_flags::use_scale;
+  memory scale, shift;
+  auto sc = b.rowmajor(n.inputs[1]);
+  if (!sc) return sc.status();
+  scale = *sc;
+  if (n.inputs.size() > 2 && n.inputs[2] != kNoValue) {
+    auto sh = b.rowmajor(n.inputs[2]);
+    if (!sh) return sh.status();
+    shift = *sh;
+    flags = flags | dnnl::normalization_flags::use_shift;
+  }
+  dnnl::layer_normalization_forward::desc d(dnnl::prop_kind::forward_inference, src->get_desc(),
+                                            static_cast<float>(attr_f(n, "epsilon", 1e-5)), flags);
+  dnnl::layer_normalization_forward::primitive_desc pd(d, b.engine());
+  memory dst(pd.dst_desc(), b.engine());
+  dnnl::layer_normalization_forward prim(pd);
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, *src}, {DNNL_ARG_SCALE, scale}, {DNNL_ARG_DST, dst}};
+  if (shift) args[DNNL_ARG_SHIFT] = shift;
+  b.add_step([prim, args](dnnl::stream& st) { prim.execute(st, args); }, pd.impl_info_str());
+  b.set_mem(n.outputs[0], dst);
+  return Status::ok();
+}
+
+Status reduce_mean(OneDnnBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  const Shape& xs = shape_of(g, n.inputs[0]);
+  const Shape& ys = shape_of(g, n.outputs[0]);
+  std::vector<int64_t> axes = ints_attr(n, "axes", {});
+  if (n.inputs.size() > 1 && n.inputs[1] != kNoValue) {
+    const auto& v = g.value(n.inputs[1]).ints;
+    if (!v) return Status::unsupported("ReduceMean axes not known");
+    axes = *v;
+  }
+  Shape keep = xs;
+  if (axes.empty()) keep.assign(xs.size(), 1);
+  for (int64_t a : axes) keep[static_cast<size_t>(a < 0 ? a + static_cast<int64_t>(xs.size()) : a)] = 1;
+  auto src = b.mem(n.inputs[0]);
+  if (!src) return src.status();
+  dnnl::reduction::desc d(algorithm::reduction_mean, src->get_desc(), md_rowmajor(keep), 0.f, 0.f);
+  dnnl::reduction::primitive_desc pd(d, b.engine());
+  memory dst(pd.dst_desc(), b.engine());
+  dnnl::reduction prim(pd);
+  memory x = *src;
+  b.add_step([prim, x, dst](dnnl::stream& st) { prim.execute(st, {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}}); },
+             pd.impl_info_str());
+  b.set_mem(n.outputs[0], memory(md_rowmajor(ys), b.engine(), dst.get_data_handle()));
+  return Status::ok();
+}
+
+Status softmax(OneDnnBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  const Shape& xs = shape_of(g, n.inputs[0]);
+  int64_t axis = int_attr(n, "axis", g.opset >= 13 ? -1 : 1);
+  if (axis < 0) axis += static_cast<int64_t>(xs.size());
+  if (g.opset < 13 && axis != static_cast<int64_t>(xs.size()) - 1)
+    return Status::unsupported("opset < 13 Softmax over a flattened tail");
+  auto src = b.rowmajor(n.inputs[0]);
+  if (!src) return src.status();
+  dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, src->get_desc(), static_cast<int>(axis));
+  dnnl::softmax_forward::primitive_desc pd(d, b.engine());
+  memory dst(pd.dst_desc(), b.engine());
+  dnnl::softmax_forward prim(pd);
+  memory x = *src;
+  b.add_step([prim, x, dst](dnnl::stream& st) { prim.execute(st, {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}}); },
+             pd.impl_info_str());
+  b.set_mem(n.outputs[0], dst);
+  return Status::ok();
+}
+
+Status concat(OneDnnBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  const Shape& ys = shape_of(g, n.outputs[0]);
+  int64_t axis = int_attr(n, "axis", 0);
+  if (axis < 0) axis += static_cast<int64_t>(ys.size());
+  std::vector<memory> srcs;
+  std::vector<memory::desc> mds;
+  for (ValueId in : n.inputs) {
+    auto m = b.as_desc(in, md_channels_last(shape_of(g, in)));
+    if (!m) return m.status();
+    srcs.push_back(*m);
+    mds.push_back(m->get_desc());
+  }
+  dnnl::concat::primitive_desc pd(md_channels_last(ys), static_cast<int>(axis), mds, b.engine());
+  memory dst(pd.dst_desc(), b.engine());
+  std::unordered_map<int, memory> args = {{DNNL_ARG_DST, dst}};
+  for (size_t i = 0; i < srcs.size(); ++i) args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = srcs[i];
+  dnnl::concat prim(pd);
+  b.add_step([prim, args](dnnl::stream& st) { prim.execute(st, args); }, pd.impl_info_str());
+  b.set_mem(n.outputs[0], dst);
+  return Status::ok();
+}
+
+// Copies a strided view of `src` (dims/strides in elements, offset) into a new row-major tensor.
+Status copy_view(OneDnnBackend& b, const memory& src, const memory::desc& view, const Shape& out_shape, ValueId out) {
+  memory v(view, b.engine(), src.get_data_handle());
+  memory dst(md_rowmajor(out_shape), b.engine());
+  dnnl::reorder r(v, dst);
+  b.add_step([r, v, dst](dnnl::stream& st) mutable { r.execute(st, v, dst); }, "reorder");
+  b.set_mem(out, dst);
+  return Status::ok();
+}
+
+Status transpose(OneDnnBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  const Shape& xs = shape_of(g, n.inputs[0]);
+  const Shape& ys = shape_of(g, n.outputs[0]);
+  std::vector<int64_t> perm = ints_attr(n, "perm", {});
+  if (perm.empty())
+    for (size_t i = xs.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
+  auto src = b.rowmajor(n.inputs[0]);
+  if (!src) return src.status();
+  memory::dims in_strides(xs.size(), 1);
+  for (size_t i = xs.size() - 1; i-- > 0;) in_strides[i] = in_strides[i + 1] * xs[i + 1];
+  memory::dims strides(ys.size());
+  for (size_t i = 0; i < ys.size(); ++i) strides[i] = in_strides[static_cast<size_t>(perm[i])];
+  return copy_view(b, *src, memory::desc(memory::dims(ys.begin(), ys.end()), memory::data_type::f32, strides), ys,
+                   n.outputs[0]);
+}
+
+Status slice_like(OneDnnBackend& b, ValueId in, ValueId out, const std::vector<int64_t>& offsets) {
+  const Graph& g = b.graph();
+  auto src = b.rowmajor(in);
+  if (!src) return src.status();
+  const Shape& ys = shape_of(g, out);
+  memory::desc sub = md_rowmajor(shape_of(g, in)).submemory_desc(memory::dims(ys.begin(), ys.end()),
+                                                                 memory::dims(offsets.begin(), offsets.end()));
+  return copy_view(b, *src, sub, ys, out);
+}
+
+Status slice(OneDnnBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  const Shape& xs = shape_of(g, n.inputs[0]);
+  std::vector<int64_t> starts, axes, steps;
+  auto known = [&](size_t i) -> std::optional<std::vector<int64_t>> {
+    if (i >= n.inputs.size() || n.inputs[i] == kNoValue) return std::nullopt;
+    return g.value(n.inputs[i]).ints;
+  };
+  if (n.inputs.size() >= 3) {
+    if (!known(1)) return Status::unsupported("Slice starts not known");
+    starts = *known(1);
+    axes = known(3).value_or(std::vector<int64_t>{});
+    steps = known(4).value_or(std::vector<int64_t>{});
+  } else {
+    starts = ints_attr(n, "starts", {});
+    axes = ints_attr(n, "axes", {});
+  }
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  for (int64_t s : steps)
+    if (s != 1) return Status::unsupported("Slice with steps other than 1");
+  std::vector<int64_t> off(xs.size(), 0);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const auto a = static_cast<size_t>(axes[i] < 0 ? axes[i] + static_cast<int64_t>(xs.size()) : axes[i]);
+    const int64_t d = xs[a];
+    off[a] = std::clamp(starts[i] < 0 ? starts[i] + d : starts[i], int64_t{0}, d);
+  }
+  return slice_like(b, n.inputs[0], n.outputs[0], off);
+}
+
+Status split(OneDnnBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  const Shape& xs = shape_of(g, n.inputs[0]);
+  int64_t axis = int_attr(n, "axis", 0);
+  if (axis < 0) axis += static_cast<int64_t>(xs.size());
+  int64_t at = 0;
+  for (ValueId out : n.outputs) {
+    if (out == kNoValue) continue;
+    std::vector<int64_t> off(xs.size(), 0);
+    off[static_cast<size_t>(axis)] = at;
+    ROOFLENS_RETURN_IF_ERROR(slice_like(b, n.inputs[0], out, off));
+    at += shape_of(g, out)[static_cast<size_t>(axis)];
+  }
+  return Status::ok();
+}
+
+Status pad(OneDnnBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  const Shape& xs = shape_of(g, n.inputs[0]);
+  const Shape& ys = shape_of(g, n.outputs[0]);
+  auto mode = n.attrs.find("mode");
+  if (mode != n.attrs.end() && std::get<std::string>(mode->second) != "constant")
+    return Status::unsupported("Pad modes other than constant");
+  std::vector<int64_t> pads = ints_attr(n, "pads", {});
+  if (n.inputs.size() > 1 && n.inputs[1] != kNoValue) {
+    if (!g.value(n.inputs[1]).ints) return Status::unsupported("Pad pads not known");
+    pads = *g.value(n.inputs[1]).ints;
+  }
+  if (n.inputs.size() > 3 && n.inputs[3] != kNoValue) return Status::unsupported("Pad with axes");
+  float value = 0;
+  if (n.inputs.size() > 2 && n.inputs[2] != kNoValue) {
+    auto v = known_scalar(g, n.inputs[2]);
+    if (!v) return Status::unsupported("Pad value not known");
+    value = static_cast<float>(*v);
+  }
+  for (int64_t p : pads)
+    if (p < 0) return Status::unsupported("negative pads (cropping)");
+  auto src = b.rowmajor(n.inputs[0]);
+  if (!src) return src.status();
+  memory dst(md_rowmajor(ys), b.engine());
+  memory::desc sub = md_rowmajor(ys).submemory_desc(memory::dims(xs.begin(), xs.end()),
+                                                    memory::dims(pads.begin(), pads.begin() + static_cast<long>(xs.size())));
+  memory inner(sub, b.engine(), dst.get_data_handle());
+  dnnl::reorder r(*src, inner);
+  memory s = *src;
+  const size_t count = static_cast<size_t>(checked_numel(ys).value_or(0));
+  b.add_step([r, s, inner, dst, count, value](dnnl::stream& st) mutable {
+    float* p = static_cast<float*>(dst.get_data_handle());
+    std::fill(p, p + count, value);
+    r.execute(st, s, inner);
+  }, "reorder(pad)");
+  b.set_mem(n.outputs[0], dst);
+  return Status::ok();
+}
+
+Status view(OneDnnBackend& b, const Node& n) {
+  auto src = b.rowmajor(n.inputs[0]);
+  if (!src) return src.status();
+  for (ValueId out : n.outputs)
+    if (out != kNoValue && b.graph().value(out).dtype != DType::kBool)
+      b.set_mem(out, memory(md_rowmajor(*b.graph().value(out).shape), b.engine(), src->get_data_handle()));
+  return Status::ok();
+}
+
+Status erf(OneDnnBackend& b, const Node& n) {
+  auto src = b.rowmajor(n.inputs[0]);
+  if (!src) return src.status();
+  memory dst(src->get_desc(), b.engine());
+  const size_t count = src->get_desc().get_size() / sizeof(float);
+  memory s = *src;
+  b.add_step([s, dst, count](dnnl::stream&) {
+    const float* x = static_cast<const float*>(s.get_data_handle());
+    float* y = static_cast<float*>(dst.get_data_handle());
+#pragma omp parallel for
+    for (size_t i = 0; i < count; ++i) y[i] = std::erf(x[i]);
+  }, "host:erf");
+  b.set_mem(n.outputs[0], dst);
+  return Status::ok();
+}
+
+Status lower_node(OneDnnBackend& b, NodeId id) {
+  const Graph& g = b.graph();
+  const Node& n = g.node(id);
+  if (n.folded) return Status::ok();
+  switch (n.kind) {
+    case OpKind::kRelu: return eltwise(b, n, algorithm::eltwise_relu, 0, 0);
+    case OpKind::kLeakyRelu: return eltwise(b, n, algorithm::eltwise_relu, static_cast<float>(attr_f(n, "alpha", 0.01)), 0);
+    case OpKind::kSigmoid: return eltwise(b, n, algorithm::eltwise_logistic, 0, 0);
+    case OpKind::kTanh: return eltwise(b, n, algorithm::eltwise_tanh, 0, 0);
+    case OpKind::kHardSwish: return eltwise(b, n, algorithm::eltwise_hardswish, 0, 0);
+    case OpKind::kSqrt: return eltwise(b, n, algorithm::eltwise_sqrt, 0, 0);
+    case OpKind::kNeg: return eltwise(b, n, algorithm::eltwise_linear, -1, 0);
+    case OpKind::kHardSigmoid:
+      return eltwise(b, n, algorithm::eltwise_linear, static_cast<float>(attr_f(n, "alpha", 0.2)),
+                     static_cast<float>(attr_f(n, "beta", 0.5)), std::pair<float, float>{0.f, 1.f});
+    case OpKind::kGelu: {
+      auto it = n.attrs.find("approximate");
+      const bool tanh = it != n.attrs.end() && std::get<std::string>(it->second) == "tanh";
+      return eltwise(b, n, tanh ? algorithm::eltwise_gelu_tanh : algorithm::eltwise_gelu_erf, 0, 0);
+    }
+    case OpKind::kClip: {
+      double lo = attr_f(n, "min", -FLT_MAX), hi = attr_f(n, "max", FLT_MAX);
+      if (n.inputs.size() > 1 && n.inputs[1] != kNoValue) lo = known_scalar(g, n.inputs[1]).value_or(lo);
+      if (n.inputs.size() > 2 && n.inputs[2] != kNoValue) hi = known_scalar(g, n.inputs[2]).value_or(hi);
+      return eltwise(b, n, algorithm::eltwise_clip, static_cast<float>(lo), static_cast<float>(hi));
+    }
+    case OpKind::kErf: return erf(b, n);
+    case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul: case OpKind::kDiv: return binary(b, n);
+    case OpKind::kMaxPool: case OpKind::kAveragePool: case OpKind::kGlobalAveragePool: case OpKind::kGlobalMaxPool:
+      return pooling(b, n);
+    case OpKind::kBatchNormalization: return batchnorm(b, n);
+    case OpKind::kLayerNormalization: return layernorm(b, n);
+    case OpKind::kReduceMean: return reduce_mean(b, n);
+    case OpKind::kSoftmax: return softmax(b, n);
+    case OpKind::kConcat: return concat(b, n);
+    case OpKind::kTranspose: return transpose(b, n);
+    case OpKind::kSlice: return slice(b, n);
+    case OpKind::kSplit: return split(b, n);
+    case OpKind::kPad: return pad(b, n);
+    case OpKind::kFlatten: case OpKind::kReshape: case OpKind::kSqueeze: case OpKind::kUnsqueeze:
+    case OpKind::kIdentity: case OpKind::kDropout:
+      return view(b, n);
+    case OpKind::kCast:
+      if (dtype_is_float(n.kind == OpKind::kCast ? g.value(n.outputs[0]).dtype : DType::kF32)) return view(b, n);
+      return Status::unsupported("Cast to an integer type at run time");
+    default:
+      return Status::unsupported(n.op_type + " is not lowered to oneDNN");
+  }
+}
+
+}  // namespace
+
+bool node_supported(const Graph& g, NodeId id, std::string* reason) {
+  const Node& n = g.node(id);
+  switch (n.kind) {
+    case OpKind::kUnknown: *reason = "unknown op " + n.op_type; return false;
+    case OpKind::kGather: case OpKind::kExpand: case OpKind::kResize: case OpKind::kPow:
+    case OpKind::kShape: case OpKind::kConstant: case OpKind::kConstantOfShape:
+      *reason = n.op_type + " on run-time data is not lowered to oneDNN (only as a folded shape computation)";
+      return false;
+    default: return true;
+  }
+}
+
+Status build_fused_layer(OneDnnBackend& b, const LayerReport& L) {
+  const Graph& g = b.graph();
+  const Node& anchor = g.node(L.nodes[0]);
+  size_t next = 0;
+  try {
+    Expected<size_t> r = size_t{0};
+    if (anchor.kind == OpKind::kConv) r = build_conv(b, L);
+    else if (anchor.kind == OpKind::kGemm) r = build_gemm(b, L);
+    else if (anchor.kind == OpKind::kMatMul) r = build_matmul(b, L);
+    if (!r) return r.status();
+    next = *r;
+    for (size_t i = next; i < L.nodes.size(); ++i)
+      ROOFLENS_RETURN_IF_ERROR(lower_node(b, L.nodes[i]).with_context(g.node(L.nodes[i]).op_type + " node '" +
+                                                                     g.node(L.nodes[i]).name + "'"));
+  } catch (const dnnl::error& e) {
+    return Status::unsupported(std::string("oneDNN refused ") + anchor.op_type + " node '" + anchor.name + "': " + e.what());
+  }
+  return Status::ok();
+}
+
+}  // namespace rooflens::onednn

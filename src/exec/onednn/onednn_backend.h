@@ -1,0 +1,76 @@
+// oneDNN backend internals: lowers the fused IR to oneDNN primitives. Layouts are chosen
+// by oneDNN (`any`) for weights; 4-D activations produced by oneDNN stay channels-last
+// (acdb) between layers, other tensors row-major; fused activations and residual adds
+// become post-ops; weights (with BatchNormalization folded in) are reordered once in
+// prepare, outside the timed runs.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <string>
+#include <vector>
+
+#include "rooflens/exec/backend.h"
+
+namespace rooflens::onednn {
+
+using Step = std::function<void(dnnl::stream&)>;
+
+struct LayerPlan {
+  std::string name;
+  std::vector<Step> steps;
+  std::vector<std::string> impls;  // implementation of each primitive (oneDNN's impl_info_str)
+  double last_time_s = 0;
+};
+
+class OneDnnBackend final : public Backend {
+ public:
+  OneDnnBackend();
+  std::string name() const override { return "onednn"; }
+  bool supports(const Graph& g, NodeId n, std::string* reason) const override;
+  Status prepare(const Graph& g, const ModelAnalysis& fused, const ExecOptions& o) override;
+  Status run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) override;
+  std::vector<LayerTiming> layer_timings() const override;
+
+  // Used by the op builders (onednn_ops.cpp).
+  dnnl::engine& engine() { return eng_; }
+  const Graph& graph() const { return *g_; }
+  LayerPlan& current() { return plans_.back(); }
+  // The memory holding a value (activations as produced; stored values row-major).
+  Expected<dnnl::memory> mem(ValueId v);
+  // The value in row-major layout (adds a reorder step if needed).
+  Expected<dnnl::memory> rowmajor(ValueId v);
+  // The value in a given layout (adds a reorder step if needed).
+  Expected<dnnl::memory> as_desc(ValueId v, const dnnl::memory::desc& md);
+  void set_mem(ValueId v, dnnl::memory m) { mem_[v] = std::move(m); }
+  void add_step(Step s, std::string impl) {
+    current().steps.push_back(std::move(s));
+    current().impls.push_back(std::move(impl));
+  }
+  Expected<Tensor> stored(ValueId v);
+  const ExecOptions& options() const { return opts_; }
+
+ private:
+  Status build_layer(const LayerReport& layer);
+  dnnl::engine eng_;
+  dnnl::stream strm_;
+  const Graph* g_ = nullptr;
+  ExecOptions opts_;
+  std::map<ValueId, dnnl::memory> mem_;
+  std::map<std::pair<ValueId, std::string>, dnnl::memory> converted_;
+  std::vector<LayerPlan> plans_;
+  std::vector<dnnl::memory> input_mems_, output_mems_;
+};
+
+// Row-major / channels-last descriptors.
+dnnl::memory::desc md_rowmajor(const Shape& s);
+dnnl::memory::desc md_channels_last(const Shape& s);  // acdb for rank 4, row-major otherwise
+bool is_rowmajor(const dnnl::memory::desc& md, const Shape& s);
+
+// Builds the primitives of one fused layer (defined in onednn_ops.cpp).
+Status build_fused_layer(OneDnnBackend& b, const LayerReport& layer);
+// Whether a node can be lowered; `reason` when not.
+bool node_supported(const Graph& g, NodeId n, std::string* reason);
+
+}  // namespace rooflens::onednn

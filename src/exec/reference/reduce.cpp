@@ -1,0 +1,93 @@
+// Reference reductions: ReduceMean (axes from the attribute or, from opset 18, the second
+// input; keepdims; noop_with_empty_axes) and Softmax (one axis from opset 13; before 13 the
+// input is coerced to 2-D at `axis` and each row of the flattened trailing dims is normalized).
+#include <cmath>
+
+#include "../../ops/op_util.h"
+#include "kernels.h"
+
+namespace rooflens::ref {
+
+Status run_ReduceMean(KernelContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const auto rank = static_cast<int64_t>(x.shape.size());
+  auto noop = ctx.attr_int("noop_with_empty_axes", 0);
+  if (!noop) return noop.status();
+  std::vector<int64_t> axes;
+  if (ctx.has_input(1)) {
+    axes = int_contents(ctx.in(1));
+  } else {
+    auto a = ctx.attr_ints("axes", std::vector<int64_t>{});
+    if (!a) return a.status();
+    axes = *a;
+  }
+  Tensor& y = ctx.alloc_out(0);
+  std::vector<bool> reduce(x.shape.size(), axes.empty() && !*noop);
+  for (int64_t a : axes) {
+    auto n = ctx.normalize_axis(a, rank, "axes");
+    if (!n) return n.status();
+    reduce[static_cast<size_t>(*n)] = true;
+  }
+  // The output index of an input element: reduced dims collapse to 0 (keepdims or not,
+  // the output's row-major order is that of the kept dims).
+  Shape kept(x.shape);
+  for (size_t d = 0; d < kept.size(); ++d)
+    if (reduce[d]) kept[d] = 1;
+  const std::vector<int64_t> kst = strides_of(kept);
+  std::vector<double> sums(static_cast<size_t>(y.numel()), 0.0);
+  std::vector<int64_t> c;
+  const int64_t n = x.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    unravel(i, x.shape, &c);
+    int64_t o = 0;
+    for (size_t d = 0; d < c.size(); ++d)
+      if (!reduce[d]) o += c[d] * kst[d];
+    sums[static_cast<size_t>(o)] += elem(x, i);
+  }
+  const int64_t count = y.numel() > 0 ? n / y.numel() : 0;
+  for (size_t o = 0; o < sums.size(); ++o) {
+    const double mean = count > 0 ? sums[o] / static_cast<double>(count) : 0.0;
+    if (is_int(y))
+      y.ints[o] = static_cast<int64_t>(mean);
+    else
+      y.data[o] = static_cast<float>(mean);
+  }
+  return Status::ok();
+}
+
+// exp(x - max) / sum, in double.
+Status run_Softmax(KernelContext& ctx) {
+  ROOFLENS_RETURN_IF_ERROR(require_float_tensor(ctx, 0, "input X"));
+  const Tensor& x = ctx.in(0);
+  auto axis_attr = ctx.attr_int("axis", ctx.graph().opset >= 13 ? -1 : 1);
+  if (!axis_attr) return axis_attr.status();
+  auto axis = ctx.normalize_axis(*axis_attr, static_cast<int64_t>(x.shape.size()), "axis");
+  if (!axis) return axis.status();
+  const auto a = static_cast<size_t>(*axis);
+  // Rows of `len` elements `stride` apart: outer x len x inner.
+  int64_t outer = ops::prod(x.shape, 0, a), len = x.shape[a], inner = ops::prod(x.shape, a + 1);
+  if (ctx.graph().opset < 13) {  // as shape inference decides the default axis
+    len = ops::prod(x.shape, a);
+    inner = 1;
+  }
+  Tensor& y = ctx.alloc_out(0);
+  std::vector<double> e(static_cast<size_t>(len));
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in) {
+      const int64_t base = o * len * inner + in;
+      double mx = -INFINITY;
+      for (int64_t j = 0; j < len; ++j)
+        mx = std::fmax(mx, x.data[static_cast<size_t>(base + j * inner)]);
+      double sum = 0;
+      for (int64_t j = 0; j < len; ++j) {
+        e[static_cast<size_t>(j)] = std::exp(x.data[static_cast<size_t>(base + j * inner)] - mx);
+        sum += e[static_cast<size_t>(j)];
+      }
+      for (int64_t j = 0; j < len; ++j)
+        y.data[static_cast<size_t>(base + j * inner)] =
+            static_cast<float>(e[static_cast<size_t>(j)] / sum);
+    }
+  return Status::ok();
+}
+
+}  // namespace rooflens::ref

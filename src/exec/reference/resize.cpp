@@ -1,0 +1,215 @@
+// Reference Resize: nearest (round_prefer_floor / round_prefer_ceil / floor / ceil), linear
+// and cubic (cubic_coeff_a, exclude_outside), every coordinate_transformation_mode
+// (half_pixel, half_pixel_symmetric, pytorch_half_pixel, align_corners, asymmetric,
+// tf_half_pixel_for_nn, tf_crop_and_resize with roi and extrapolation_value), optional axes.
+// Interpolation is separable: one 1-D pass per axis, last axis first, as in the ONNX
+// reference implementation. Opset 10 (X, scales) reads the same attribute defaults.
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <string>
+
+#include "../../ops/op_util.h"
+#include "kernels.h"
+
+namespace rooflens::ref {
+namespace {
+
+struct Params {
+  std::string mode, coord, nearest;
+  double cubic_a = -0.75, extrapolation = 0;
+  bool exclude_outside = false;
+};
+
+struct Tap {
+  int64_t index;
+  double weight;
+};
+
+// Taps of output coordinate `o` along an axis of `n` inputs and `m` outputs; empty when the
+// coordinate falls outside a tf_crop_and_resize roi (the output takes extrapolation_value).
+std::vector<Tap> taps_for(const Params& p, int64_t o, int64_t n, int64_t m, double scale,
+                          double roi_start, double roi_end) {
+  const double xr = static_cast<double>(o), nd = static_cast<double>(n),
+               md = static_cast<double>(m);
+  double x = 0;
+  if (p.coord == "half_pixel")
+    x = (xr + 0.5) / scale - 0.5;
+  else if (p.coord == "asymmetric")
+    x = xr / scale;
+  else if (p.coord == "align_corners")
+    x = m == 1 ? 0.0 : xr * (nd - 1) / (md - 1);
+  else if (p.coord == "pytorch_half_pixel")
+    x = m > 1 ? (xr + 0.5) / scale - 0.5 : 0.0;
+  else if (p.coord == "tf_half_pixel_for_nn")
+    x = (xr + 0.5) / scale;
+  else if (p.coord == "half_pixel_symmetric") {
+    const double adjustment = md / (scale * nd);
+    x = nd / 2 * (1 - adjustment) + (xr + 0.5) / scale - 0.5;
+  } else {  // tf_crop_and_resize
+    x = m > 1 ? roi_start * (nd - 1) + xr * (roi_end - roi_start) * (nd - 1) / (md - 1)
+              : 0.5 * (roi_start + roi_end) * (nd - 1);
+    if (x < 0 || x > nd - 1) return {};
+  }
+  const double fl = std::floor(x);
+  const bool whole = x == fl;
+  const auto xi = static_cast<int64_t>(fl);
+  std::vector<Tap> t;
+  if (p.mode == "nearest") {
+    const double frac = x - fl;
+    bool up = false;
+    if (!whole) {
+      if (p.nearest == "round_prefer_ceil")
+        up = frac >= 0.5;
+      else if (p.nearest == "floor")
+        up = false;
+      else if (p.nearest == "ceil")
+        up = true;
+      else
+        up = frac > 0.5;  // round_prefer_floor
+    }
+    t.push_back({xi + (up ? 1 : 0), 1.0});
+  } else {
+    // The ONNX reference keeps the ratio in (0, 1]: a whole x takes the left neighbours.
+    const double ratio = whole ? 1.0 : x - fl;
+    if (p.mode == "linear") {
+      const int64_t base = whole ? xi - 1 : xi;
+      t = {{base, 1 - ratio}, {base + 1, ratio}};
+    } else {
+      const double a = p.cubic_a, r1 = ratio + 1, s = 1 - ratio, s1 = s + 1;
+      const int64_t base = whole ? xi - 2 : xi - 1;
+      t = {{base, ((a * r1 - 5 * a) * r1 + 8 * a) * r1 - 4 * a},
+           {base + 1, ((a + 2) * ratio - (a + 3)) * ratio * ratio + 1},
+           {base + 2, ((a + 2) * s - (a + 3)) * s * s + 1},
+           {base + 3, ((a * s1 - 5 * a) * s1 + 8 * a) * s1 - 4 * a}};
+    }
+    if (p.exclude_outside) {
+      double sum = 0;
+      for (Tap& tp : t) {
+        if (tp.index < 0 || tp.index >= n) tp.weight = 0;
+        sum += tp.weight;
+      }
+      if (sum != 0)
+        for (Tap& tp : t) tp.weight /= sum;
+    }
+  }
+  for (Tap& tp : t) tp.index = std::clamp<int64_t>(tp.index, 0, n - 1);  // edge padding
+  return t;
+}
+
+}  // namespace
+
+Status run_Resize(KernelContext& ctx) {
+  ROOFLENS_RETURN_IF_ERROR(require_float_tensor(ctx, 0, "input X"));
+  Params p;
+  auto mode = ctx.attr_string("mode", std::string("nearest"));
+  auto coord = ctx.attr_string("coordinate_transformation_mode", std::string("half_pixel"));
+  auto nearest = ctx.attr_string("nearest_mode", std::string("round_prefer_floor"));
+  auto cubic_a = ctx.attr_float("cubic_coeff_a", -0.75);
+  auto exclude = ctx.attr_int("exclude_outside", 0);
+  auto extrap = ctx.attr_float("extrapolation_value", 0.0);
+  auto antialias = ctx.attr_int("antialias", 0);
+  auto policy = ctx.attr_string("keep_aspect_ratio_policy", std::string("stretch"));
+  for (const Status* st :
+       {&mode.status(), &coord.status(), &nearest.status(), &cubic_a.status(), &exclude.status(),
+        &extrap.status(), &antialias.status(), &policy.status()})
+    if (!st->is_ok()) return *st;
+  p = {*mode, *coord, *nearest, *cubic_a, *extrap, *exclude != 0};
+  if (p.mode != "nearest" && p.mode != "linear" && p.mode != "cubic")
+    return ctx.invalid("mode", "unknown mode '" + p.mode + "'");
+  static const char* kCoords[] = {
+      "half_pixel",           "asymmetric",           "align_corners",     "pytorch_half_pixel",
+      "tf_half_pixel_for_nn", "half_pixel_symmetric", "tf_crop_and_resize"};
+  if (std::find(std::begin(kCoords), std::end(kCoords), p.coord) == std::end(kCoords))
+    return ctx.invalid("coordinate_transformation_mode", "unknown value '" + p.coord + "'");
+  if (p.nearest != "round_prefer_floor" && p.nearest != "round_prefer_ceil" &&
+      p.nearest != "floor" && p.nearest != "ceil")
+    return ctx.invalid("nearest_mode", "unknown value '" + p.nearest + "'");
+  if (*policy != "stretch")
+    return ctx.unsupported(
+        "keep_aspect_ratio_policy",
+        "'" + *policy + "' is not supported (shape inference assumes 'stretch')");
+
+  const Tensor& x = ctx.in(0);
+  const size_t r = x.shape.size();
+  Tensor& y = ctx.alloc_out(0);
+  const bool old_form = ctx.graph().opset > 0 && ctx.graph().opset < 11;
+  const size_t scales_at = old_form ? 1 : 2;
+  std::vector<size_t> axes(r);
+  for (size_t d = 0; d < r; ++d) axes[d] = d;
+  if (ctx.has_attr("axes")) {
+    auto a = ctx.attr_ints("axes");
+    if (!a) return a.status();
+    axes.clear();
+    for (int64_t v : *a) {
+      auto n = ctx.normalize_axis(v, static_cast<int64_t>(r), "axes");
+      if (!n) return n.status();
+      axes.push_back(static_cast<size_t>(*n));
+    }
+  }
+  // Per-axis scale: the given scales, else output / input (sizes given).
+  std::vector<double> scale(r, 1.0), roi_start(r, 0.0), roi_end(r, 1.0);
+  for (size_t d = 0; d < r; ++d)
+    scale[d] =
+        x.shape[d] > 0 ? static_cast<double>(y.shape[d]) / static_cast<double>(x.shape[d]) : 1.0;
+  const bool has_sizes = !old_form && ctx.has_input(3) && ctx.in(3).numel() > 0;
+  if (!has_sizes && ctx.has_input(scales_at) && ctx.in(scales_at).numel() > 0) {
+    const Tensor& s = ctx.in(scales_at);
+    if (static_cast<size_t>(s.numel()) != axes.size())
+      return ctx.invalid("input scales", "has " + std::to_string(s.numel()) + " entries for " +
+                                             std::to_string(axes.size()) + " axes");
+    for (size_t i = 0; i < axes.size(); ++i) scale[axes[i]] = elem(s, static_cast<int64_t>(i));
+  }
+  if (!old_form && ctx.has_input(1) && ctx.in(1).numel() > 0) {
+    const Tensor& roi = ctx.in(1);
+    if (static_cast<size_t>(roi.numel()) != 2 * axes.size())
+      return ctx.invalid("input roi", "has " + std::to_string(roi.numel()) + " entries, expected " +
+                                          std::to_string(2 * axes.size()));
+    for (size_t i = 0; i < axes.size(); ++i) {
+      roi_start[axes[i]] = elem(roi, static_cast<int64_t>(i));
+      roi_end[axes[i]] = elem(roi, static_cast<int64_t>(i + axes.size()));
+    }
+  }
+  for (size_t d = 0; d < r; ++d) {
+    if (*antialias != 0 && p.mode != "nearest" && scale[d] < 1)
+      return ctx.unsupported("antialias", "antialiased downsampling is not implemented");
+    if (!(scale[d] > 0)) return ctx.invalid("input scales", "must be positive");
+  }
+
+  // One 1-D resampling pass per axis, innermost first, in double.
+  Shape cur_shape = x.shape;
+  std::vector<double> cur(x.data.begin(), x.data.end());
+  for (size_t d = r; d-- > 0;) {
+    const int64_t n = cur_shape[d], m = y.shape[d];
+    if (n == 0 && m > 0)
+      return ctx.invalid("input X", "cannot resize an empty axis " + std::to_string(d) + " to " +
+                                        std::to_string(m));
+    std::vector<std::vector<Tap>> taps(static_cast<size_t>(m));
+    bool identity = n == m;
+    for (int64_t o = 0; o < m; ++o) {
+      taps[static_cast<size_t>(o)] = taps_for(p, o, n, m, scale[d], roi_start[d], roi_end[d]);
+      const auto& t = taps[static_cast<size_t>(o)];
+      double w_at_o = 0, w_other = 0;
+      for (const Tap& tp : t) (tp.index == o ? w_at_o : w_other) += std::fabs(tp.weight);
+      if (t.empty() || w_at_o != 1.0 || w_other != 0.0) identity = false;
+    }
+    if (identity) continue;
+    const int64_t outer = ops::prod(cur_shape, 0, d), inner = ops::prod(cur_shape, d + 1);
+    std::vector<double> next(static_cast<size_t>(outer * m * inner));
+    for (int64_t ou = 0; ou < outer; ++ou)
+      for (int64_t o = 0; o < m; ++o)
+        for (int64_t in = 0; in < inner; ++in) {
+          const auto& t = taps[static_cast<size_t>(o)];
+          double v = t.empty() ? p.extrapolation : 0.0;
+          for (const Tap& tp : t)
+            v += tp.weight * cur[static_cast<size_t>((ou * n + tp.index) * inner + in)];
+          next[static_cast<size_t>((ou * m + o) * inner + in)] = v;
+        }
+    cur.swap(next);
+    cur_shape[d] = m;
+  }
+  for (size_t i = 0; i < y.data.size(); ++i) y.data[i] = static_cast<float>(cur[i]);
+  return Status::ok();
+}
+
+}  // namespace rooflens::ref

@@ -1,0 +1,54 @@
+// Timing harness (see timing.h).
+#include "rooflens/exec/timing.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+namespace rooflens {
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<size_t>(pos);
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+Expected<TimingResult> time_runs(const std::function<Status()>& run_once, const TimingOptions& o,
+                                 const std::function<void(int)>& after_each) {
+  for (int i = 0; i < o.warmup; ++i) ROOFLENS_RETURN_IF_ERROR(run_once());
+  TimingResult r;
+  double total = 0;
+  for (int i = 0; i < o.max_repeats; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    ROOFLENS_RETURN_IF_ERROR(run_once());
+    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.samples.push_back(dt);
+    if (after_each) after_each(i);
+    total += dt;
+    if (static_cast<int>(r.samples.size()) >= o.min_repeats) {
+      const double med = quantile(r.samples, 0.5);
+      const double iqr = quantile(r.samples, 0.75) - quantile(r.samples, 0.25);
+      if (med > 0 && iqr / med < o.settle_rel_iqr) break;
+      if (total >= o.max_seconds) break;
+    }
+  }
+  r.median = quantile(r.samples, 0.5);
+  r.q1 = quantile(r.samples, 0.25);
+  r.q3 = quantile(r.samples, 0.75);
+  r.min = *std::min_element(r.samples.begin(), r.samples.end());
+  r.max = *std::max_element(r.samples.begin(), r.samples.end());
+  if (r.rel_iqr() > o.noisy_rel_iqr) {
+    r.noisy = true;
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "noisy: interquartile range is %.0f%% of the median over %zu runs; the machine appears shared",
+                  100 * r.rel_iqr(), r.samples.size());
+    r.warning = buf;
+  }
+  return r;
+}
+
+}  // namespace rooflens

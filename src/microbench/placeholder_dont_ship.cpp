@@ -1,2 +1,0 @@
-// Temporary: keeps the library non-empty until the microbench sources land.
-namespace rooflens::microbench_detail { int unused_symbol = 0; }

@@ -1,0 +1,255 @@
+// ProbeResult -> rooflens.probe/1 and rooflens.device/1 JSON (see probe.h). Serialisation of
+// data, not presentation: the CLI renders tables.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "rooflens/microbench/probe.h"
+
+namespace rooflens::microbench {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json stats_json(const SampleStats& s) {
+  return {{"median", s.median}, {"best", s.best}, {"worst", s.worst}, {"spread", s.spread}, {"samples", s.samples}};
+}
+
+json positive_or_null(double v) { return v > 0 ? json(v) : json(nullptr); }
+
+std::string accumulator_of(const std::string& dtype) { return dtype == "int8" ? "int32" : "fp32"; }
+
+std::string isa_list(const HostCpu& c) {
+  std::string s;
+  for (const auto& n : c.isa.names()) s += (s.empty() ? "" : " ") + n;
+  return s;
+}
+
+std::string hex(int v) { return fmt::format("0x{:x}", v); }
+
+// Best median per level of a kind at a thread count: the plateau of each cache roof.
+std::map<std::string, double> level_plateaus(const ProbeResult& r, BandwidthKind kind, int threads) {
+  std::map<std::string, double> out;
+  for (const auto& m : r.bandwidth)
+    if (m.kind == kind && m.threads == threads) out[m.level] = std::max(out[m.level], m.bytes_per_s.median);
+  return out;
+}
+
+json host_json(const ProbeResult& r) {
+  const HostCpu& c = r.cpu;
+  return {{"vendor", c.vendor},
+          {"model_name", c.model_name},
+          {"brand", c.brand},
+          {"family", hex(c.family)},
+          {"model", hex(c.model)},
+          {"stepping", c.stepping},
+          {"isa", c.isa.names()},
+          {"cores", c.cores},
+          {"threads", c.threads},
+          {"cpu_order", c.cpu_order},
+          {"l1d_bytes", c.l1d_bytes},
+          {"l2_bytes", c.l2_bytes},
+          {"l3_bytes", c.l3_bytes},
+          {"cache_source", c.cache_source},
+          {"llc_bytes", r.llc_bytes},
+          {"llc_source", r.llc_source},
+          {"clock_reported_hz", c.clock_reported_hz},
+          {"clock_measured_hz", stats_json(r.clock_measured_hz)},
+          {"clock_hz", r.clock_hz},
+          {"clock_source", r.clock_source},
+          {"mem_total_bytes", c.mem_total_bytes},
+          {"notes", c.notes}};
+}
+
+}  // namespace
+
+json probe_json(const ProbeResult& r) {
+  const int n = max_threads(r);
+  json peak = json::object(), peak_median = json::object(), theo = json::object();
+  for (const auto& dt : measured_dtypes(r)) {
+    if (const auto* m = best_compute(r, dt, n)) {
+      peak[dt] = m->flops.best;
+      peak_median[dt] = m->flops.median;
+    }
+    theo[dt] = theoretical_peak(r, dt, n);
+  }
+  json bw = json::object(), bw_median = json::object(), cache_bw = json::object();
+  for (BandwidthKind k : kBandwidthKinds) {
+    if (const auto* m = largest_working_set(r, k, n)) {
+      bw[bandwidth_kind_name(k)] = m->bytes_per_s.best;
+      bw_median[bandwidth_kind_name(k)] = m->bytes_per_s.median;
+    }
+    for (const auto& [level, v] : level_plateaus(r, k, n)) cache_bw[level][bandwidth_kind_name(k)] = v;
+  }
+  json compute = json::array();
+  for (const auto& m : r.compute)
+    compute.push_back({{"dtype", m.dtype},
+                       {"isa", m.isa},
+                       {"instruction", m.instruction},
+                       {"threads", m.threads},
+                       {"cores", m.cores},
+                       {"flops", stats_json(m.flops)},
+                       {"on_cpu_fraction", stats_json(m.on_cpu)},
+                       {"theoretical_flops", m.theoretical},
+                       {"theoretical_flops_at_reported_clock", m.theoretical_reported_clock},
+                       {"efficiency_best", m.theoretical > 0 ? m.flops.best / m.theoretical : 0.0},
+                       {"efficiency_median", m.theoretical > 0 ? m.flops.median / m.theoretical : 0.0}});
+  json sweep = json::array();
+  for (const auto& m : r.bandwidth)
+    sweep.push_back({{"kind", bandwidth_kind_name(m.kind)},
+                     {"isa", m.isa},
+                     {"working_set_bytes", m.working_set_bytes},
+                     {"threads", m.threads},
+                     {"level", m.level},
+                     {"bytes_per_s", stats_json(m.bytes_per_s)}});
+  json dispatch = json::array();
+  for (const auto& m : r.dispatch) dispatch.push_back({{"threads", m.threads}, {"seconds", stats_json(m.seconds)}});
+  json paths = json::array();
+  for (const auto& p : r.paths)
+    paths.push_back({{"isa", p.isa},
+                     {"vector_bits", p.vector_bits},
+                     {"datapath_bits", p.datapath_bits},
+                     {"fma_units", p.fma_units},
+                     {"fp32_flop_per_cycle_per_core", p.fp32_flop_per_cycle()},
+                     {"assumption", p.assumption}});
+  json overhead = nullptr;
+  if (!r.dispatch.empty()) overhead = r.dispatch.back().seconds.median;
+  return {{"schema", kProbeSchema},
+          {"date", r.date},
+          {"host", host_json(r)},
+          {"threads", r.thread_counts},
+          {"repeats", r.repeats},
+          {"seconds_per_repeat", {{"compute", r.compute_seconds}, {"bandwidth", r.bandwidth_seconds}}},
+          {"peak_flops", peak},
+          {"peak_flops_median", peak_median},
+          {"theoretical_peak_flops", theo},
+          {"theoretical_model",
+           {{"formula", "cores x FMA units x (datapath bits / 32) x 2 x clock; bf16 x2, int8 x4 per lane"},
+            {"clock_hz", r.clock_hz},
+            {"clock_source", r.clock_source},
+            {"paths", paths}}},
+          {"bandwidth", bw},
+          {"bandwidth_median", bw_median},
+          {"cache_bandwidth", cache_bw},
+          {"dispatch_overhead_s", overhead},
+          {"dispatch_overhead_note",
+           "fork/join of an almost empty parallel region on the probe's pinned thread team (median, all threads); "
+           "not a oneDNN primitive's overhead, which the oneDNN executor measures separately"},
+          {"compute", compute},
+          {"bandwidth_sweep", sweep},
+          {"dispatch", dispatch},
+          {"interference",
+           {{"detected", r.interference},
+            {"steal_fraction", r.steal_fraction ? json(*r.steal_fraction) : json(nullptr)},
+            {"runnable_at_start", r.runnable_at_start}}},
+          {"warnings", r.warnings},
+          {"wall_seconds", r.wall_seconds}};
+}
+
+Expected<json> probe_device_json(const ProbeResult& r, const std::string& id) {
+  if (id.empty()) return Status::invalid("--id must not be empty");
+  const int n = max_threads(r);
+  const ComputeMeasurement* fp32 = best_compute(r, "fp32", n);
+  const BandwidthMeasurement* triad = largest_working_set(r, BandwidthKind::kTriad, n);
+  if (!fp32) return Status::invalid("the probe measured no fp32 peak; cannot write a device file");
+  if (!triad) return Status::invalid("the probe measured no triad bandwidth; cannot write a device file");
+  const HostCpu& c = r.cpu;
+  const SimdPath* widest = r.paths.empty() ? nullptr : &r.paths.front();
+  const int cores = fp32->cores;
+
+  json peaks = json::array(), measured = json::array();
+  std::string peaks_src, measured_src;
+  for (const auto& dt : measured_dtypes(r)) {
+    const ComputeMeasurement* m = best_compute(r, dt, n);
+    const double theo = theoretical_peak(r, dt, n);
+    if (!m || !(theo > 0) || !(m->flops.best > 0)) continue;
+    peaks.push_back({{"dtype", dt}, {"unit", "simd"}, {"accumulator", accumulator_of(dt)}, {"flops", theo}});
+    const std::string src = fmt::format(
+        "rooflens probe cpu {}: {} on {} pinned thread(s), best of {} repeats x {:.2f} s (median {:.4g}, spread "
+        "{:.0f}%)",
+        r.date, m->instruction, m->threads, m->flops.samples.size(), r.compute_seconds, m->flops.median,
+        100 * m->flops.spread);
+    measured.push_back({{"dtype", dt},
+                        {"unit", "simd"},
+                        {"accumulator", accumulator_of(dt)},
+                        {"flops", m->flops.best},
+                        {"source", src}});
+    measured_src += (measured_src.empty() ? "" : "; ") + dt + ": " + src;
+  }
+  for (const auto& p : r.paths)
+    peaks_src += (peaks_src.empty() ? "" : "; ") + p.isa + ": " + p.assumption;
+  peaks_src = fmt::format("computed by rooflens probe cpu: {} core(s) x FMA units x lanes x 2 FLOP x {:.3f} GHz ({}); "
+                          "bf16 (vdpbf16ps) x2 and int8 (vpdpbusd) x4 per lane, assuming the FP32 FMA issue rate. {}",
+                          cores, r.clock_hz / 1e9, r.clock_source, peaks_src);
+  const double overhead = r.dispatch.empty() ? 0 : r.dispatch.back().seconds.median;
+  const std::string warn_text =
+      r.warnings.empty() ? std::string("no interference seen")
+                         : fmt::format("{} warning(s), first: {}", r.warnings.size(), r.warnings.front());
+
+  json cpu = {{"cores", cores},
+              {"threads", n},
+              {"simd_bits", widest ? widest->vector_bits : 128},
+              {"fma_units", widest ? widest->fma_units : 2},
+              {"isa", c.isa.names()},
+              {"l1d_bytes", positive_or_null(c.l1d_bytes)},
+              {"l2_bytes", positive_or_null(c.l2_bytes)},
+              {"l3_bytes", positive_or_null(c.l3_bytes)}};
+  json sources = {
+      {"peaks", peaks_src},
+      {"measured_peaks", measured_src + ". " + warn_text},
+      {"memory",
+       fmt::format("bytes: /proc/meminfo MemTotal. bandwidth: measured STREAM triad (a = b + s*c, 12 B per element, "
+                   "write-allocate not counted), {:.0f} MiB working set on {} thread(s), best of {} (median {:.4g} "
+                   "B/s, spread {:.0f}%), rooflens probe cpu {}. type: not visible to the probe",
+                   triad->working_set_bytes / (1 << 20), n, triad->bytes_per_s.samples.size(),
+                   triad->bytes_per_s.median, 100 * triad->bytes_per_s.spread, r.date)},
+      {"sm_count", "not applicable to a CPU"},
+      {"clock_hz", fmt::format("base: /proc/cpuinfo 'cpu MHz' as reported ({:.0f} MHz); boost: {}",
+                               c.clock_reported_hz / 1e6, r.clock_source)},
+      {"l2_bytes", "top-level l2_bytes holds the CPU's last-level cache (L3): " + r.llc_source},
+      {"tensor_core", "not applicable to a CPU"},
+      {"launch_overhead_s",
+       r.dispatch.empty()
+           ? std::string("not measured")
+           : fmt::format("measured by rooflens probe cpu {}: fork/join of an almost empty parallel region on {} "
+                         "pinned thread(s), median of {} (best {:.3g} s); a oneDNN primitive adds its own cost",
+                         r.date, n, r.dispatch.back().seconds.samples.size(), r.dispatch.back().seconds.best)},
+      {"max_threads_per_sm", "not applicable to a CPU"},
+      {"max_blocks_per_sm", "not applicable to a CPU"},
+      {"cpu", fmt::format("rooflens probe cpu {}: cpuid vendor {} family {} model {} ('{}'), /proc/cpuinfo model name "
+                          "'{}'; ISA from cpuid/xgetbv at run time: {}; {} core(s) / {} thread(s) measured ({} "
+                          "logical CPUs allowed); caches from {}; simd_bits / fma_units: {}",
+                          r.date, c.vendor, hex(c.family), hex(c.model), c.brand, c.model_name, isa_list(c), cores, n,
+                          c.threads, c.cache_source, widest ? widest->assumption : "no AVX2")},
+      {"workspace_bytes", "assumption: 256 MiB of scratch an inference engine reserves; not a hardware figure"},
+      {"reserved_bytes", "assumption: 512 MiB unavailable to the model (OS, runtime, other processes)"}};
+  const std::string name =
+      fmt::format("{} ({}), {} core(s), measured by rooflens probe cpu", c.model_name.empty() ? "CPU" : c.model_name,
+                  c.brand.empty() ? c.vendor : c.brand, cores);
+  return json{{"schema", "rooflens.device/1"},
+              {"id", id},
+              {"aliases", json::array()},
+              {"name", name},
+              {"kind", "cpu"},
+              {"arch", fmt::format("{} family {} model {}, {}", c.vendor, hex(c.family), hex(c.model), isa_list(c))},
+              {"compute_capability", nullptr},
+              {"sm_count", nullptr},
+              {"clock_hz", {{"base", positive_or_null(c.clock_reported_hz)}, {"boost", positive_or_null(r.clock_hz)}}},
+              {"memory", {{"bytes", c.mem_total_bytes > 0 ? json(c.mem_total_bytes) : json(nullptr)},
+                          {"bandwidth", triad->bytes_per_s.best},
+                          {"type", "unknown"}}},
+              {"l2_bytes", positive_or_null(r.llc_bytes)},
+              {"peaks", peaks},
+              {"measured_peaks", measured},
+              {"tensor_core", nullptr},
+              {"launch_overhead_s", positive_or_null(overhead)},
+              {"max_threads_per_sm", nullptr},
+              {"max_blocks_per_sm", nullptr},
+              {"cpu", cpu},
+              {"workspace_bytes", 268435456},
+              {"reserved_bytes", 536870912},
+              {"sources", sources}};
+}
+
+}  // namespace rooflens::microbench

@@ -1,0 +1,157 @@
+// The oneDNN backend against the reference backend: small random graphs covering every op
+// family, and bundled zoo models at batch 1. Relative error ||out - ref|| / ||ref|| must be
+// below 1e-4 in FP32, with fresh random inputs each run and poisoned output buffers.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "rooflens/cost/analysis.h"
+#include "rooflens/exec/backend.h"
+#include "rooflens/exec/measure.h"
+#include "rooflens/ir/graph_builder.h"
+#include "rooflens/onnx/import.h"
+#include "rooflens/passes/infer_shapes.h"
+
+namespace rooflens {
+namespace {
+
+uint64_t fresh_seed() { return std::random_device{}(); }
+
+double max_error(Graph& g, std::string* why = nullptr) {
+  auto inferred = infer_shapes(g);
+  EXPECT_TRUE(inferred) << inferred.status().message();
+  if (!inferred) return 1e30;
+  ModelAnalysis m = analyze_graph(g, *inferred, {});
+  auto dnnl = make_onednn_backend();
+  if (!dnnl) {
+    if (why) *why = "built without oneDNN";
+    return -1;
+  }
+  auto ref = make_reference_backend();
+  ExecOptions eo;
+  eo.threads = 2;
+  Status s = dnnl->prepare(g, m, eo);
+  EXPECT_TRUE(s) << s.message();
+  Status r = ref->prepare(g, m, eo);
+  EXPECT_TRUE(r) << r.message();
+  if (!s || !r) return 1e30;
+  auto errs = relative_errors(g, *dnnl, *ref, fresh_seed());
+  EXPECT_TRUE(errs) << errs.status().message();
+  if (!errs) return 1e30;
+  double worst = 0;
+  for (double e : *errs) worst = std::max(worst, e);
+  return worst;
+}
+
+#define EXPECT_MATCHES_REFERENCE(g)                                   \
+  do {                                                                \
+    std::string why;                                                  \
+    double e = max_error(g, &why);                                    \
+    if (e < 0) GTEST_SKIP() << why;                                   \
+    EXPECT_LT(e, 1e-4);                                               \
+  } while (0)
+
+TEST(OneDnn, ConvFamiliesWithFusedEpilogues) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {2, 16, 15, 15});
+  ValueId c1 = b.add1("Relu", "r1", {b.batchnorm("bn1", b.conv("c1", x, 16, 32, 3, {.stride = 2, .pad = 1, .bias = true}), 32)});
+  ValueId dw = b.add1("Clip", "relu6", {b.batchnorm("bn2", b.conv("dw", c1, 32, 32, 3, {.group = 32}), 32),
+                                        b.reals("lo", {}, {0.0}), b.reals("hi", {}, {6.0})});
+  ValueId g4 = b.conv("g4", dw, 32, 32, 3, {.pad = 2, .group = 4, .dilation = 2});
+  ValueId sig = b.add1("Sigmoid", "sig", {g4});
+  ValueId swish = b.add1("Mul", "swish", {g4, sig});
+  ValueId res = b.add1("Add", "res", {b.batchnorm("bn3", b.conv("pw", swish, 32, 32, 1), 32), c1});
+  ValueId hs = b.add1("HardSwish", "hs", {res});
+  b.output(b.add1("HardSigmoid", "hsig", {b.conv("last", hs, 32, 8, 1)}, {{"alpha", 1.0 / 6}, {"beta", 0.5}}));
+  Graph g = b.finish();
+  EXPECT_MATCHES_REFERENCE(g);
+}
+
+TEST(OneDnn, GemmMatMulAndGelu) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {3, 64});
+  ValueId fc = b.add1("Gemm", "fc", {x, b.weight("w", {48, 64}), b.weight("bias", {48})}, {{"transB", int64_t{1}}});
+  ValueId t = b.add1("Reshape", "tok", {fc, b.ints("shape", {3, 6, 8})});
+  ValueId mm = b.add1("MatMul", "mm", {t, b.weight("w2", {8, 16})});
+  ValueId bias = b.add1("Add", "mm.bias", {mm, b.weight("b2", {16})});
+  ValueId div = b.add1("Div", "gelu.div", {bias, b.reals("sqrt2", {}, {1.4142135623730951})});
+  ValueId erf = b.add1("Erf", "gelu.erf", {div});
+  ValueId one = b.add1("Add", "gelu.add", {erf, b.reals("one", {}, {1.0})});
+  ValueId mul = b.add1("Mul", "gelu.mul", {bias, one});
+  ValueId half = b.add1("Mul", "gelu.half", {mul, b.reals("half", {}, {0.5})});
+  ValueId ln = b.add1("LayerNormalization", "ln", {half, b.weight("ln.s", {16}), b.weight("ln.b", {16})}, {{"axis", int64_t{-1}}});
+  ValueId act = b.add1("MatMul", "act", {ln, b.add1("Transpose", "tr", {ln}, {{"perm", std::vector<int64_t>{0, 2, 1}}})});
+  b.output(b.add1("Softmax", "sm", {act}, {{"axis", int64_t{-1}}}));
+  Graph g = b.finish();
+  EXPECT_MATCHES_REFERENCE(g);
+}
+
+TEST(OneDnn, PoolingNormalizationReductionAndElementwise) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {2, 8, 17, 17});
+  ValueId bn = b.batchnorm("bn", x, 8);
+  ValueId mp = b.add1("MaxPool", "mp", {bn}, {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                                             {"strides", std::vector<int64_t>{2, 2}}, {"ceil_mode", int64_t{1}}});
+  ValueId ap = b.add1("AveragePool", "ap", {bn}, {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                                                  {"strides", std::vector<int64_t>{2, 2}},
+                                                  {"pads", std::vector<int64_t>{1, 1, 0, 0}}});
+  ValueId sum = b.add1("Sub", "sub", {mp, b.add1("Tanh", "tanh", {ap})});
+  ValueId gap = b.add1("GlobalAveragePool", "gap", {sum});
+  ValueId scaled = b.add1("Mul", "scale", {sum, b.add1("Sigmoid", "gate", {gap})});
+  ValueId rm = b.add1("ReduceMean", "rm", {scaled}, {{"axes", std::vector<int64_t>{2, 3}}, {"keepdims", int64_t{0}}});
+  ValueId lr = b.add1("LeakyRelu", "lrelu", {rm}, {{"alpha", 0.1}});
+  b.output(b.add1("Div", "div", {lr, b.reals("two", {}, {2.0})}));
+  Graph g = b.finish();
+  EXPECT_MATCHES_REFERENCE(g);
+}
+
+TEST(OneDnn, DataMovementAndViews) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {1, 16, 6, 6});
+  ValueId y = b.input("y", {1, 8, 6, 6});
+  ValueId cat = b.add1("Concat", "cat", {b.add1("Relu", "rx", {x}), y}, {{"axis", int64_t{1}}});
+  auto parts = b.add("Split", "split", {cat, b.ints("sizes", {12, 12})}, {{"axis", int64_t{1}}}, 2);
+  ValueId sl = b.add1("Slice", "slice", {parts[0], b.ints("st", {1}), b.ints("en", {5}), b.ints("ax", {2})});
+  ValueId pad = b.add1("Pad", "pad", {parts[1], b.ints("pads", {0, 0, 1, 2, 0, 0, 2, 1})});
+  ValueId shuf = b.add1("Reshape", "view", {pad, b.ints("s5", {1, 2, 6, 9, 9})});
+  ValueId tr = b.add1("Transpose", "shuffle", {shuf}, {{"perm", std::vector<int64_t>{0, 2, 1, 3, 4}}});
+  ValueId back = b.add1("Reshape", "unview", {tr, b.ints("s4", {1, 12, 9, 9})});
+  ValueId flat = b.add1("Flatten", "flat", {b.add1("GlobalAveragePool", "gap", {back})}, {{"axis", int64_t{1}}});
+  ValueId us = b.add1("Unsqueeze", "us", {flat, b.ints("a0", {0})});
+  b.output(b.add1("Squeeze", "sq", {us, b.ints("a00", {0})}));
+  b.output(sl);
+  Graph g = b.finish();
+  EXPECT_MATCHES_REFERENCE(g);
+}
+
+TEST(OneDnn, RefusesUnknownOpsWithAReason) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {1, 4});
+  b.output(b.add1("FrobnicateOp", "frob", {x}));
+  Graph g = b.finish();
+  auto inferred = infer_shapes(g);
+  ASSERT_TRUE(inferred);
+  auto dnnl = make_onednn_backend();
+  if (!dnnl) GTEST_SKIP() << "built without oneDNN";
+  std::string reason;
+  EXPECT_FALSE(dnnl->supports(g, 0, &reason));
+  EXPECT_NE(reason.find("FrobnicateOp"), std::string::npos);
+  Status s = dnnl->prepare(g, analyze_graph(g, *inferred, {}), {});
+  EXPECT_FALSE(s);
+  EXPECT_NE(s.message().find("frob"), std::string::npos) << s.message();
+}
+
+class ZooOnOneDnn : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ZooOnOneDnn, MatchesReferenceAtBatch1) {
+  auto g = import_onnx_file(std::string(ROOFLENS_SOURCE_DIR) + "/models/" + GetParam() + ".onnx", {});
+  ASSERT_TRUE(g) << g.status().message();
+  EXPECT_MATCHES_REFERENCE(*g);
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooOnOneDnn,
+                         ::testing::Values("squeezenet1_1", "shufflenet_v2_x1_0", "mobilenet_v3_small",
+                                           "efficientnet_b0", "mnasnet0_5", "resnet18", "convnext_tiny"));
+
+}  // namespace
+}  // namespace rooflens
