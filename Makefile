@@ -26,6 +26,8 @@ demo: build
 	@mkdir -p $(BUILD)/demo
 	$(ROOFLENS) predict models/resnet50.onnx --device v100 --dtype fp16 --batch max --roofline $(BUILD)/demo/resnet50-v100-fp16.svg
 	@echo "roofline chart: $(BUILD)/demo/resnet50-v100-fp16.svg"
+	$(ROOFLENS) probe cpu --quick --out $(BUILD)/demo/local-cpu.json
+	$(ROOFLENS) measure models/resnet50.onnx --batch 8 --device $(BUILD)/demo/local-cpu.json --max-seconds 5
 
 # The whole default suite (unit, golden, zoo, malformed corpus), then the sanitizer run
 # over the malformed corpus.
@@ -44,6 +46,8 @@ test-slow: build
 
 bench: build
 	bench/analyze_zoo_vs_onnx.sh $(ROOFLENS)
+	bench/probe_vs_loop.sh $(BUILD)
+	bench/peer_pytorch.sh $(ROOFLENS)
 
 # Regenerates docs/predictions/ from the bundled models.
 docs: build

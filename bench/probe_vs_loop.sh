@@ -6,8 +6,9 @@
 # probe within 10% of the loop.
 #
 # Usage: bench/probe_vs_loop.sh [BUILD_DIR] [extra probe flags, e.g. --quick]
-# Needs python3 (any interpreter) for the JSON. Writes its raw outputs to $OUT_DIR
-# (default: a temporary directory, printed at the end).
+# Needs python3 (any interpreter) for the JSON. Writes its raw outputs to $OUT_DIR (default: a
+# temporary directory, printed at the end): loop1.json, loop2.json, probe.txt (the probe's
+# table), probe.json (rooflens.probe/1) and local.json (the device file).
 set -euo pipefail
 
 BUILD=${1:-build}
@@ -22,7 +23,7 @@ mkdir -p "$OUT_DIR"
 
 echo "load before: $(cat /proc/loadavg)" >&2
 "$LOOP" --json > "$OUT_DIR/loop1.json"
-"$ROOFLENS" probe cpu --format json --quiet "$@" > "$OUT_DIR/probe.json"
+"$ROOFLENS" probe cpu --quiet --json "$OUT_DIR/probe.json" --out "$OUT_DIR/local.json" "$@" > "$OUT_DIR/probe.txt"
 "$LOOP" --json > "$OUT_DIR/loop2.json"
 echo "load after:  $(cat /proc/loadavg)" >&2
 

@@ -69,6 +69,7 @@ struct ProbeArgs {
   bool quick = false;
   int repeats = 0;     // 0: the probe's default
   std::string out;
+  std::string json_out;  // also write the rooflens.probe/1 object here
   std::string id = "local-cpu-probe";
   std::string isa = "auto";
   std::string format = "table";

@@ -159,6 +159,7 @@ void add_probe(CLI::App& app, ProbeArgs& a) {
   cpu->add_flag("--quick", a.quick, "shorter repeats and fewer working sets (a few seconds; for tests and demos)");
   cpu->add_option("--repeats", a.repeats, "repeats per figure (default 7, --quick 3)")->check(CLI::PositiveNumber);
   cpu->add_option("--out", a.out, "write a rooflens.device/1 file here (use it with --device FILE)");
+  cpu->add_option("--json", a.json_out, "also write the rooflens.probe/1 object to this file");
   cpu->add_option("--id", a.id, "device id in the --out file")->capture_default_str();
   cpu->add_option("--format", a.format, "table or json (rooflens.probe/1)")
       ->check(CLI::IsMember({"table", "json"}))
@@ -193,6 +194,10 @@ int run_probe(const ProbeArgs& a) {
                                              check.status().message()));
       std::fprintf(stderr, "probe: wrote %s (use --device %s)\n", a.out.c_str(), a.out.c_str());
     }
+  }
+  if (!a.json_out.empty()) {
+    Status w = write_output(a.json_out, microbench::probe_json(*r).dump(2) + "\n");
+    if (!w) return report_error(w);
   }
   const std::string text =
       a.format == "json" ? microbench::probe_json(*r).dump(2) + "\n" : render_table(*r);

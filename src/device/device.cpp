@@ -125,6 +125,12 @@ std::optional<Peak> DeviceSpec::best_measured_peak(const std::string& dtype) con
 std::optional<Peak> DeviceSpec::unit_peak(const std::string& dtype, ComputeUnit unit) const {
   return best_of(peaks, dtype, unit);
 }
+double DeviceSpec::bandwidth_for(double bytes) const {
+  for (const MemoryLevel& l : mem_levels)
+    if (bytes <= l.bytes) return std::max(l.bandwidth, mem_bandwidth);
+  return mem_bandwidth;
+}
+
 double DeviceSpec::cmr(const std::string& dtype) const {
   auto p = best_peak(dtype);
   return p && mem_bandwidth > 0 ? p->flops / mem_bandwidth : 0;
@@ -164,6 +170,20 @@ Expected<DeviceSpec> parse_device_json(const std::string& text, const std::strin
   ROOFLENS_RETURN_IF_ERROR(r.number(j["memory"], "bytes", "memory.bytes", &d.mem_bytes));
   ROOFLENS_RETURN_IF_ERROR(r.number(j["memory"], "bandwidth", "memory.bandwidth", &d.mem_bandwidth));
   ROOFLENS_RETURN_IF_ERROR(r.string(j["memory"], "type", "memory.type", &d.mem_type, false));
+  if (j["memory"].contains("levels") && !j["memory"]["levels"].is_null()) {
+    const json& lv = j["memory"]["levels"];
+    if (!lv.is_array()) return r.err("memory.levels", "must be a list of {name, bytes, bandwidth}");
+    for (size_t i = 0; i < lv.size(); ++i) {
+      const std::string path = "memory.levels[" + std::to_string(i) + "]";
+      MemoryLevel m;
+      ROOFLENS_RETURN_IF_ERROR(r.string(lv[i], "name", path + ".name", &m.name));
+      ROOFLENS_RETURN_IF_ERROR(r.number(lv[i], "bytes", path + ".bytes", &m.bytes));
+      ROOFLENS_RETURN_IF_ERROR(r.number(lv[i], "bandwidth", path + ".bandwidth", &m.bandwidth));
+      if (!d.mem_levels.empty() && m.bytes <= d.mem_levels.back().bytes)
+        return r.err(path + ".bytes", "levels must be in ascending size");
+      d.mem_levels.push_back(m);
+    }
+  }
   ROOFLENS_RETURN_IF_ERROR(r.number(j, "l2_bytes", "l2_bytes", &d.l2_bytes, false));
   ROOFLENS_RETURN_IF_ERROR(parse_peaks(r, j, "peaks", &d.peaks, true));
   if (d.peaks.empty()) return r.err("peaks", "needs at least one peak");

@@ -13,6 +13,9 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <sstream>
 
 namespace rooflens {
@@ -139,8 +142,8 @@ Status read_external(const onnx::TensorProto& t, const std::string& model_dir,
   }
   if (location.empty()) return Status::invalid(what + ": external data has no location");
   if (model_dir.empty()) return Status::ok();
-  std::filesystem::path p = std::filesystem::path(model_dir) / location;
-  auto known = sizes->find(p.string());
+  auto known = sizes->find(location);
+  const std::filesystem::path p = std::filesystem::path(model_dir) / location;
   if (known == sizes->end()) {
     std::error_code ec;
     int64_t size = -1;
@@ -148,7 +151,7 @@ Status read_external(const onnx::TensorProto& t, const std::string& model_dir,
       auto fs = std::filesystem::file_size(p, ec);
       if (!ec) size = static_cast<int64_t>(fs);
     }
-    known = sizes->emplace(p.string(), size).first;
+    known = sizes->emplace(location, size).first;
   }
   if (known->second < 0) return Status::ok();  // stripped weights
   const auto fsize = static_cast<uint64_t>(known->second);
@@ -190,7 +193,9 @@ Expected<DecodedTensor> decode_tensor(const onnx::TensorProto& t, const std::str
   return d;
 }
 
-Expected<AttrValue> convert_attr(const onnx::AttributeProto& a, const std::string& what,
+// `label` names the node in errors; it is built only when needed.
+template <typename Label>
+Expected<AttrValue> convert_attr(const onnx::AttributeProto& a, const Label& label,
                                  const std::string& model_dir, FileSizes* sizes) {
   switch (a.type()) {
     case onnx::AttributeProto::INT: return AttrValue(static_cast<int64_t>(a.i()));
@@ -203,13 +208,13 @@ Expected<AttrValue> convert_attr(const onnx::AttributeProto& a, const std::strin
     case onnx::AttributeProto::STRINGS:
       return AttrValue(std::vector<std::string>(a.strings().begin(), a.strings().end()));
     case onnx::AttributeProto::TENSOR: {
-      auto d = decode_tensor(a.t(), model_dir, what + " attribute '" + a.name() + "'", sizes);
+      auto d = decode_tensor(a.t(), model_dir, label() + " attribute '" + a.name() + "'", sizes);
       if (!d) return d.status();
       TensorConst tc{d->dtype, d->shape, d->ints, d->reals};
       return AttrValue(std::move(tc));
     }
     default:
-      return Status::unsupported(what + ": attribute '" + a.name() + "' has type " +
+      return Status::unsupported(label() + ": attribute '" + a.name() + "' has type " +
                                  std::to_string(static_cast<int>(a.type())) +
                                  " (graphs, sparse tensors and type protos are not supported)");
   }
@@ -301,7 +306,7 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
 
   // Initializers.
   FileSizes file_sizes;
-  std::set<std::string> init_names;
+  std::unordered_set<std::string> init_names;
   for (int i = 0; i < gp.initializer_size(); ++i) {
     const auto& t = gp.initializer(i);
     const std::string what = "initializer '" + t.name() + "'";
@@ -395,19 +400,23 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
   }
 
   // Node outputs first (so inputs can refer forward; cycles are found by topo_order).
-  std::map<std::string, std::string> producer_of;
+  std::unordered_map<std::string_view, int> producer_of;  // output name -> node index
+  g.values.reserve(g.values.size() + static_cast<size_t>(gp.node_size()) * 2);
+  g.nodes.reserve(static_cast<size_t>(gp.node_size()));
   for (int i = 0; i < gp.node_size(); ++i) {
     const auto& n = gp.node(i);
     for (const auto& out : n.output()) {
       if (out.empty()) continue;
       if (init_names.count(out) || g.find_value(out)) {
-        auto prev = producer_of.count(out) ? producer_of[out] : std::string("an initializer or graph input");
+        auto it = producer_of.find(out);
+        auto prev = it != producer_of.end() ? node_label(gp.node(it->second), it->second)
+                                            : std::string("an initializer or graph input");
         return Status::invalid(node_label(n, i) + ": output '" + out + "' is already produced by " + prev);
       }
       Value v;
       v.name = out;
       g.add_value(std::move(v));
-      producer_of[out] = node_label(n, i);
+      producer_of.emplace(out, i);
     }
   }
   // value_info hints, with symbolic dims resolved where the symbol is bound.
@@ -435,7 +444,6 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
     n.domain = np.domain();
     const bool std_domain = np.domain().empty() || np.domain() == "ai.onnx";
     n.kind = std_domain ? op_kind_from_onnx(np.op_type()).value_or(OpKind::kUnknown) : OpKind::kUnknown;
-    const std::string what = node_label(np, i);
     for (const auto& in : np.input()) {
       if (in.empty()) {
         n.inputs.push_back(kNoValue);
@@ -443,13 +451,13 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
       }
       auto id = g.find_value(in);
       if (!id)
-        return Status::invalid(what + ": input '" + in +
+        return Status::invalid(node_label(np, i) + ": input '" + in +
                                "' is not produced by any node, graph input or initializer");
       n.inputs.push_back(*id);
     }
     for (const auto& out : np.output()) n.outputs.push_back(out.empty() ? kNoValue : *g.find_value(out));
     for (const auto& a : np.attribute()) {
-      auto v = convert_attr(a, what, model_dir, &file_sizes);
+      auto v = convert_attr(a, [&] { return node_label(np, i); }, model_dir, &file_sizes);
       if (!v) {
         if (n.kind == OpKind::kUnknown) continue;  // reported as an unknown op anyway
         return v.status();

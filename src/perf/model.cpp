@@ -212,8 +212,9 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
         L.t_memory = base_dram / (d.mem_bandwidth * L.bw_efficiency);
       }
     } else {
+      // CPU: the working set decides which cache roof applies (the probe measures them).
       L.t_compute = static_cast<double>(L.flops) / L.peak_used;
-      L.t_memory = base_dram / d.mem_bandwidth;
+      L.t_memory = base_dram / d.bandwidth_for(static_cast<double>(L.bytes));
     }
     L.t_launch = d.launch_overhead_s;
     L.time_s = std::max({L.t_compute, L.t_memory, L.t_launch});

@@ -23,6 +23,14 @@ struct Peak {
   std::string source;       // for measured peaks
 };
 
+// A level of the memory hierarchy with the bandwidth measured for working sets up to its
+// size (a cache roof). Optional; a probe writes them.
+struct MemoryLevel {
+  std::string name;        // L1, L2, L3, DRAM
+  double bytes = 0;        // largest working set served at this bandwidth
+  double bandwidth = 0;    // B/s
+};
+
 struct CpuInfo {
   int cores = 0, threads = 0, simd_bits = 0, fma_units = 0;
   std::vector<std::string> isa;
@@ -37,6 +45,7 @@ struct DeviceSpec {
   double mem_bytes = 0, mem_bandwidth = 0;
   std::string mem_type;
   double l2_bytes = 0;
+  std::vector<MemoryLevel> mem_levels;  // ascending size; empty when unknown
   std::vector<Peak> peaks, measured_peaks;
   std::map<std::string, int> tc_channel_multiple;  // dtype -> channel multiple
   double launch_overhead_s = 0;
@@ -55,6 +64,9 @@ struct DeviceSpec {
   std::optional<Peak> unit_peak(const std::string& dtype, ComputeUnit unit) const;
   // Compute-to-memory ratio (FLOP/byte) for a dtype using best_peak.
   double cmr(const std::string& dtype) const;
+  // Bandwidth for a working set of `bytes`: the smallest memory level that holds it, else
+  // the memory bandwidth.
+  double bandwidth_for(double bytes) const;
 };
 
 // Parses one device file's JSON text. Errors name the file and field.

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <unordered_map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -90,7 +91,7 @@ class Graph {
   Expected<std::vector<NodeId>> topo_order() const;
 
  private:
-  std::map<std::string, ValueId> by_name_;
+  std::unordered_map<std::string, ValueId> by_name_;
 };
 
 // Product of dims; nullopt on negative dims or int64 overflow.
