@@ -1,5 +1,5 @@
 // AVX-512 compute-peak kernels (see simd_kernels.h): FP32 FMA, BF16 dot products
-// (AVX512_BF16) and INT8 dot products (AVX512_VNNI) on 12 independent zmm accumulators.
+// (AVX512_BF16) and INT8 dot products (AVX512_VNNI) on 16 independent zmm accumulators.
 // Compiled with -mavx512f -mavx512bw -mavx512vl -mavx512bf16 -mavx512vnni; called only when
 // the CPU has them. Includes no standard-library header (see simd_kernels.h).
 #include "rooflens/microbench/simd_kernels.h"
@@ -7,9 +7,10 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-// Applies OP to the 12 accumulators x0..x11.
-#define ROOFLENS_FOR12(OP) \
-  OP(0) OP(1) OP(2) OP(3) OP(4) OP(5) OP(6) OP(7) OP(8) OP(9) OP(10) OP(11)
+// Applies OP to the kAccumulatorsAvx512 = 16 accumulators x0..x15.
+#define ROOFLENS_FOR16(OP) \
+  OP(0) OP(1) OP(2) OP(3) OP(4) OP(5) OP(6) OP(7) OP(8) OP(9) OP(10) OP(11) OP(12) OP(13) OP(14) OP(15)
+static_assert(rooflens::microbench::kAccumulatorsAvx512 == 16, "ROOFLENS_FOR16 lists 16 accumulators");
 
 namespace rooflens::microbench {
 
@@ -18,11 +19,11 @@ void fma_f32_avx512(uint64_t iters, float* acc, float a, float b) {
 #define LOAD(i) __m512 x##i = _mm512_loadu_ps(acc + 16 * (i));
 #define STEP(i) x##i = _mm512_fmadd_ps(x##i, va, vb);
 #define STORE(i) _mm512_storeu_ps(acc + 16 * (i), x##i);
-  ROOFLENS_FOR12(LOAD)
+  ROOFLENS_FOR16(LOAD)
   for (uint64_t it = 0; it < iters; ++it) {
-    ROOFLENS_FOR12(STEP)
+    ROOFLENS_FOR16(STEP)
   }
-  ROOFLENS_FOR12(STORE)
+  ROOFLENS_FOR16(STORE)
 #undef LOAD
 #undef STEP
 #undef STORE
@@ -34,11 +35,11 @@ void dot_bf16_avx512(uint64_t iters, float* acc, uint32_t a_pair, uint32_t b_pai
 #define LOAD(i) __m512 x##i = _mm512_loadu_ps(acc + 16 * (i));
 #define STEP(i) x##i = _mm512_dpbf16_ps(x##i, va, vb);
 #define STORE(i) _mm512_storeu_ps(acc + 16 * (i), x##i);
-  ROOFLENS_FOR12(LOAD)
+  ROOFLENS_FOR16(LOAD)
   for (uint64_t it = 0; it < iters; ++it) {
-    ROOFLENS_FOR12(STEP)
+    ROOFLENS_FOR16(STEP)
   }
-  ROOFLENS_FOR12(STORE)
+  ROOFLENS_FOR16(STORE)
 #undef LOAD
 #undef STEP
 #undef STORE
@@ -50,11 +51,11 @@ void dot_u8s8_avx512(uint64_t iters, int32_t* acc, uint32_t a_u8x4, uint32_t b_s
 #define LOAD(i) __m512i x##i = _mm512_loadu_si512(acc + 16 * (i));
 #define STEP(i) x##i = _mm512_dpbusd_epi32(x##i, va, vb);
 #define STORE(i) _mm512_storeu_si512(acc + 16 * (i), x##i);
-  ROOFLENS_FOR12(LOAD)
+  ROOFLENS_FOR16(LOAD)
   for (uint64_t it = 0; it < iters; ++it) {
-    ROOFLENS_FOR12(STEP)
+    ROOFLENS_FOR16(STEP)
   }
-  ROOFLENS_FOR12(STORE)
+  ROOFLENS_FOR16(STORE)
 #undef LOAD
 #undef STEP
 #undef STORE

@@ -32,14 +32,15 @@ void run_dot_u8s8_avxvnni(uint64_t iters, void* acc) {
 std::vector<ComputeKernel> compute_kernels(const IsaFeatures& isa) {
   std::vector<ComputeKernel> out;
 #if defined(__x86_64__)
-  if (isa.has_avx512()) out.push_back({"fp32", "avx512", "vfmadd231ps zmm", 16, 2, &run_fma_f32_avx512});
-  if (isa.has_avx2_fma()) out.push_back({"fp32", "avx2", "vfmadd231ps ymm", 8, 2, &run_fma_f32_avx2});
+  constexpr int k512 = kAccumulatorsAvx512, k256 = kAccumulatorsAvx2;
+  if (isa.has_avx512()) out.push_back({"fp32", "avx512", "vfmadd231ps zmm", 16, 2, k512, &run_fma_f32_avx512});
+  if (isa.has_avx2_fma()) out.push_back({"fp32", "avx2", "vfmadd231ps ymm", 8, 2, k256, &run_fma_f32_avx2});
   if (isa.has_avx512() && isa.avx512_bf16)
-    out.push_back({"bf16", "avx512", "vdpbf16ps zmm", 16, 4, &run_dot_bf16_avx512});
+    out.push_back({"bf16", "avx512", "vdpbf16ps zmm", 16, 4, k512, &run_dot_bf16_avx512});
   if (isa.has_avx512() && isa.avx512_vnni)
-    out.push_back({"int8", "avx512", "vpdpbusd zmm (AVX512_VNNI)", 16, 8, &run_dot_u8s8_avx512});
+    out.push_back({"int8", "avx512", "vpdpbusd zmm (AVX512_VNNI)", 16, 8, k512, &run_dot_u8s8_avx512});
   if (isa.has_avx2_fma() && isa.avx_vnni)
-    out.push_back({"int8", "avx2", "vpdpbusd ymm (AVX-VNNI)", 8, 8, &run_dot_u8s8_avxvnni});
+    out.push_back({"int8", "avx2", "vpdpbusd ymm (AVX-VNNI)", 8, 8, k256, &run_dot_u8s8_avxvnni});
 #else
   (void)isa;
 #endif

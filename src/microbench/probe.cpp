@@ -144,7 +144,7 @@ void Prober::settle_clock() {
     r_.clock_hz = c;
     r_.clock_source = fmt::format(
         "measured: {} dependent register adds per iteration on one pinned thread (1 add per cycle), best of {} "
-        "samples taken before each compute kernel ({:.3f} GHz, median {:.3f}); /proc/cpuinfo reports {:.3f} GHz",
+        "samples taken before and after each compute kernel ({:.3f} GHz, median {:.3f}); /proc/cpuinfo reports {:.3f} GHz",
         kAddsPerChainIter, clock_samples_.size(), c / 1e9, r_.clock_measured_hz.median / 1e9,
         r_.cpu.clock_reported_hz / 1e9);
   } else {
@@ -180,7 +180,7 @@ Status Prober::measure_compute() {
     {
       auto team = ThreadTeam::create(cpus(1));
       if (!team) return team.status();
-      alignas(64) int32_t acc[kFmaAccumulators * 16] = {};
+      alignas(64) int32_t acc[kMaxAccumulators * 16] = {};
       for (int i = 0; i < 40; ++i) {
         const double t = min_time(2, [&] { k.run(iters, acc); });
         if (t > 0.01) {
@@ -194,7 +194,7 @@ Status Prober::measure_compute() {
       auto team = ThreadTeam::create(cpus(threads));
       if (!team) return team.status();
       struct alignas(64) Acc {
-        int32_t v[kFmaAccumulators * 16] = {};
+        int32_t v[kMaxAccumulators * 16] = {};
       };
       std::vector<Acc> accs(threads);
       std::vector<double> cpu_s(threads * 8);  // one cache line per member
@@ -229,6 +229,7 @@ Status Prober::measure_compute() {
                       k.dtype == "int8" ? "OP" : "FLOP"));
       r_.compute.push_back(std::move(m));
     }
+    ROOFLENS_RETURN_IF_ERROR(sample_clock(3, o_.quick ? 0.005 : 0.01));
   }
   return Status::ok();
 }
@@ -246,6 +247,7 @@ Status Prober::measure_bandwidth() {
     const size_t block_floats =
         (static_cast<size_t>(std::ceil(o_.max_working_set / threads / sizeof(float))) + kUnit - 1) / kUnit * kUnit;
     std::vector<Buffer> blocks(threads);
+    std::vector<double> cpu_s(threads * 8);  // thread CPU seconds of the last region, one cache line each
     std::vector<float> sinks(threads * 16);
     bool alloc_failed = false;
     auto alloc = [&](int m) {
@@ -271,6 +273,7 @@ Status Prober::measure_bandwidth() {
         n = std::min(n, arrays == 3 ? block_floats / 3 : block_floats);
         int passes = 1;
         auto region = [&](int m) {
+          const double c0 = thread_cpu_seconds();
           float* p = blocks[m].get();
           const size_t third = block_floats / 3;
           switch (kind) {
@@ -279,6 +282,7 @@ Status Prober::measure_bandwidth() {
             case BandwidthKind::kWriteNontemporal: bk.write_nt(p, n, 1.0f, passes); break;
             case BandwidthKind::kTriad: bk.triad(p, p + third, p + 2 * third, 0.5f, n, passes); break;
           }
+          cpu_s[m * 8] = thread_cpu_seconds() - c0;
         };
         // Calibrate passes so a repeat lasts bandwidth_s_ (and at least 1 ms per probe).
         for (int i = 0; i < 40; ++i) {
@@ -289,11 +293,15 @@ Status Prober::measure_bandwidth() {
           }
           passes *= 4;
         }
-        std::vector<double> rates;
+        std::vector<double> rates, on_cpu;
         for (int rep = 0; rep < repeats_; ++rep) {
           const auto t0 = Clock::now();
           (*team)->run(region);
-          rates.push_back(threads * bandwidth_bytes(kind, n, passes) / seconds_since(t0));
+          const double wall = seconds_since(t0);
+          rates.push_back(threads * bandwidth_bytes(kind, n, passes) / wall);
+          double cpu = 0;
+          for (int m = 0; m < threads; ++m) cpu += cpu_s[m * 8];
+          on_cpu.push_back(std::min(1.0, cpu / (threads * wall)));
         }
         BandwidthMeasurement m;
         m.kind = kind;
@@ -301,6 +309,7 @@ Status Prober::measure_bandwidth() {
         m.working_set_bytes = static_cast<double>(n) * arrays * sizeof(float) * threads;
         m.threads = threads;
         m.bytes_per_s = summarize(rates);
+        m.on_cpu = summarize(on_cpu);
         r_.bandwidth.push_back(std::move(m));
       }
       const BandwidthMeasurement& last = r_.bandwidth.back();

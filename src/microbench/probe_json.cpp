@@ -102,7 +102,8 @@ json probe_json(const ProbeResult& r) {
                      {"working_set_bytes", m.working_set_bytes},
                      {"threads", m.threads},
                      {"level", m.level},
-                     {"bytes_per_s", stats_json(m.bytes_per_s)}});
+                     {"bytes_per_s", stats_json(m.bytes_per_s)},
+                     {"on_cpu_fraction", stats_json(m.on_cpu)}});
   json dispatch = json::array();
   for (const auto& m : r.dispatch) dispatch.push_back({{"threads", m.threads}, {"seconds", stats_json(m.seconds)}});
   json paths = json::array();
@@ -224,6 +225,21 @@ Expected<json> probe_device_json(const ProbeResult& r, const std::string& id) {
                           c.threads, c.cache_source, widest ? widest->assumption : "no AVX2")},
       {"workspace_bytes", "assumption: 256 MiB of scratch an inference engine reserves; not a hardware figure"},
       {"reserved_bytes", "assumption: 512 MiB unavailable to the model (OS, runtime, other processes)"}};
+  // Cache roofs for the performance model: the triad plateau of each level, with the largest
+  // working set it serves on `n` threads (per-core caches scale with the threads).
+  json levels = json::array();
+  {
+    const auto plateaus = level_plateaus(r, BandwidthKind::kTriad, n);
+    const std::pair<const char*, double> sizes[] = {
+        {"L1", c.l1d_bytes * n}, {"L2", c.l2_bytes * n}, {"L3", r.llc_bytes}};
+    double last = 0;
+    for (const auto& [lvl, bytes] : sizes) {
+      auto it = plateaus.find(lvl);
+      if (it == plateaus.end() || bytes <= last) continue;
+      levels.push_back({{"name", lvl}, {"bytes", bytes}, {"bandwidth", it->second}});
+      last = bytes;
+    }
+  }
   const std::string name =
       fmt::format("{} ({}), {} core(s), measured by rooflens probe cpu", c.model_name.empty() ? "CPU" : c.model_name,
                   c.brand.empty() ? c.vendor : c.brand, cores);
@@ -238,7 +254,8 @@ Expected<json> probe_device_json(const ProbeResult& r, const std::string& id) {
               {"clock_hz", {{"base", positive_or_null(c.clock_reported_hz)}, {"boost", positive_or_null(r.clock_hz)}}},
               {"memory", {{"bytes", c.mem_total_bytes > 0 ? json(c.mem_total_bytes) : json(nullptr)},
                           {"bandwidth", triad->bytes_per_s.best},
-                          {"type", "unknown"}}},
+                          {"type", "unknown"},
+                          {"levels", levels}}},
               {"l2_bytes", positive_or_null(r.llc_bytes)},
               {"peaks", peaks},
               {"measured_peaks", measured},

@@ -217,9 +217,12 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
       L.t_memory = base_dram / d.bandwidth_for(static_cast<double>(L.bytes));
     }
     L.t_launch = d.launch_overhead_s;
-    L.time_s = std::max({L.t_compute, L.t_memory, L.t_launch});
+    // A GPU overlaps the next launch with this kernel's execution, so a kernel costs at least
+    // one launch interval; a CPU primitive's dispatch runs on the same cores, before its work.
+    L.time_s = d.is_gpu() ? std::max({L.t_compute, L.t_memory, L.t_launch})
+                          : L.t_launch + std::max(L.t_compute, L.t_memory);
 
-    if (L.time_s == L.t_launch && L.t_launch > std::max(L.t_compute, L.t_memory)) {
+    if (L.t_launch > std::max(L.t_compute, L.t_memory)) {
       L.bound = Bound::kLaunch;
       L.why = "kernel work shorter than the launch overhead";
     } else if (L.t_compute >= L.t_memory) {

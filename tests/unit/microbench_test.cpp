@@ -131,9 +131,7 @@ TEST(MicrobenchHost, ParsesSysfsCacheSizes) {
 // ---------------------------------------------------------------------------------------
 // Compute kernels compute what they claim (bit-exact against scalar references)
 
-constexpr int kAcc = kFmaAccumulators;
-
-template <int Lanes>
+template <int Lanes, int kAcc>
 void check_fma_f32(void (*kernel)(uint64_t, float*, float, float)) {
   std::vector<float> acc(kAcc * Lanes), ref(kAcc * Lanes);
   for (size_t i = 0; i < acc.size(); ++i) acc[i] = ref[i] = 0.25f * static_cast<float>(i) - 3.0f;
@@ -147,18 +145,18 @@ void check_fma_f32(void (*kernel)(uint64_t, float*, float, float)) {
 
 TEST(MicrobenchKernels, Fp32FmaAvx2MatchesScalarFma) {
   if (!detect_isa().has_avx2_fma()) GTEST_SKIP() << "no AVX2+FMA on this CPU";
-  check_fma_f32<8>(&fma_f32_avx2);
+  check_fma_f32<8, kAccumulatorsAvx2>(&fma_f32_avx2);
 }
 
 TEST(MicrobenchKernels, Fp32FmaAvx512MatchesScalarFma) {
   if (!detect_isa().has_avx512()) GTEST_SKIP() << "no AVX-512 on this CPU";
-  check_fma_f32<16>(&fma_f32_avx512);
+  check_fma_f32<16, kAccumulatorsAvx512>(&fma_f32_avx512);
 }
 
 TEST(MicrobenchKernels, Bf16DotProductAvx512) {
   const IsaFeatures f = detect_isa();
   if (!f.has_avx512() || !f.avx512_bf16) GTEST_SKIP() << "no AVX512_BF16 on this CPU";
-  std::vector<float> acc(kAcc * 16);
+  std::vector<float> acc(kAccumulatorsAvx512 * 16);
   for (size_t i = 0; i < acc.size(); ++i) acc[i] = static_cast<float>(i);
   // a = (lo 1.0, hi 0.5), b = (2^-4, 2^-4): each instruction adds 1.5 / 16 = 0.09375 (exact).
   const uint32_t a = 0x3F003F80u, b = 0x3D803D80u;
@@ -173,7 +171,7 @@ int32_t dot_u8s8(uint32_t a, uint32_t b) {
   return s;
 }
 
-template <int Lanes>
+template <int Lanes, int kAcc>
 void check_dot_u8s8(void (*kernel)(uint64_t, int32_t*, uint32_t, uint32_t)) {
   // a bytes (lo..hi) 200, 3, 2, 1 (unsigned: 200 must not read as -56); b bytes -1, 2, -3, 4.
   const uint32_t a = 0x010203C8u, b = 0x04FD02FFu;
@@ -187,13 +185,13 @@ void check_dot_u8s8(void (*kernel)(uint64_t, int32_t*, uint32_t, uint32_t)) {
 TEST(MicrobenchKernels, Int8DotProductAvx512Vnni) {
   const IsaFeatures f = detect_isa();
   if (!f.has_avx512() || !f.avx512_vnni) GTEST_SKIP() << "no AVX512_VNNI on this CPU";
-  check_dot_u8s8<16>(&dot_u8s8_avx512);
+  check_dot_u8s8<16, kAccumulatorsAvx512>(&dot_u8s8_avx512);
 }
 
 TEST(MicrobenchKernels, Int8DotProductAvxVnni) {
   const IsaFeatures f = detect_isa();
   if (!f.has_avx2_fma() || !f.avx_vnni) GTEST_SKIP() << "no AVX-VNNI on this CPU";
-  check_dot_u8s8<8>(&dot_u8s8_avxvnni);
+  check_dot_u8s8<8, kAccumulatorsAvx2>(&dot_u8s8_avxvnni);
 }
 
 TEST(MicrobenchKernels, CatalogueListsOnlyWhatTheCpuHasAndCountsWork) {
@@ -210,9 +208,10 @@ TEST(MicrobenchKernels, CatalogueListsOnlyWhatTheCpuHasAndCountsWork) {
     if (k.dtype == "int8") {
       EXPECT_TRUE(f.avx512_vnni || f.avx_vnni);
     }
-    EXPECT_DOUBLE_EQ(k.ops(10), 10.0 * kAcc * k.lanes * k.ops_per_lane);
+    EXPECT_EQ(k.accumulators, k.isa == "avx512" ? kAccumulatorsAvx512 : kAccumulatorsAvx2);
+    EXPECT_DOUBLE_EQ(k.ops(10), 10.0 * k.accumulators * k.lanes * k.ops_per_lane);
     // The wrapped operands keep accumulators finite and make them change.
-    alignas(64) int32_t acc[kAcc * 16] = {};
+    alignas(64) int32_t acc[kMaxAccumulators * 16] = {};
     k.run(1000, acc);
     if (k.dtype == "int8") {
       EXPECT_NE(acc[0], 0) << k.instruction;
@@ -439,16 +438,66 @@ TEST(MicrobenchInterference, SharedMachineIsCalledShared) {
   EXPECT_TRUE(has("1 thread: best 76.0 G/s is 78% of the theoretical"));
 }
 
-TEST(MicrobenchInterference, StealAndOtherTasksCount) {
+TEST(MicrobenchInterference, StealCountsOtherTasksAreANote) {
   ProbeResult r;
   r.thread_counts = {1};
   r.steal_fraction = 0.07;
   r.runnable_at_start = 3;
   classify_interference(r);
   EXPECT_TRUE(r.interference);
-  ASSERT_GE(r.warnings.size(), 3u);
+  ASSERT_EQ(r.warnings.size(), 3u);
   EXPECT_NE(r.warnings[0].find("stole 7.0%"), std::string::npos) << r.warnings[0];
-  EXPECT_NE(r.warnings[1].find("2 other task(s)"), std::string::npos) << r.warnings[1];
+  EXPECT_NE(r.warnings[1].find("note: 2 other task(s)"), std::string::npos) << r.warnings[1];
+  EXPECT_NE(r.warnings[2].find("appears shared"), std::string::npos) << r.warnings[2];
+  // Other runnable tasks alone, with steady figures, are not called interference.
+  ProbeResult q;
+  q.thread_counts = {1};
+  q.runnable_at_start = 3;
+  classify_interference(q);
+  EXPECT_FALSE(q.interference);
+  EXPECT_EQ(q.warnings.size(), 1u);
+}
+
+TEST(MicrobenchInterference, TimeSlicingAndNoisyMemoryAreNamed) {
+  ProbeResult r;
+  r.thread_counts = {1, 2};
+  ComputeMeasurement one = measurement("avx512", 1, {220, 221, 222}, 224);
+  ComputeMeasurement two = measurement("avx512", 2, {436, 438, 440}, 448);
+  one.on_cpu = summarize({1.0, 1.0, 0.99});
+  two.on_cpu = summarize({0.5, 0.49, 0.5});  // steady rate, but the threads ran half the time
+  r.compute = {one, two};
+  classify_interference(r);
+  EXPECT_TRUE(r.interference);
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_NE(r.warnings[0].find("time slicing"), std::string::npos) << r.warnings[0];
+  EXPECT_NE(r.warnings[0].find(": fp32 avx512 2T 50%;"), std::string::npos) << r.warnings[0];
+
+  ProbeResult m;
+  m.thread_counts = {1};
+  BandwidthMeasurement triad;
+  triad.kind = BandwidthKind::kTriad;
+  triad.threads = 1;
+  triad.working_set_bytes = 256.0 * 1024 * 1024;
+  triad.bytes_per_s = summarize({28e9, 34e9, 27e9, 29e9, 30e9});
+  m.bandwidth = {triad};
+  classify_interference(m);
+  EXPECT_TRUE(m.interference);
+  ASSERT_EQ(m.warnings.size(), 2u);
+  EXPECT_NE(m.warnings[0].find("noisy: triad 256 MiB, 1 thread(s): spread 15%"), std::string::npos) << m.warnings[0];
+  EXPECT_NE(m.warnings[1].find("memory bandwidth varies"), std::string::npos) << m.warnings[1];
+
+  // A steady sweep whose threads ran half the time.
+  ProbeResult b;
+  b.thread_counts = {1};
+  triad.bytes_per_s = summarize({20e9, 20.5e9, 20.2e9});
+  triad.on_cpu = summarize({0.5, 0.55, 0.52});
+  b.bandwidth = {triad};
+  classify_interference(b);
+  EXPECT_TRUE(b.interference);
+  ASSERT_EQ(b.warnings.size(), 2u);
+  EXPECT_NE(b.warnings[0].find("in 1 of 1 measurements"), std::string::npos) << b.warnings[0];
+  EXPECT_NE(b.warnings[0].find("lowest 52%"), std::string::npos) << b.warnings[0];
+  EXPECT_NE(b.warnings[1].find("appears shared"), std::string::npos) << b.warnings[1];
 }
 
 TEST(MicrobenchInterference, MeasuredAboveTheoreticalIsNotInterference) {

@@ -21,11 +21,12 @@ struct ComputeKernel {
   std::string instruction;  // "vfmadd231ps zmm", "vdpbf16ps zmm", "vpdpbusd ymm (AVX-VNNI)"
   int lanes = 0;            // 32-bit lanes per instruction
   int ops_per_lane = 0;     // FLOP (OP for int8) per lane per instruction: 2, 4, 8
-  void (*run)(uint64_t iters, void* acc) = nullptr;  // acc: kFmaAccumulators x lanes x 4 bytes
+  int accumulators = 0;     // independent accumulators (instructions per iteration)
+  void (*run)(uint64_t iters, void* acc) = nullptr;  // acc: kMaxAccumulators x 16 x 4 bytes is enough
 
   // FLOP (OP) done by run(iters).
   double ops(uint64_t iters) const {
-    return static_cast<double>(iters) * kFmaAccumulators * lanes * ops_per_lane;
+    return static_cast<double>(iters) * accumulators * lanes * ops_per_lane;
   }
 };
 

@@ -59,6 +59,7 @@ struct BandwidthMeasurement {
   int threads = 0;
   std::string level;             // L1, L2, L3, DRAM: the smallest cache holding it (see cache_level)
   SampleStats bytes_per_s;       // B/s, STREAM counting (bandwidth_bytes)
+  SampleStats on_cpu;            // as ComputeMeasurement::on_cpu
 };
 
 // Fork/join of an (almost) empty parallel region on `threads` pinned threads.
@@ -74,7 +75,7 @@ struct ProbeResult {
   std::vector<int> thread_counts;
   double clock_hz = 0;        // the clock of the theoretical peaks
   std::string clock_source;
-  SampleStats clock_measured_hz;  // dependent-add chain on one thread, sampled before each compute kernel
+  SampleStats clock_measured_hz;  // dependent-add chain on one thread, sampled around each compute kernel
   // Last-level cache used for the level labels and the device file: cpuid/sysfs, unless the
   // bandwidth sweep shows DRAM-level bandwidth far below it (a virtual CPU reporting the whole
   // package's L3); llc_source says which.

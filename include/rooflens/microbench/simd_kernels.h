@@ -6,10 +6,11 @@
 // IsaFeatures (kernels.h) and never call one the CPU lacks.
 //
 // Contracts shared by all kernels:
-// - Compute kernels run `iters` iterations of one vector instruction on each of
-//   kFmaAccumulators independent accumulators (enough to hide FMA latency x throughput on
-//   Zen 3/4/5 and Skylake-X and later: latency 4-5 x 2 pipes <= 12). `acc` holds
-//   kFmaAccumulators x lanes 32-bit values, read on entry and written on exit.
+// - Compute kernels run `iters` iterations of one vector instruction on each of N independent
+//   accumulators, N = kAccumulatorsAvx512 (zmm kernels) or kAccumulatorsAvx2 (ymm kernels):
+//   enough to cover latency x 2 pipes (FP32 FMA latency 4-5 on Zen 3/4/5 and Skylake-X and
+//   later; vdpbf16ps about 6 on Zen 5, where 12 zmm accumulators reach only 90%). `acc` holds
+//   N x lanes 32-bit values, read on entry and written on exit.
 // - Bandwidth kernels take 64-byte aligned arrays of n floats, n a multiple of
 //   kBandwidthBlockFloats, and sweep them `passes` times.
 #pragma once
@@ -19,7 +20,9 @@
 
 namespace rooflens::microbench {
 
-inline constexpr int kFmaAccumulators = 12;
+inline constexpr int kAccumulatorsAvx512 = 16;  // of the 32 zmm registers
+inline constexpr int kAccumulatorsAvx2 = 12;    // of the 16 ymm registers (2 hold the operands)
+inline constexpr int kMaxAccumulators = 16;
 inline constexpr size_t kBandwidthBlockFloats = 16;  // 64 B: one zmm, one cache line
 
 // acc = acc * a + b (vfmadd, single rounding), per lane.
