@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "loading.h"
 #include "rooflens/onnx/import.h"
 #include "rooflens/passes/infer_shapes.h"
 #include "rooflens/perf/model.h"
@@ -14,29 +15,11 @@
 namespace rooflens::cli {
 namespace {
 
-struct Analysed {
-  Graph graph;
-  ModelAnalysis analysis;
-};
+using Analysed = Loaded;
 
 Expected<Analysed> analyse_at(const std::string& path, const std::vector<InputShapeOverride>& shapes,
                               DType dtype, std::optional<int64_t> batch) {
-  ImportOptions io;
-  io.batch = batch;
-  io.input_shapes = shapes;
-  auto g = import_onnx_file(path, io);
-  if (!g) return g.status();
-  auto inferred = infer_shapes(*g);
-  if (!inferred) return inferred.status().with_context(path);
-  AnalyzeOptions ao;
-  ao.cost.dtype = dtype;
-  ModelAnalysis m = analyze_graph(*g, *inferred, ao);
-  m.model = std::filesystem::path(path).stem().string();
-  if (!m.unknown_nodes.empty())
-    return Status::unsupported(path + ": " + std::to_string(m.unknown_nodes.size()) +
-                               " unknown op node(s) (first: " + m.unknown_nodes[0] +
-                               "); predict needs every op costed (see `rooflens analyze`)");
-  return Analysed{std::move(*g), std::move(m)};
+  return load_model(path, shapes, dtype, batch);
 }
 
 struct Request {
