@@ -107,6 +107,7 @@ struct ValidateArgs {
   std::string output;
   std::string devices_dir;
   double max_seconds = 3;
+  std::string fit_out;  // fit efficiencies on half the models, write the device file here
 };
 void add_validate(CLI::App& app, ValidateArgs& a);
 int run_validate(const ValidateArgs& a);

@@ -17,6 +17,7 @@
 #include "rooflens/exec/measure.h"
 #include "rooflens/perf/model.h"
 #include "rooflens/report/table.h"
+#include <map>
 
 namespace rooflens::cli {
 namespace {
@@ -176,7 +177,41 @@ void add_validate(CLI::App& app, ValidateArgs& a) {
   cmd->add_option("--format", a.format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
+  cmd->add_option("--fit", a.fit_out,
+                  "fit kernel efficiencies (gemm, depthwise, memory) on every other model, write the device file with "
+                  "them here, and validate on the held-out models only");
 }
+
+namespace {
+
+// Time-weighted efficiency per kernel class: predicted roof time / measured time (less the
+// dispatch cost) summed over the layers each roof binds.
+struct FitSums {
+  std::map<std::string, double> predicted, measured;
+  void add(const Compared& c) {
+    for (const auto& L : c.p.layers) {
+      if (L.bound == Bound::kNone) continue;
+      double measured_s = 0;
+      for (const auto& ml : c.m.layers)
+        if (ml.name == L.name) measured_s = ml.time_s;
+      const double work = measured_s - L.t_launch;
+      if (work <= 0) continue;
+      const bool compute = L.t_compute >= L.t_memory;
+      const std::string cls = compute ? L.kernel_class : "memory";
+      if (cls == "other") continue;
+      predicted[cls] += compute ? L.t_compute : L.t_memory;
+      measured[cls] += work;
+    }
+  }
+  std::map<std::string, double> efficiencies() const {
+    std::map<std::string, double> e;
+    for (const auto& [cls, p] : predicted)
+      if (measured.at(cls) > 0) e[cls] = std::clamp(p / measured.at(cls), 0.01, 1.0);
+    return e;
+  }
+};
+
+}  // namespace
 
 int run_validate(const ValidateArgs& a) {
   auto dev = load_dev(a.device, a.devices_dir);
@@ -196,14 +231,43 @@ int run_validate(const ValidateArgs& a) {
     return report_error(Status::invalid("validate: give --zoo or --models a,b,c"));
   }
   const int threads = default_threads(a.threads);
+  for (const auto& n : names)
+    if (!std::filesystem::exists(dir + "/" + n + ".onnx"))
+      return report_error(Status::invalid("--models: no bundled model '" + n + "'"));
   std::vector<ValidationPoint> pts;
-  for (size_t i = 0; i < names.size(); ++i) {
-    const std::string path = dir + "/" + names[i] + ".onnx";
-    if (!std::filesystem::exists(path)) return report_error(Status::invalid("--models: no bundled model '" + names[i] + "'"));
-    std::fprintf(stderr, "validate: %s (%zu/%zu)\n", names[i].c_str(), i + 1, names.size());
-    auto c = measure_and_predict(path, "cpu", a.batch, threads, a.max_seconds, *dev);
+  std::vector<std::string> test = names, train;
+  std::map<std::string, double> fitted;
+  if (!a.fit_out.empty()) {
+    // Fit on the even positions, validate on the odd ones: no model is both.
+    test.clear();
+    for (size_t i = 0; i < names.size(); ++i) (i % 2 ? test : train).push_back(names[i]);
+    FitSums sums;
+    for (size_t i = 0; i < train.size(); ++i) {
+      std::fprintf(stderr, "validate: fitting on %s (%zu/%zu)\n", train[i].c_str(), i + 1, train.size());
+      auto c = measure_and_predict(dir + "/" + train[i] + ".onnx", "cpu", a.batch, threads, a.max_seconds, *dev);
+      if (!c) return report_error(c.status());
+      sums.add(*c);
+    }
+    fitted = sums.efficiencies();
+    dev->efficiency = fitted;
+    // Write the device file with the fitted efficiencies.
+    std::ifstream df(dev->file);
+    auto dj = nlohmann::ordered_json::parse(df, nullptr, false);
+    if (dj.is_discarded()) return report_error(Status::invalid(dev->file + ": cannot re-read the device file"));
+    dj["efficiency"] = fitted;
+    std::string src = "fitted by rooflens validate --fit on " + std::to_string(train.size()) + " models at batch " +
+                      std::to_string(a.batch) + " (" + std::to_string(threads) + " threads): predicted roof time / "
+                      "measured time less dispatch, summed over the layers each roof binds; models:";
+    for (const auto& t : train) src += " " + t;
+    dj["sources"]["efficiency"] = src;
+    Status w = write_output(a.fit_out, dj.dump(2) + "\n");
+    if (!w) return report_error(w);
+  }
+  for (size_t i = 0; i < test.size(); ++i) {
+    std::fprintf(stderr, "validate: %s (%zu/%zu)\n", test[i].c_str(), i + 1, test.size());
+    auto c = measure_and_predict(dir + "/" + test[i] + ".onnx", "cpu", a.batch, threads, a.max_seconds, *dev);
     if (!c) return report_error(c.status());
-    pts.push_back({names[i], c->m.throughput, c->p.throughput});
+    pts.push_back({test[i], c->m.throughput, c->p.throughput});
   }
   ValidationSummary s = summarize(pts);
   std::string out;
@@ -213,7 +277,8 @@ int run_validate(const ValidateArgs& a) {
       models.push_back({{"name", p.name}, {"measured", p.measured}, {"predicted", p.predicted}, {"error", p.error()}});
     out = nlohmann::json({{"schema", "rooflens.validate/1"}, {"device", dev->id}, {"batch", a.batch}, {"threads", threads},
                           {"unit", "images/s"}, {"spearman", s.spearman}, {"median_abs_error", s.median_abs_error},
-                          {"within_10", s.within_10}, {"within_25", s.within_25}, {"models", models}}).dump(2) + "\n";
+                          {"within_10", s.within_10}, {"within_25", s.within_25}, {"models", models},
+                          {"fitted_efficiency", fitted}, {"fitted_on", train}}).dump(2) + "\n";
   } else {
     report::Table t;
     t.headers = {"model", "measured (img/s)", "predicted (img/s)", "error (%)"};
@@ -224,6 +289,11 @@ int run_validate(const ValidateArgs& a) {
           fmt::format("\n{} models, batch {}, {} thread(s), predictions from {}\n  Spearman {:.3f}, median |error| {:.1f}%, "
                       "within +-10%: {:.0f}%, within +-25%: {:.0f}%\n",
                       s.n, a.batch, threads, dev->id, s.spearman, 100 * s.median_abs_error, 100 * s.within_10, 100 * s.within_25);
+    if (!fitted.empty()) {
+      out += fmt::format("  held out: efficiencies were fitted on the other {} models and written to {}:", train.size(), a.fit_out);
+      for (const auto& [k, v] : fitted) out += fmt::format(" {} {:.3f}", k, v);
+      out += "\n";
+    }
   }
   Status w = write_output(a.output, out);
   return w ? kExitOk : report_error(w);

@@ -128,10 +128,8 @@ std::string render_table(const ProbeResult& r) {
   if (!r.dispatch.empty())
     out += fmt::format("  dispatch overhead: {:.2f} us (median)\n", r.dispatch.back().seconds.median * 1e6);
   if (!r.bandwidth.empty()) {
-    out += "  cache roofs (triad, best median per level):";
-    std::map<std::string, double> roof;
-    for (const auto& m : r.bandwidth)
-      if (m.kind == BandwidthKind::kTriad && m.threads == n) roof[m.level] = std::max(roof[m.level], m.bytes_per_s.median);
+    out += "  roofs (triad, medians; caches: best working set of the level, DRAM: the largest):";
+    std::map<std::string, double> roof = microbench::level_roofs(r, BandwidthKind::kTriad, n);
     for (const char* level : {"L1", "L2", "L3", "DRAM"})
       if (roof.count(level)) out += fmt::format(" {} {:.1f}", level, roof[level] / 1e9);
     out += " GB/s\n";

@@ -219,6 +219,16 @@ Expected<DeviceSpec> parse_device_json(const std::string& text, const std::strin
   } else if (!gpu) {
     return r.err("cpu", "missing (a cpu device needs cores, simd_bits, fma_units)");
   }
+  if (j.contains("efficiency") && !j["efficiency"].is_null()) {
+    if (!j["efficiency"].is_object()) return r.err("efficiency", "must be an object class -> share of the roof");
+    for (const auto& [k, v] : j["efficiency"].items()) {
+      if (k != "gemm" && k != "depthwise" && k != "memory")
+        return r.err("efficiency." + k, "unknown class (gemm, depthwise, memory)");
+      if (!v.is_number() || v.get<double>() <= 0 || v.get<double>() > 1)
+        return r.err("efficiency." + k, "must be a number in (0, 1]");
+      d.efficiency[k] = v.get<double>();
+    }
+  }
   if (j.contains("sources") && j["sources"].is_object())
     for (const auto& [k, v] : j["sources"].items())
       if (v.is_string()) d.sources[k] = v.get<std::string>();

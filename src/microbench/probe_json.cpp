@@ -28,13 +28,7 @@ std::string isa_list(const HostCpu& c) {
 
 std::string hex(int v) { return fmt::format("0x{:x}", v); }
 
-// Best median per level of a kind at a thread count: the plateau of each cache roof.
-std::map<std::string, double> level_plateaus(const ProbeResult& r, BandwidthKind kind, int threads) {
-  std::map<std::string, double> out;
-  for (const auto& m : r.bandwidth)
-    if (m.kind == kind && m.threads == threads) out[m.level] = std::max(out[m.level], m.bytes_per_s.median);
-  return out;
-}
+
 
 json host_json(const ProbeResult& r) {
   const HostCpu& c = r.cpu;
@@ -80,7 +74,7 @@ json probe_json(const ProbeResult& r) {
       bw[bandwidth_kind_name(k)] = m->bytes_per_s.best;
       bw_median[bandwidth_kind_name(k)] = m->bytes_per_s.median;
     }
-    for (const auto& [level, v] : level_plateaus(r, k, n)) cache_bw[level][bandwidth_kind_name(k)] = v;
+    for (const auto& [level, v] : level_roofs(r, k, n)) cache_bw[level][bandwidth_kind_name(k)] = v;
   }
   json compute = json::array();
   for (const auto& m : r.compute)
@@ -229,7 +223,7 @@ Expected<json> probe_device_json(const ProbeResult& r, const std::string& id) {
   // working set it serves on `n` threads (per-core caches scale with the threads).
   json levels = json::array();
   {
-    const auto plateaus = level_plateaus(r, BandwidthKind::kTriad, n);
+    const auto plateaus = level_roofs(r, BandwidthKind::kTriad, n);
     const std::pair<const char*, double> sizes[] = {
         {"L1", c.l1d_bytes * n}, {"L2", c.l2_bytes * n}, {"L3", r.llc_bytes}};
     double last = 0;

@@ -48,6 +48,15 @@ const BandwidthMeasurement* largest_working_set(const ProbeResult& r, BandwidthK
   return out;
 }
 
+std::map<std::string, double> level_roofs(const ProbeResult& r, BandwidthKind kind, int threads) {
+  std::map<std::string, double> out;
+  for (const auto& m : r.bandwidth)
+    if (m.kind == kind && m.threads == threads && m.level != "DRAM")
+      out[m.level] = std::max(out[m.level], m.bytes_per_s.median);
+  if (const auto* m = largest_working_set(r, kind, threads); m && m->level == "DRAM") out["DRAM"] = m->bytes_per_s.median;
+  return out;
+}
+
 std::vector<std::string> measured_dtypes(const ProbeResult& r) {
   std::vector<std::string> out;
   for (const char* d : {"fp32", "bf16", "int8"})

@@ -216,6 +216,14 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
       L.t_compute = static_cast<double>(L.flops) / L.peak_used;
       L.t_memory = base_dram / d.bandwidth_for(static_cast<double>(L.bytes));
     }
+    // Fitted kernel efficiencies, where the device file has them (validate --fit).
+    auto eff = [&](const char* cls) {
+      auto it = d.efficiency.find(cls);
+      return it == d.efficiency.end() ? 1.0 : it->second;
+    };
+    L.kernel_class = gs.valid ? (gs.depthwise ? "depthwise" : "gemm") : "other";
+    L.t_compute /= gs.valid ? eff(L.kernel_class.c_str()) : 1.0;
+    L.t_memory /= eff("memory");
     L.t_launch = d.launch_overhead_s;
     // A GPU overlaps the next launch with this kernel's execution, so a kernel costs at least
     // one launch interval; a CPU primitive's dispatch runs on the same cores, before its work.

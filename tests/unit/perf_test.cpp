@@ -144,3 +144,35 @@ TEST(PerfModel, MaxBatchSearchIsExactAndLogarithmic) {
 
 }  // namespace
 }  // namespace rooflens
+
+namespace rooflens {
+namespace {
+
+TEST(PerfModel, FittedEfficienciesSlowTheirClassOnly) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {8, 64, 28, 28});
+  ValueId c = b.conv("conv", x, 64, 64, 3);
+  b.output(b.conv("dw", c, 64, 64, 3, {.group = 64}));
+  Graph g = b.finish();
+  ModelAnalysis m = test::analyze(g, DType::kF32);
+  auto cpu = resolve_device("epyc-milan-2c", *load_device_dir(kDevices));
+  ASSERT_TRUE(cpu);
+  PerfOptions po;
+  po.dtype = "fp32";
+  auto base = predict(g, m, *cpu, po);
+  DeviceSpec slow = *cpu;
+  slow.efficiency["gemm"] = 0.5;
+  auto fitted = predict(g, m, slow, po);
+  ASSERT_TRUE(base && fitted);
+  EXPECT_NEAR(fitted->layers[0].t_compute, 2 * base->layers[0].t_compute, 1e-12);
+  EXPECT_EQ(fitted->layers[1].kernel_class, "depthwise");
+  EXPECT_DOUBLE_EQ(fitted->layers[1].t_compute, base->layers[1].t_compute);
+  auto bad = parse_device_json(R"({"schema":"rooflens.device/1","id":"x","name":"x","kind":"cpu",
+      "memory":{"bytes":1e9,"bandwidth":1e9},"peaks":[{"dtype":"fp32","unit":"simd","flops":1e11}],
+      "cpu":{"cores":2,"simd_bits":256,"fma_units":2},"efficiency":{"gemm":1.5}})", "e.json");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.status().message().find("efficiency.gemm"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rooflens

@@ -52,6 +52,10 @@ struct DeviceSpec {
   int max_threads_per_sm = 0, max_blocks_per_sm = 0;
   std::optional<CpuInfo> cpu;
   double workspace_bytes = 0, reserved_bytes = 0;
+  // Fitted kernel efficiencies (share of the roof real kernels reach) per class: "gemm"
+  // (convolutions and matrix products), "depthwise", "memory" (bandwidth-bound work).
+  // Optional; `rooflens validate --fit` measures them. Missing classes count as 1.
+  std::map<std::string, double> efficiency;
   std::map<std::string, std::string> sources;
   std::string file;  // where it was loaded from ("inline" for custom)
 

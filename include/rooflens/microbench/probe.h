@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -119,6 +120,10 @@ const ComputeMeasurement* best_compute(const ProbeResult& r, const std::string& 
 double theoretical_peak(const ProbeResult& r, const std::string& dtype, int threads);
 // The largest working set of a kind at a thread count (the DRAM figure).
 const BandwidthMeasurement* largest_working_set(const ProbeResult& r, BandwidthKind kind, int threads);
+// The roof of each level for a kind at a thread count (B/s, medians): the highest median of
+// the level's working sets for the caches; the largest working set for DRAM (smaller DRAM-
+// labelled sets still hit the cache in part).
+std::map<std::string, double> level_roofs(const ProbeResult& r, BandwidthKind kind, int threads);
 // Dtypes measured, in the order fp32, bf16, int8.
 std::vector<std::string> measured_dtypes(const ProbeResult& r);
 

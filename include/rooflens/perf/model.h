@@ -51,6 +51,7 @@ struct LayerPrediction {
   double peak_used = 0;          // FLOP/s of the unit that runs it
   double wave_efficiency = 1;    // useful share of the thread-block slots used
   int split_k = 1;               // the split-K tactic chosen (GEMM-like layers)
+  std::string kernel_class = "other";  // gemm, depthwise or other (for fitted efficiencies)
   double bw_efficiency = 1;
   double t_compute = 0, t_memory = 0, t_launch = 0, time_s = 0;
   Bound bound = Bound::kNone;
