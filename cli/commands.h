@@ -85,7 +85,7 @@ namespace rooflens::cli {
 struct MeasureArgs {
   std::vector<std::string> files;
   std::string backend = "cpu";
-  int64_t batch = 1;
+  std::string batch = "1";  // N, or max: the largest batch that fits this machine's memory
   int threads = 0;
   std::string device = "this-cpu";
   bool verify = false;

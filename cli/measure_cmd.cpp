@@ -76,7 +76,7 @@ void add_measure(CLI::App& app, MeasureArgs& a) {
   auto* cmd = app.add_subcommand("measure", "Run a model for real on this CPU (oneDNN) and set measured beside predicted");
   cmd->add_option("files", a.files, "ONNX model file")->required();
   cmd->add_option("--backend", a.backend, "cpu (oneDNN) or reference")->check(CLI::IsMember({"cpu", "onednn", "reference"}))->capture_default_str();
-  cmd->add_option("--batch", a.batch, "batch size")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--batch", a.batch, "batch size, or max (the largest that fits the device's memory)")->capture_default_str();
   cmd->add_option("--threads", a.threads, "threads (default: all cores)");
   cmd->add_option("--device", a.device, "device file or id for predictions and the peak (default: this machine's entry; `rooflens probe cpu --out local.json` measures one)")->capture_default_str();
   cmd->add_flag("--verify", a.verify, "also run the reference backend on the same input and report the relative error");
@@ -91,12 +91,29 @@ int run_measure(const MeasureArgs& a) {
   if (!dev) return report_error(dev.status());
   const int threads = default_threads(a.threads);
   if (a.files.size() != 1) return report_error(Status::invalid("measure takes one model file"));
-  auto c = measure_and_predict(a.files[0], a.backend, a.batch, threads, a.max_seconds, *dev);
+  // The largest batch whose weights + live activations + workspace fit this device's memory.
+  auto memory_at = [&](int64_t b) -> Expected<int64_t> {
+    auto l = load_model(a.files[0], {}, DType::kF32, b);
+    if (!l) return l.status();
+    return estimate_memory(l->graph, l->analysis, *dev).total();
+  };
+  auto max_batch = find_max_batch(memory_at, dev->mem_bytes - dev->reserved_bytes);
+  int64_t batch = 0;
+  if (a.batch == "max") {
+    if (!max_batch) return report_error(max_batch.status());
+    batch = *max_batch;
+  } else {
+    char* end = nullptr;
+    batch = std::strtoll(a.batch.c_str(), &end, 10);
+    if (a.batch.empty() || *end != '\0' || batch <= 0)
+      return report_error(Status::invalid("--batch '" + a.batch + "': expected a positive integer or max"));
+  }
+  auto c = measure_and_predict(a.files[0], a.backend, batch, threads, a.max_seconds, *dev);
   if (!c) return report_error(c.status());
   std::optional<double> verify_err;
   std::vector<double> errs;
   if (a.verify) {
-    auto loaded = load_model(a.files[0], {}, DType::kF32, a.batch);
+    auto loaded = load_model(a.files[0], {}, DType::kF32, batch);
     if (!loaded) return report_error(loaded.status());
     auto be = make_backend(a.backend);
     auto ref = make_reference_backend();
@@ -129,7 +146,9 @@ int run_measure(const MeasureArgs& a) {
                         {"latency_s", m.timing.median}, {"runs", m.timing.samples.size()},
                         {"achieved_flops", m.achieved_flops}, {"utilization", util}, {"peak_flops", c->peak},
                         {"peak_kind", c->peak_label}, {"predicted_throughput", c->p.throughput},
-                        {"noisy", m.timing.noisy}, {"warning", m.timing.warning}, {"layers", layers}};
+                        {"noisy", m.timing.noisy}, {"warning", m.timing.warning},
+                        {"max_batch", max_batch ? nlohmann::json(*max_batch) : nlohmann::json(nullptr)},
+                        {"layers", layers}};
     if (verify_err) {
       j["verify_max_rel_error"] = *verify_err;
       j["verify_rel_errors"] = errs;
@@ -154,6 +173,9 @@ int run_measure(const MeasureArgs& a) {
     out += fmt::format("  throughput      {:>10.1f} images/s  (median of {} runs; interquartile {:.1f} .. {:.1f})\n",
                        m.throughput, m.timing.samples.size(), m.throughput_q1, m.throughput_q3);
     out += fmt::format("  latency         {:>10.3f} ms per batch (best {:.3f})\n", m.timing.median * 1e3, m.timing.min * 1e3);
+    if (max_batch)
+      out += fmt::format("  max batch       {:>10}  (largest that fits {:.1f} GB less {:.1f} GB reserved: weights + live activations + workspace)\n",
+                         *max_batch, dev->mem_bytes / 1e9, dev->reserved_bytes / 1e9);
     out += fmt::format("  achieved        {:>10.1f} GFLOP/s\n", m.achieved_flops / 1e9);
     out += fmt::format("  utilization     {:>10.1f} %  of the {} peak {:.1f} GFLOP/s ({})\n", 100 * util, c->peak_label,
                        c->peak / 1e9, dev->id);
@@ -184,11 +206,13 @@ void add_validate(CLI::App& app, ValidateArgs& a) {
 
 namespace {
 
-// Time-weighted efficiency per kernel class: predicted roof time / measured time (less the
-// dispatch cost) summed over the layers each roof binds.
+// Efficiency per kernel class: for each model, predicted roof time / measured time (less
+// the dispatch cost) summed over the layers each roof binds; then the median over models,
+// so one model measured while the machine was busy cannot drag the fit.
 struct FitSums {
-  std::map<std::string, double> predicted, measured;
+  std::map<std::string, std::vector<double>> ratios;
   void add(const Compared& c) {
+    std::map<std::string, double> predicted, measured;
     for (const auto& L : c.p.layers) {
       if (L.bound == Bound::kNone) continue;
       double measured_s = 0;
@@ -202,11 +226,13 @@ struct FitSums {
       predicted[cls] += compute ? L.t_compute : L.t_memory;
       measured[cls] += work;
     }
+    for (const auto& [cls, p] : predicted)
+      if (measured[cls] > 0) ratios[cls].push_back(p / measured[cls]);
   }
   std::map<std::string, double> efficiencies() const {
     std::map<std::string, double> e;
-    for (const auto& [cls, p] : predicted)
-      if (measured.at(cls) > 0) e[cls] = std::clamp(p / measured.at(cls), 0.01, 1.0);
+    for (const auto& [cls, r] : ratios)
+      if (!r.empty()) e[cls] = std::clamp(quantile(r, 0.5), 0.01, 1.0);
     return e;
   }
 };

@@ -108,8 +108,8 @@ std::string render_table(const ProbeResult& r) {
     for (const auto& m : r.dispatch)
       t.rows.push_back({std::to_string(m.threads), report::fmt_scaled(m.seconds.median, 1e-6, 3),
                         report::fmt_scaled(m.seconds.best, 1e-6, 3), report::fmt_fixed(100 * m.seconds.spread, 1)});
-    out += "Dispatch overhead (fork/join of an almost empty parallel region on the pinned team; the device file's "
-           "launch_overhead_s)\n" +
+    out += "Dispatch overhead (fork/join of an almost empty parallel region on the pinned team; --out records a "
+           "oneDNN primitive's dispatch as launch_overhead_s when oneDNN is built)\n" +
            report::render_text(t) + "\n";
   }
 
