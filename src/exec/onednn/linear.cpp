@@ -75,6 +75,25 @@ void add_post_args(std::unordered_map<int, memory>& args, const Epilogue& e) {
   for (const auto& [idx, m] : e.binary_args) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(idx) | DNNL_ARG_SRC_1] = m;
 }
 
+// The shared end of a weighted primitive: weights reordered once into the layout it chose,
+// its input in the layout it wants, the post-op operands bound, one step added.
+template <typename Prim, typename PD>
+Expected<size_t> finish_weighted(OneDnnBackend& b, const Node& n, const PD& pd, const Tensor& w,
+                                 const memory::desc& w_plain, const Tensor& bias, const memory::desc& b_md,
+                                 const Epilogue& e) {
+  memory wm = reorder_once(w, w_plain, pd.weights_desc(), b.engine());
+  memory bm = to_memory(bias, b_md, b.engine());
+  auto src = b.as_desc(n.inputs[0], pd.src_desc());
+  if (!src) return src.status();
+  memory dst(pd.dst_desc(), b.engine());
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, *src}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_BIAS, bm}, {DNNL_ARG_DST, dst}};
+  add_post_args(args, e);
+  Prim prim(pd);
+  b.add_step([prim, args](dnnl::stream& s) { prim.execute(s, args); }, pd.impl_info_str());
+  b.set_mem(e.tip, dst);
+  return e.next;
+}
+
 }  // namespace
 
 Expected<size_t> build_conv(OneDnnBackend& b, const LayerReport& L) {
@@ -138,17 +157,7 @@ Expected<size_t> build_conv(OneDnnBackend& b, const LayerReport& L) {
   dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
                                        src_md, w_any, b_md, dst_md, {strides[0], strides[1]}, dd, pl, pr);
   dnnl::convolution_forward::primitive_desc pd(desc, make_attr(*e), b.engine());
-  memory wm = reorder_once(w, w_plain, pd.weights_desc(), b.engine());
-  memory bm = to_memory(bias, b_md, b.engine());
-  auto src = b.as_desc(n.inputs[0], pd.src_desc());
-  if (!src) return src.status();
-  memory dst(pd.dst_desc(), b.engine());
-  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, *src}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_BIAS, bm}, {DNNL_ARG_DST, dst}};
-  add_post_args(args, *e);
-  dnnl::convolution_forward prim(pd);
-  b.add_step([prim, args](dnnl::stream& s) { prim.execute(s, args); }, pd.impl_info_str());
-  b.set_mem(e->tip, dst);
-  return e->next;
+  return finish_weighted<dnnl::convolution_forward>(b, n, pd, w, w_plain, bias, b_md, *e);
 }
 
 Expected<size_t> build_gemm(OneDnnBackend& b, const LayerReport& L) {
@@ -185,17 +194,7 @@ Expected<size_t> build_gemm(OneDnnBackend& b, const LayerReport& L) {
   if (!e) return e.status();
   dnnl::inner_product_forward::desc desc(dnnl::prop_kind::forward_inference, src_md, w_any, b_md, dst_md);
   dnnl::inner_product_forward::primitive_desc pd(desc, make_attr(*e), b.engine());
-  memory wm = reorder_once(w, w_plain, pd.weights_desc(), b.engine());
-  memory bm = to_memory(bias, b_md, b.engine());
-  auto src = b.as_desc(n.inputs[0], pd.src_desc());
-  if (!src) return src.status();
-  memory dst(pd.dst_desc(), b.engine());
-  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, *src}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_BIAS, bm}, {DNNL_ARG_DST, dst}};
-  add_post_args(args, *e);
-  dnnl::inner_product_forward prim(pd);
-  b.add_step([prim, args](dnnl::stream& s) { prim.execute(s, args); }, pd.impl_info_str());
-  b.set_mem(e->tip, dst);
-  return e->next;
+  return finish_weighted<dnnl::inner_product_forward>(b, n, pd, w, w_plain, bias, b_md, *e);
 }
 
 Expected<size_t> build_matmul(OneDnnBackend& b, const LayerReport& L) {
