@@ -20,7 +20,9 @@ build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The main job on the bundled default: ResNet-50 at fp16, fused per-layer costs, then the
-# predicted V100 FP16 throughput at the largest batch that fits, with its roofline chart.
+# predicted V100 FP16 throughput at the largest batch that fits, with its roofline chart;
+# this CPU probed and ResNet-50 measured on it; then the study of the whole bundled zoo on
+# V100 FP16 at max batch, ending with the path of its HTML report.
 demo: build
 	$(ROOFLENS) analyze models/resnet50.onnx --dtype fp16 --batch 1
 	@mkdir -p $(BUILD)/demo
@@ -28,6 +30,7 @@ demo: build
 	@echo "roofline chart: $(BUILD)/demo/resnet50-v100-fp16.svg"
 	$(ROOFLENS) probe cpu --quick --out $(BUILD)/demo/local-cpu.json
 	$(ROOFLENS) measure models/resnet50.onnx --batch 8 --device $(BUILD)/demo/local-cpu.json --max-seconds 5
+	$(ROOFLENS) study --zoo --device v100 --dtype fp16 --batch max --report $(BUILD)/demo/study
 
 # The whole default suite (unit, golden, zoo, malformed corpus), then the sanitizer run
 # over the malformed corpus.
@@ -48,6 +51,7 @@ bench: build
 	bench/analyze_zoo_vs_onnx.sh $(ROOFLENS)
 	bench/probe_vs_loop.sh $(BUILD)
 	bench/peer_pytorch.sh $(ROOFLENS)
+	bench/study_zoo.sh $(ROOFLENS)
 
 # Regenerates docs/predictions/ from the bundled models.
 docs: build

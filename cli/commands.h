@@ -113,3 +113,67 @@ void add_validate(CLI::App& app, ValidateArgs& a);
 int run_validate(const ValidateArgs& a);
 
 }  // namespace rooflens::cli
+
+namespace rooflens::cli {
+
+// `rooflens study` (cli/study_cmd.cpp).
+struct StudyArgs {
+  std::vector<std::string> files;
+  bool zoo = false;
+  std::string models;
+  std::string device;  // empty: v100, or this-cpu with --source measured
+  std::string dtype;   // empty: fp16, or fp32 with --source measured
+  std::string batch;   // empty: max, or 8 with --source measured
+  std::string source = "predicted";
+  std::string measurements, accuracy;
+  std::string fold;
+  int fold_factor = 4;
+  bool no_fold = false;
+  std::string util_peak = "datasheet";
+  std::string report;
+  std::string format = "summary";
+  std::string output;
+  int threads = 0, jobs = 0;
+  double max_seconds = 3;
+  std::string devices_dir;
+};
+void add_study(CLI::App& app, StudyArgs& a);
+int run_study(const StudyArgs& a);
+
+}  // namespace rooflens::cli
+
+namespace rooflens::cli {
+
+// `rooflens whatif` (cli/whatif_cmd.cpp).
+struct WhatIfArgs {
+  std::string file;
+  std::string device = "v100";
+  std::string dtype = "fp16";
+  std::string batch = "max";
+  std::vector<std::string> input_shapes;
+  std::string devices;
+  std::string format = "table";
+  std::string output;
+  std::string devices_dir;
+};
+void add_whatif(CLI::App& app, WhatIfArgs& a);
+int run_whatif(const WhatIfArgs& a);
+
+}  // namespace rooflens::cli
+
+namespace rooflens::cli {
+
+// `rooflens fold` (cli/fold_cmd.cpp). Numbers are taken as text so 1.5 or -2 get one clear line.
+struct FoldArgs {
+  std::string model;
+  std::string factor;
+  std::string align = "0";
+  std::string batch;  // empty: the factor
+  std::string dtype = "fp16";
+  std::string weights = "stripped";
+  std::string output;
+};
+void add_fold(CLI::App& app, FoldArgs& a);
+int run_fold(const FoldArgs& a);
+
+}  // namespace rooflens::cli

@@ -25,6 +25,12 @@ int main(int argc, char** argv) {
   rooflens::cli::add_validate(app, validate);
   rooflens::cli::ProbeArgs probe;
   rooflens::cli::add_probe(app, probe);
+  rooflens::cli::FoldArgs fold;
+  rooflens::cli::add_fold(app, fold);
+  rooflens::cli::StudyArgs study;
+  rooflens::cli::add_study(app, study);
+  rooflens::cli::WhatIfArgs whatif;
+  rooflens::cli::add_whatif(app, whatif);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -40,6 +46,9 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("measure")) return rooflens::cli::run_measure(measure);
     if (app.got_subcommand("validate")) return rooflens::cli::run_validate(validate);
     if (app.got_subcommand("probe")) return rooflens::cli::run_probe(probe);
+    if (app.got_subcommand("fold")) return rooflens::cli::run_fold(fold);
+    if (app.got_subcommand("study")) return rooflens::cli::run_study(study);
+    if (app.got_subcommand("whatif")) return rooflens::cli::run_whatif(whatif);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rooflens: internal error: %s\n", e.what());
     return rooflens::cli::kExitInternal;

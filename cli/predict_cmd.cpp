@@ -81,16 +81,6 @@ Expected<std::vector<Prediction>> predict_model(const std::string& path, const P
   return out;
 }
 
-std::map<std::string, nlohmann::json> zoo_index(const std::string& dir) {
-  std::map<std::string, nlohmann::json> idx;
-  std::ifstream f(dir + "/zoo.json");
-  if (!f) return idx;
-  auto j = nlohmann::json::parse(f, nullptr, false);
-  if (j.is_discarded() || !j.contains("models")) return idx;
-  for (const auto& m : j["models"]) idx[m.value("name", "")] = m;
-  return idx;
-}
-
 }  // namespace
 
 void add_predict(CLI::App& app, PredictArgs& a) {

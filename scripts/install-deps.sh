@@ -11,6 +11,7 @@ PKGS=(
   nlohmann-json3-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-onnx
+  chromium  # headless browser check of the study HTML report (tests/report); the test skips without it
 )
 if [[ "${1:-}" == "--with-fixtures" ]]; then
   PKGS+=(python3-torch python3-torchvision libopenblas0-openmp)

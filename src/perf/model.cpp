@@ -96,6 +96,15 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
   const double attain = (o.use_measured_peak && p.peak_measured) ? *p.peak_measured / p.peak_datasheet : 1.0;
   if (attain != 1.0)
     p.notes.push_back("compute roofs scaled by the measured/datasheet peak ratio " + std::to_string(attain));
+  if (d.is_gpu()) {
+    const double mem_eff = d.efficiency.count("memory") ? d.efficiency.at("memory") : o.gpu_dram_efficiency;
+    if (mem_eff != 1.0)
+      p.notes.push_back("memory roofs at " + std::to_string(static_cast<int>(std::lround(100 * mem_eff))) +
+                        "% of the datasheet bandwidth (achievable share)");
+    if (o.kernel_gap_s > 0)
+      p.notes.push_back("each kernel adds a serialized " + std::to_string(static_cast<int>(std::lround(o.kernel_gap_s * 1e6))) +
+                        " us gap to its overlapped time");
+  }
 
   // Peaks per unit for this dtype.
   std::optional<Peak> tensor = d.unit_peak(o.dtype, ComputeUnit::kTensor);
@@ -223,11 +232,17 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
     };
     L.kernel_class = gs.valid ? (gs.depthwise ? "depthwise" : "gemm") : "other";
     L.t_compute /= gs.valid ? eff(L.kernel_class.c_str()) : 1.0;
-    L.t_memory /= eff("memory");
+    // Memory-bound kernels reach a share of the datasheet DRAM bandwidth (GPU: the achievable
+    // fraction unless the device file has a measured or fitted one; CPU: the device's bandwidth
+    // is already a measured STREAM triad).
+    const bool has_mem_eff = d.efficiency.count("memory") > 0;
+    L.t_memory /= has_mem_eff ? eff("memory") : (d.is_gpu() ? o.gpu_dram_efficiency : 1.0);
     L.t_launch = d.launch_overhead_s;
+    L.t_gap = d.is_gpu() ? o.kernel_gap_s : 0.0;
     // A GPU overlaps the next launch with this kernel's execution, so a kernel costs at least
-    // one launch interval; a CPU primitive's dispatch runs on the same cores, before its work.
-    L.time_s = d.is_gpu() ? std::max({L.t_compute, L.t_memory, L.t_launch})
+    // one launch interval, plus the serialized drain/ramp gap between dependent kernels; a CPU
+    // primitive's dispatch runs on the same cores, before its work.
+    L.time_s = d.is_gpu() ? std::max({L.t_compute, L.t_memory, L.t_launch}) + L.t_gap
                           : L.t_launch + std::max(L.t_compute, L.t_memory);
 
     if (L.t_launch > std::max(L.t_compute, L.t_memory)) {

@@ -176,3 +176,51 @@ TEST(PerfModel, FittedEfficienciesSlowTheirClassOnly) {
 
 }  // namespace
 }  // namespace rooflens
+
+namespace rooflens {
+namespace {
+
+// The corrections of docs/perf-model.md ("Corrections against published measurements"):
+// memory-bound GPU kernels reach gpu_dram_efficiency of the datasheet bandwidth, every GPU
+// kernel adds kernel_gap_s, and a measured peak (the power-capped T4) scales compute roofs.
+TEST(PerfModel, MemoryBoundLayerUsesAchievableBandwidth) {
+  Built r = predict_conv(64, 256, 256, 14, 3, 256);  // depthwise 3x3: memory-bound
+  const LayerPrediction& L = r.p.layers[0];
+  ASSERT_EQ(L.bound, Bound::kMemory) << L.why;
+  ASSERT_DOUBLE_EQ(L.bw_efficiency, 1.0);
+  const PerfOptions defaults;
+  EXPECT_DOUBLE_EQ(defaults.gpu_dram_efficiency, 0.8);
+  EXPECT_NEAR(L.t_memory, static_cast<double>(L.dram_bytes) / (900e9 * 0.8), 1e-12);
+  EXPECT_DOUBLE_EQ(L.t_gap, defaults.kernel_gap_s);
+  EXPECT_NEAR(L.time_s, L.t_memory + defaults.kernel_gap_s, 1e-12);
+
+  // The datasheet roof comes back with efficiency 1 and no gap.
+  PerfOptions raw;
+  raw.gpu_dram_efficiency = 1.0;
+  raw.kernel_gap_s = 0;
+  auto p = predict(r.g, r.m, device("v100"), raw);
+  ASSERT_TRUE(p);
+  EXPECT_NEAR(p->layers[0].t_memory, static_cast<double>(L.dram_bytes) / 900e9, 1e-12);
+  EXPECT_NEAR(p->layers[0].time_s, p->layers[0].t_memory, 1e-12);
+  EXPECT_NEAR(L.t_memory / p->layers[0].t_memory, 1.25, 1e-9);
+
+  // A device file's efficiency.memory replaces the default share.
+  DeviceSpec fitted = device("v100");
+  fitted.efficiency["memory"] = 0.5;
+  auto q = predict(r.g, r.m, fitted, PerfOptions{});
+  ASSERT_TRUE(q);
+  EXPECT_NEAR(q->layers[0].t_memory, static_cast<double>(L.dram_bytes) / (900e9 * 0.5), 1e-12);
+}
+
+TEST(PerfModel, PowerCappedT4UsesItsMeasuredFp16Peak) {
+  Built r = predict_conv(64, 64, 64, 32, 3, 1, "t4");
+  const LayerPrediction& L = r.p.layers[0];
+  EXPECT_EQ(L.unit, ComputeUnit::kTensor);
+  ASSERT_TRUE(r.p.peak_measured.has_value());
+  EXPECT_NEAR(*r.p.peak_measured, 24e12, 1e6);
+  EXPECT_NEAR(L.peak_used, 24e12, 1e6);  // 65 TFLOP/s datasheet x 24/65
+  EXPECT_NEAR(r.p.peak_datasheet, 65e12, 1e6);
+}
+
+}  // namespace
+}  // namespace rooflens

@@ -37,6 +37,15 @@ struct PerfOptions {
   int max_split_k = 16;            // split-K tactics tried for layers with too few tiles
   int elements_per_thread = 4;     // pointwise kernels: elements in flight per thread
   double memory_latency_s = 600e-9;  // DRAM latency: bytes in flight = bandwidth x latency
+  // Share of the datasheet DRAM bandwidth that GPU kernels reach (copy/STREAM-like kernels
+  // measure 0.75-0.9 of it; docs/perf-model.md). A device file's efficiency.memory replaces it.
+  // 1.0 gives the datasheet roof.
+  double gpu_dram_efficiency = 0.8;
+  // Serialized cost per GPU kernel that does not overlap its neighbours: a dependent kernel
+  // waits for the previous one to drain, then ramps up (first operand tiles, pipeline fill).
+  // Calibrated from the intercept of published time-vs-batch measurements (docs/perf-model.md).
+  // 0 gives the overlap-only model.
+  double kernel_gap_s = 10e-6;
 };
 
 struct LayerPrediction {
@@ -54,6 +63,7 @@ struct LayerPrediction {
   std::string kernel_class = "other";  // gemm, depthwise or other (for fitted efficiencies)
   double bw_efficiency = 1;
   double t_compute = 0, t_memory = 0, t_launch = 0, time_s = 0;
+  double t_gap = 0;  // serialized per-kernel cost added to the overlapped max (GPU)
   Bound bound = Bound::kNone;
   double time_share = 0;
   double achieved_flops = 0;

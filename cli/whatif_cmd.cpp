@@ -1,0 +1,127 @@
+// `rooflens whatif`: one model under fold, channel padding, dtype, batch and other devices,
+// every row predicted on the transformed graph beside the baseline.
+#include <fmt/format.h>
+
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "commands.h"
+#include "common.h"
+#include "loading.h"
+#include "rooflens/analysis/whatif.h"
+#include "rooflens/passes/pad_channels.h"
+#include "rooflens/report/table.h"
+
+namespace rooflens::cli {
+
+void add_whatif(CLI::App& app, WhatIfArgs& a) {
+  auto* cmd = app.add_subcommand("whatif", "Predicted throughput, utilization and AI of one model under fold, channel "
+                                           "padding, dtype, batch and other devices, beside the baseline");
+  cmd->add_option("file", a.file, "ONNX model file")->required();
+  cmd->add_option("--device", a.device, "device id or alias, a device .json file, or custom:...")->capture_default_str();
+  cmd->add_option("--dtype", a.dtype, "baseline dtype")->capture_default_str();
+  cmd->add_option("--batch", a.batch, "baseline batch: N or max")->capture_default_str();
+  cmd->add_option("--input-shape", a.input_shapes, "input shape: 3x299x299 (all but batch) or NAME:1x3x299x299");
+  cmd->add_option("--devices", a.devices, "comma-separated devices for the device rows (default: every GPU of the database)");
+  cmd->add_option("--format", a.format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}))->capture_default_str();
+  cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
+  cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
+}
+
+int run_whatif(const WhatIfArgs& a) {
+  auto dt = parse_dtype(a.dtype);
+  if (!dt) return report_error(Status::invalid("--dtype '" + a.dtype + "': expected fp32, fp16, bf16, int8 or fp8"));
+  std::optional<int64_t> batch;
+  if (a.batch != "max") {
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(a.batch.c_str(), &end, 10);
+    if (a.batch.empty() || *end != '\0' || errno == ERANGE || v <= 0)
+      return report_error(Status::invalid("--batch '" + a.batch + "': expected a positive integer or max"));
+    batch = v;
+  }
+  std::vector<InputShapeOverride> shapes;
+  for (const auto& spec : a.input_shapes) {
+    auto o = parse_input_shape(spec);
+    if (!o) return report_error(o.status());
+    shapes.push_back(*o);
+  }
+  auto db = load_device_dir(devices_dir(a.devices_dir));
+  if (!db) return report_error(db.status());
+  auto dev = resolve_device(a.device, *db);
+  if (!dev) return report_error(dev.status());
+  if (!dev->best_peak(a.dtype))
+    return report_error(Status::unsupported("device '" + dev->id + "' has no " + a.dtype + " peak"));
+
+  WhatIfOptions o;
+  o.device = *dev;
+  o.dtype = a.dtype;
+  o.batch = batch;
+  o.perf.dtype = a.dtype;
+  if (!a.devices.empty()) {
+    std::stringstream ss(a.devices);
+    std::string id;
+    while (std::getline(ss, id, ',')) {
+      auto d = resolve_device(id, *db);
+      if (!d) return report_error(d.status().with_context("--devices"));
+      o.other_devices.push_back(*d);
+    }
+  } else {
+    for (const auto& d : *db)
+      if (d.is_gpu()) o.other_devices.push_back(d);
+  }
+  o.pad_multiple = dev->tc_channel_multiple.count(a.dtype) ? dev->tc_channel_multiple.at(a.dtype) : 8;
+  o.fold = [](const LoadedModel& l, int f) { return fold_loaded(l, f); };
+  const int multiple = o.pad_multiple;
+  o.fold_aligned = [multiple](const LoadedModel& l, int f) { return fold_loaded(l, f, multiple); };
+  o.pad = [multiple](const LoadedModel& l) -> Expected<LoadedModel> {
+    auto g = pad_channels(l.graph, multiple);
+    if (!g) return g.status();
+    auto an = analyse_loaded_graph(std::move(*g), l.analysis.model, l.analysis.dtype);
+    if (!an) return an.status();
+    return LoadedModel{std::move(an->graph), std::move(an->analysis)};
+  };
+  // One import per dtype; other batches are rebatched from it.
+  std::map<DType, std::optional<Expected<Loaded>>> cache;
+  TypedLoader load = [&](int64_t b, DType d) -> Expected<LoadedModel> {
+    auto l = load_model_rebatched(a.file, d, b, cache[d], shapes);
+    if (!l) return l.status();
+    return LoadedModel{std::move(l->graph), std::move(l->analysis)};
+  };
+  auto rows = rooflens::run_whatif(load, o);
+  if (!rows) return report_error(rows.status());
+
+  std::string out;
+  if (a.format == "json") {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& r : *rows)
+      arr.push_back({{"group", r.group}, {"variant", r.variant}, {"device", r.device_id}, {"dtype", r.dtype},
+                     {"ok", r.ok}, {"batch", r.batch}, {"throughput", r.throughput}, {"speedup", r.speedup},
+                     {"utilization", r.utilization}, {"ai", r.ai}, {"cmr", r.cmr},
+                     {"flops_per_image", r.flops_per_image}, {"note", r.note}});
+    out = nlohmann::json({{"schema", "rooflens.whatif/1"}, {"model", a.file}, {"kind", "prediction"}, {"rows", arr}}).dump(2) + "\n";
+  } else {
+    report::Table t;
+    t.headers = {"what-if", "device", "dtype", "batch (img)", "throughput (img/s)", "x baseline", "util. (%)",
+                 "AI (FLOP/B)", "CMR (FLOP/B)", "GFLOP/img", "note"};
+    t.numeric = {false, false, false, true, true, true, true, true, true, true, false};
+    for (const auto& r : *rows) {
+      if (!r.ok) {
+        t.rows.push_back({r.variant, r.device_id, r.dtype, "-", "-", "-", "-", "-", "-", "-", r.note});
+        continue;
+      }
+      t.rows.push_back({r.variant, r.device_id, r.dtype, std::to_string(r.batch), report::fmt_fixed(r.throughput, 0),
+                        r.group == "baseline" ? "1.00" : report::fmt_fixed(r.speedup, 2),
+                        report::fmt_fixed(100 * r.utilization, 1), report::fmt_fixed(r.ai, 1), report::fmt_fixed(r.cmr, 1),
+                        report::fmt_fixed(r.flops_per_image / 1e9, 3), r.note});
+    }
+    out = a.format == "csv" ? report::render_csv(t)
+                            : fmt::format("what-if (predictions of the performance model, each on the transformed graph): {}\n\n",
+                                          a.file) + report::render_text(t);
+  }
+  Status w = write_output(a.output, out);
+  return w ? kExitOk : report_error(w);
+}
+
+}  // namespace rooflens::cli

@@ -1,0 +1,17 @@
+// The largest batch that fits a device, in few memory evaluations.
+#pragma once
+
+#include <functional>
+
+#include "rooflens/util/status.h"
+
+namespace rooflens {
+
+// Same answer and errors as find_max_batch (perf/model.h) for any monotone memory(batch).
+// Memory of a fused CNN is affine in the batch (stored weights + batch x live activations
+// + workspace), so two evaluations predict the answer and two more confirm it; when the
+// confirmation fails (memory not affine) it falls back to the exponential + binary search.
+Expected<int64_t> find_max_batch_affine(const std::function<Expected<int64_t>(int64_t)>& memory_at,
+                                        double capacity_bytes, int64_t limit = int64_t{1} << 20);
+
+}  // namespace rooflens

@@ -1,0 +1,38 @@
+// Largest batch that fits, by extrapolating an affine memory(batch) and confirming it.
+#include "rooflens/perf/max_batch.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "rooflens/perf/model.h"
+
+namespace rooflens {
+
+Expected<int64_t> find_max_batch_affine(const std::function<Expected<int64_t>(int64_t)>& memory_at,
+                                        double capacity_bytes, int64_t limit) {
+  auto m1 = memory_at(1);
+  if (!m1) return m1.status();
+  if (static_cast<double>(*m1) > capacity_bytes)
+    return Status::invalid("the model does not fit the device's memory even at batch 1");
+  if (limit <= 1) return int64_t{1};
+  auto m2 = memory_at(2);
+  if (!m2) return m2.status();
+  if (static_cast<double>(*m2) > capacity_bytes) return int64_t{1};
+  const double slope = static_cast<double>(*m2 - *m1);
+  if (slope > 0) {
+    const double room = capacity_bytes - static_cast<double>(*m1);
+    const int64_t guess = std::clamp<int64_t>(1 + static_cast<int64_t>(std::floor(room / slope)), 2, limit);
+    auto at = memory_at(guess);
+    if (!at) return at.status();
+    if (static_cast<double>(*at) <= capacity_bytes) {
+      if (guess == limit) return guess;
+      auto next = memory_at(guess + 1);
+      if (!next) return next.status();
+      if (static_cast<double>(*next) > capacity_bytes) return guess;
+    }
+  }
+  // Not affine after all (or memory does not grow with the batch): the general search.
+  return find_max_batch(memory_at, capacity_bytes, limit);
+}
+
+}  // namespace rooflens

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Bad input to `rooflens study` and `rooflens fold`: each case must exit 2 with exactly one
+# "rooflens: error: ..." line naming the problem, print nothing on stdout, and leave no
+# report or output file behind.
+# Usage: tests/cli/study_bad_input.sh BINARY
+set -uo pipefail
+BIN=$(cd "$(dirname -- "$1")" && pwd)/$(basename -- "$1")
+ROOT=$(cd "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)
+M=$ROOT/models
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/rooflens-study-bad.XXXXXX")
+trap 'rm -rf -- "$TMP"' EXIT
+cd "$TMP" || exit 1
+
+printf 'model,throughput\nresnet50,100\n' >missing_col.csv
+printf 'model,batch,throughput\nnot_a_zoo_model,8,100\n' >unknown_model.csv
+printf 'model,batch,throughput\nresnet50,8,-5\n' >negative.csv
+printf 'model,batch,throughput\nresnet50,8,100\nresnet50,16,200\n' >duplicate.csv
+
+pass=0
+fail=0
+# check NAME WANT_STDERR_SUBSTRING -- ARGS...
+check() {
+  local name=$1 want=$2
+  shift 3
+  rm -rf out out.onnx
+  "$BIN" "$@" >stdout 2>stderr
+  local rc=$? reasons=()
+  [[ $rc -eq 2 ]] || reasons+=("exit $rc, want 2")
+  [[ -s stdout ]] && reasons+=("stdout not empty")
+  local n
+  n=$(grep -c '^rooflens: error: ' stderr)
+  [[ $n -eq 1 ]] || reasons+=("$n error lines")
+  grep -qF -- "$want" stderr || reasons+=("stderr lacks '$want'")
+  [[ -e out/index.html || -e out/study.json || -e out/study.csv || -e out.onnx ]] && reasons+=("partial output written")
+  if ((${#reasons[@]})); then
+    echo "FAIL $name: ${reasons[*]}"
+    sed 's/^/    /' stderr | grep -v '^    study: ' | head -5
+    fail=$((fail + 1))
+  else
+    echo "ok   $name: $(grep '^rooflens: error: ' stderr)"
+    pass=$((pass + 1))
+  fi
+}
+
+check csv_missing_column "missing column 'batch'" -- study --measurements missing_col.csv --report out
+check csv_model_not_in_zoo "model 'not_a_zoo_model' is not in the zoo" -- study --measurements unknown_model.csv --report out
+check csv_negative_throughput "throughput: -5 must be positive" -- study --measurements negative.csv --report out
+check csv_duplicate_model "model 'resnet50' is listed twice" -- study --measurements duplicate.csv --report out
+check csv_missing_file "cannot open" -- study --measurements nope.csv --report out
+check models_not_in_zoo "'resnet9000' is not in the zoo" -- study --models resnet9000 --report out
+check study_fold_factor_0 "--fold-factor 0" -- study --models resnet18 --fold-factor 0 --report out
+check study_fold_factor_frac "--fold-factor" -- study --models resnet18 --fold-factor 1.5 --report out
+check study_fold_not_dividing "does not divide the batch 6" -- study --models mobilenet_v2 --batch 6 --fold-factor 4 --report out
+check study_bad_batch "--batch 'lots'" -- study --models resnet18 --batch lots --report out
+check study_fold_unknown_model "--fold: 'vgg99'" -- study --models resnet18 --fold vgg99 --report out
+check fold_factor_0 "factor" -- fold "$M/resnet18.onnx" --factor 0 -o out.onnx
+check fold_factor_frac "factor" -- fold "$M/resnet18.onnx" --factor 1.5 -o out.onnx
+check fold_not_dividing "does not divide" -- fold "$M/resnet18.onnx" --factor 4 --batch 6 -o out.onnx
+check fold_missing_file "nope.onnx" -- fold nope.onnx --factor 4 -o out.onnx
+
+echo "study_bad_input: $pass passed, $fail failed"
+[[ $fail -eq 0 ]]
