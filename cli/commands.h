@@ -127,7 +127,7 @@ struct StudyArgs {
   std::string source = "predicted";
   std::string measurements, accuracy;
   std::string fold;
-  int fold_factor = 4;
+  std::string fold_factor = "4";
   bool no_fold = false;
   std::string util_peak = "datasheet";
   std::string report;

@@ -96,8 +96,15 @@ int run_study(const StudyArgs& a) {
   if (!dt) return report_error(Status::invalid("--dtype '" + dtype_s + "': expected fp32, fp16, bf16, int8 or fp8"));
   if (measured && *dt != DType::kF32)
     return report_error(Status::unsupported("--source measured runs fp32 on this CPU; --dtype " + dtype_s + " cannot be measured here"));
-  if (a.fold_factor < 2)
-    return report_error(Status::invalid(fmt::format("--fold-factor {}: must be an integer >= 2", a.fold_factor)));
+  int fold_factor = 0;
+  {
+    char* end = nullptr;
+    errno = 0;
+    const long v = std::strtol(a.fold_factor.c_str(), &end, 10);
+    if (a.fold_factor.empty() || *end != '\0' || errno == ERANGE || v < 2 || v > 1024)
+      return report_error(Status::invalid("--fold-factor '" + a.fold_factor + "': must be an integer >= 2"));
+    fold_factor = static_cast<int>(v);
+  }
   const std::string batch_s = !a.batch.empty() ? a.batch : measured ? "8" : "max";
   std::optional<int64_t> batch;
   if (batch_s != "max") {
@@ -212,7 +219,7 @@ int run_study(const StudyArgs& a) {
   o.batch = batch;
   o.perf.dtype = dtype_s;
   o.utilization_measured_peak = a.util_peak == "measured";
-  o.fold_factor = a.fold_factor;
+  o.fold_factor = fold_factor;
   o.fold_below_cmr = !a.no_fold;
   o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   o.fold = [](const LoadedModel& l, int factor) -> Expected<LoadedModel> { return fold_loaded(l, factor); };
@@ -243,6 +250,9 @@ int run_study(const StudyArgs& a) {
 
   auto s = rooflens::run_study(plan.entries, o);
   if (!s) return report_error(s.status());
+  if (measured && a.device.empty())
+    s->notes.push_back("peaks and CMR from the database entry '" + dev->id + "', not from this machine: run `rooflens probe "
+                       "cpu --out local.json` and pass --device local.json for this CPU's measured peaks");
 
   // Everything is computed before anything is written: a failure leaves no partial report.
   if (!a.report.empty()) {

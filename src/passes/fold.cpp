@@ -180,7 +180,7 @@ class Rewriter {
   Status rewrite_elementwise(NodeId id);
   Status rewrite_reshape(NodeId id);
   Status rewrite_split(NodeId id);
-  Status check_slice_like(NodeId id);
+  Status check_slice_like(NodeId id);  // also rescales proportional Slices
 
   const Shape& old_shape(ValueId v) const { return *g_.value(v).shape; }
   const Shape& new_shape(ValueId v) const { return *h_.value(v).shape; }
@@ -222,43 +222,48 @@ void Rewriter::find_classifiers() {
 }
 
 // Grouped (not depthwise) convs need input and output widths that are multiples of their
-// group count: the requirement is carried back through channel-preserving ops to the
-// linear layer that produces their input.
+// group count. Tensors that must keep equal widths (the inputs and output of pointwise ops,
+// norms, pools, residual adds, SE scales, depthwise convs with multiplier 1) form one class
+// (union-find); every linear layer writing into a class rounds to the lcm of its groups.
 void Rewriter::find_group_multiples() {
-  multiple_.assign(g_.nodes.size(), 1);
-  for (size_t id = 0; id < g_.nodes.size(); ++id) {
-    const Node& n = g_.nodes[id];
+  std::vector<ValueId> parent(g_.values.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](ValueId v) {
+    while (parent[static_cast<size_t>(v)] != v) v = parent[static_cast<size_t>(v)] = parent[static_cast<size_t>(parent[static_cast<size_t>(v)])];
+    return v;
+  };
+  auto channels = [&](ValueId v) -> int64_t {
+    const Shape& s = old_shape(v);
+    return s.size() >= 2 ? s[1] : -1;
+  };
+  auto unite = [&](ValueId a, ValueId b) {
+    if (channels(a) < 0 || channels(a) != channels(b)) return;
+    parent[static_cast<size_t>(find(a))] = find(b);
+  };
+  for (const Node& n : g_.nodes) {
+    if (n.kind == OpKind::kUnknown || n.outputs.empty() || n.outputs[0] == kNoValue) continue;
+    const OpCategory cat = op_info(n.kind).category;
+    const bool keeps = cat == OpCategory::kNorm || cat == OpCategory::kActivation || cat == OpCategory::kPool ||
+                       cat == OpCategory::kElementwise || n.kind == OpKind::kIdentity || n.kind == OpKind::kDropout;
+    const bool depthwise1 = n.kind == OpKind::kConv && attr_int(n, "group", 1) > 1 &&
+                            attr_int(n, "group", 1) == channels(n.inputs[0]) && channels(n.outputs[0]) == channels(n.inputs[0]);
+    if (!keeps && !depthwise1) continue;
+    for (ValueId in : n.inputs)
+      if (in != kNoValue && is_activation(g_.value(in))) unite(in, n.outputs[0]);
+  }
+  std::vector<int64_t> need(g_.values.size(), 1);
+  for (const Node& n : g_.nodes) {
     if (n.kind != OpKind::kConv) continue;
     const int64_t group = attr_int(n, "group", 1);
-    const int64_t cin = old_shape(n.inputs[0]).size() > 1 ? old_shape(n.inputs[0])[1] : 0;
-    if (group <= 1 || group == cin) continue;
-    multiple_[id] = std::lcm(multiple_[id], group);
-    ValueId v = n.inputs[0];
-    for (int steps = 0; steps < 64; ++steps) {
-      const NodeId p = g_.value(v).producer;
-      if (p < 0) break;
-      const Node& pn = g_.node(p);
-      if (is_linear(g_, pn)) {
-        multiple_[static_cast<size_t>(p)] = std::lcm(multiple_[static_cast<size_t>(p)], group);
-        break;
-      }
-      if (pn.kind == OpKind::kUnknown) break;
-      const OpCategory cat = op_info(pn.kind).category;
-      const bool passes = cat == OpCategory::kNorm || cat == OpCategory::kActivation ||
-                          cat == OpCategory::kPool || pn.kind == OpKind::kIdentity ||
-                          pn.kind == OpKind::kDropout || cat == OpCategory::kElementwise;
-      if (!passes) break;
-      ValueId next = kNoValue;
-      int acts = 0;
-      for (ValueId in : pn.inputs)
-        if (in != kNoValue && is_activation(g_.value(in))) {
-          next = in;
-          ++acts;
-        }
-      if (acts != 1) break;  // a residual add: both sides must agree already
-      v = next;
+    if (group <= 1 || group == channels(n.inputs[0])) continue;
+    for (ValueId v : {n.inputs[0], n.outputs[0]}) {
+      auto& m = need[static_cast<size_t>(find(v))];
+      m = std::lcm(m, group);
     }
   }
+  multiple_.assign(g_.nodes.size(), 1);
+  for (size_t id = 0; id < g_.nodes.size(); ++id)
+    if (is_linear(g_, g_.nodes[id])) multiple_[id] = need[static_cast<size_t>(find(g_.nodes[id].outputs[0]))];
 }
 
 ValueId Rewriter::fresh_value(Value v, NodeId id, size_t i) {
@@ -460,7 +465,7 @@ Status Rewriter::rewrite_split(NodeId id) {
   return Status::ok();
 }
 
-// Slice, Gather and Pad may not select or pad along a resized axis (except whole slices).
+// Slice, Gather and Pad along a resized axis: proportional slices are rescaled, the rest refused.
 Status Rewriter::check_slice_like(NodeId id) {
   const Node& n = h_.node(id);
   const Shape& x_old = old_shape(n.inputs[0]);
@@ -479,12 +484,46 @@ Status Rewriter::check_slice_like(NodeId id) {
     const size_t ax = axis_of(attr_int(n, "axis", 0));
     if (ax < x_old.size() && x_old[ax] != x_new[ax]) return refuse(ax, "it gathers");
   } else if (n.kind == OpKind::kSlice) {
+    // Chunks (x.chunk(2, dim=1) exports as Slices [0, C/2) and [C/2, C)) scale with the axis
+    // when both bounds land on whole channels; other slices of a resized axis are refused.
+    // Bounds computed from shapes (Shape -> Gather -> Div) were recomputed from the new
+    // shapes already: those that changed are kept; constant ones are scaled.
     auto starts = ints_of(1, "starts"), ends = ints_of(2, "ends"), axes = ints_of(3, "axes"), steps = ints_of(4, "");
-    for (size_t i = 0; i < starts.size(); ++i) {
+    auto old_ints = [&](size_t i, const std::vector<int64_t>& now) {
+      if (present(n, i) && g_.value(n.inputs[i]).ints) return *g_.value(n.inputs[i]).ints;
+      return now;
+    };
+    const auto starts_old = old_ints(1, starts), ends_old = old_ints(2, ends);
+    bool rewrite = false;
+    for (size_t i = 0; i < starts.size() && i < ends.size(); ++i) {
       const size_t ax = axis_of(i < axes.size() ? axes[i] : static_cast<int64_t>(i));
       if (ax >= x_old.size() || x_old[ax] == x_new[ax]) continue;
-      const bool whole = starts[i] == 0 && i < ends.size() && ends[i] >= x_new[ax] && (i >= steps.size() || steps[i] == 1);
-      if (!whole) return refuse(ax, "it slices");
+      const int64_t d = x_old[ax], dn = x_new[ax];
+      if (i < steps.size() && steps[i] != 1) return refuse(ax, "it slices with a step");
+      auto scale = [&](int64_t v, bool is_end, bool* ok) -> int64_t {
+        if (is_end && v >= d) return std::max(v, dn);  // to the end
+        const int64_t c = v < 0 ? std::max<int64_t>(0, v + d) : std::min(v, d);
+        *ok = (c * dn) % d == 0;
+        return c * dn / d;
+      };
+      bool ok = true;
+      const int64_t b = i < starts_old.size() && starts_old[i] != starts[i] ? starts[i] : scale(starts[i], false, &ok);
+      const int64_t e = i < ends_old.size() && ends_old[i] != ends[i] ? ends[i] : scale(ends[i], true, &ok);
+      if (!ok)
+        return refuse(ax, "it slices [" + std::to_string(starts[i]) + ", " + std::to_string(ends[i]) +
+                              "), not a proportional chunk,");
+      rewrite |= b != starts[i] || e != ends[i];
+      starts[i] = b;
+      ends[i] = e;
+    }
+    if (rewrite) {
+      if (present(n, 1)) {
+        set_input_ints(id, 1, starts, "starts");
+        set_input_ints(id, 2, ends, "ends");
+      } else {
+        h_.node(id).attrs["starts"] = starts;
+        h_.node(id).attrs["ends"] = ends;
+      }
     }
   } else if (n.kind == OpKind::kPad) {
     auto pads = ints_of(1, "pads");

@@ -20,7 +20,6 @@ constexpr const char* kBlue = "#0072B2";
 constexpr const char* kVermillion = "#D55E00";
 constexpr const char* kGreen = "#009E73";
 constexpr const char* kOrange = "#E69F00";
-constexpr const char* kGrey = "#6c757d";
 constexpr const char* kBlack = "#000000";
 
 constexpr double kPlotW = 680, kPlotH = 490;
@@ -235,7 +234,7 @@ std::string fig2b(const Study& s) {
   for (size_t i : s.frontier_before_fold)
     if (i < s.models.size() && !labelled.count(s.models[i].name + "/before"))
       p.label(s.models[i].throughput, plotted_utilization(s, s.models[i]), s.models[i].name);
-  if (before.size() > 1) p.polyline(frontier_line(before), line(kGrey, 1.5, "6,4"), "frontier-before", "frontier before folding");
+  if (before.size() > 1) p.polyline(frontier_line(before), line(kBlack, 1.5, "6,4"), "frontier-before", "frontier before folding");
   if (after.size() > 1) p.polyline(frontier_line(after), line(kGreen, 2.2), "frontier-after", "frontier after folding");
   for (const auto& r : s.folds) {
     const std::string t = fmt::format(
@@ -259,7 +258,7 @@ std::string fig2b(const Study& s) {
   p.legend_marker(ai_marker(false, 4), "AI \u2264 CMR");
   p.legend_arrow(line("#343a40", 1.1), fmt::format("folded, original \u2192 folded ({} model{})", s.folds.size(),
                                                    s.folds.size() == 1 ? "" : "s"));
-  p.legend_line(line(kGrey, 1.5, "6,4"), "frontier before folding");
+  p.legend_line(line(kBlack, 1.5, "6,4"), "frontier before folding");
   p.legend_line(line(kGreen, 2.2), "frontier after folding");
   p.legend_note("Arrow ends use the same shapes for the folded model's AI; labels name the frontier models.");
   return p.render();

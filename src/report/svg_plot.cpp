@@ -415,7 +415,7 @@ std::string SvgPlot::render() const {
       "<text class=\"axis-label\" transform=\"translate(16,{:.1f}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
       top + ph / 2, xml_escape(y_.label + (fy.log ? ", log scale" : "")));
 
-  // --- data, back to front: bars, reference lines, lines, arrows, marks -------------------
+  // --- data, back to front: bars, reference lines, arrows, lines (frontiers stay visible), marks -------------------
   std::vector<Box> obstacles;  // marks and placed labels, in pixels
   auto draw = [&](Kind k) {
     for (const auto& it : items_) {
@@ -501,8 +501,8 @@ std::string SvgPlot::render() const {
   };
   draw(Kind::kBar);
   draw(Kind::kVline);
-  draw(Kind::kPolyline);
   draw(Kind::kArrow);
+  draw(Kind::kPolyline);
   draw(Kind::kPoint);
 
   // --- labels: greedy placement, least overlap first -------------------------------------

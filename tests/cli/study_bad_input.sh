@@ -48,14 +48,14 @@ check csv_negative_throughput "throughput: -5 must be positive" -- study --measu
 check csv_duplicate_model "model 'resnet50' is listed twice" -- study --measurements duplicate.csv --report out
 check csv_missing_file "cannot open" -- study --measurements nope.csv --report out
 check models_not_in_zoo "'resnet9000' is not in the zoo" -- study --models resnet9000 --report out
-check study_fold_factor_0 "--fold-factor 0" -- study --models resnet18 --fold-factor 0 --report out
-check study_fold_factor_frac "--fold-factor" -- study --models resnet18 --fold-factor 1.5 --report out
+check study_fold_factor_0 "--fold-factor '0'" -- study --models resnet18 --fold-factor 0 --report out
+check study_fold_factor_frac "--fold-factor '1.5': must be an integer >= 2" -- study --models resnet18 --fold-factor 1.5 --report out
 check study_fold_not_dividing "does not divide the batch 6" -- study --models mobilenet_v2 --batch 6 --fold-factor 4 --report out
 check study_bad_batch "--batch 'lots'" -- study --models resnet18 --batch lots --report out
 check study_fold_unknown_model "--fold: 'vgg99'" -- study --models resnet18 --fold vgg99 --report out
 check fold_factor_0 "factor" -- fold "$M/resnet18.onnx" --factor 0 -o out.onnx
 check fold_factor_frac "factor" -- fold "$M/resnet18.onnx" --factor 1.5 -o out.onnx
-check fold_not_dividing "does not divide" -- fold "$M/resnet18.onnx" --factor 4 --batch 6 -o out.onnx
+check fold_not_dividing "not divisible by --factor 4" -- fold "$M/resnet18.onnx" --factor 4 --batch 6 -o out.onnx
 check fold_missing_file "nope.onnx" -- fold nope.onnx --factor 4 -o out.onnx
 
 echo "study_bad_input: $pass passed, $fail failed"

@@ -65,7 +65,8 @@ class StudyHtmlBrowser : public ::testing::Test {
                       "install it with scripts/install-deps.sh to run the browser check of the study report";
     out_ = fs::path(ROOFLENS_REPORT_TEST_OUT);
     fs::create_directories(out_);
-    profile_ = out_ / "chromium-profile";
+    // One profile per test: ctest -j runs these tests at the same time.
+    profile_ = out_ / (std::string("chromium-profile-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
   }
 
   // Runs Chromium headless on a file; returns its exit status. stdout and stderr go to files.
@@ -165,6 +166,22 @@ TEST_F(StudyHtmlBrowser, LargeStudyRendersEveryMark) {
                      out_ / "shot_large.err"),
             0);
   EXPECT_TRUE(fs::exists(png));
+}
+
+// The error detection itself: a page with a failing script must be caught by both the
+// page's hook (data-js-errors on <html>) and Chromium's console log.
+TEST_F(StudyHtmlBrowser, DetectsAScriptError) {
+  std::string page = report::study_html(test::make_test_study());
+  const size_t at = page.rfind("</body>");
+  ASSERT_NE(at, std::string::npos);
+  page.replace(at, 7, "<script>undefinedFunctionForTheTest();</script></body>");
+  const fs::path html = out_ / "study_broken.html";
+  write_file(html, page);
+  ASSERT_EQ(chromium("--dump-dom", html, out_ / "broken.dom.html", out_ / "broken.dom.err"), 0);
+  const std::string dom = read_file(out_ / "broken.dom.html");
+  EXPECT_NE(dom.find(" data-js-errors=\"1\""), std::string::npos) << dom.substr(0, 600);
+  EXPECT_NE(dom.find("undefinedFunctionForTheTest"), std::string::npos);
+  EXPECT_NE(console_lines(read_file(out_ / "broken.dom.err")).find("undefinedFunctionForTheTest"), std::string::npos);
 }
 
 TEST_F(StudyHtmlBrowser, TableSortsOnHeaderClick) {

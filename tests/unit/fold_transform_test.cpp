@@ -49,13 +49,17 @@ const LayerReport* layer(const ModelAnalysis& m, const std::string& name) {
 // paper_method: ai.py's counts. Only Conv2d and Linear layers count; ops are 2 x MACs plus
 // bias adds; bytes are each layer's input and output elements (unfused) plus its weight
 // elements WITHOUT biases, at 2 bytes per element.
-// Otherwise: rooflens's fused aggregate AI (FP16) under the same scaling.
-double game_ai(const Graph& g1, int f, double images, bool paper_method) {
+// kFused: rooflens's fused aggregate AI (FP16) under the same scaling; kFusedNoPool: the
+// same without the MaxPool layers.
+enum class Count { kPaper, kFused, kFusedNoPool };
+double game_ai(const Graph& g1, int f, double images, Count count) {
+  const bool paper_method = count == Count::kPaper;
   Graph h = g1;
   ModelAnalysis m = test::analyze(h, DType::kF16, paper_method ? FusionMode::kNone : FusionMode::kEngine);
   double ops = 0, act = 0, weights = 0;
   for (const auto& l : m.layers) {
     if (paper_method && l.op != "Conv" && l.op != "Gemm") continue;
+    if (count == Count::kFusedNoPool && l.op == "MaxPool") continue;
     ops += static_cast<double>(l.cost.flops);
     act += static_cast<double>(l.cost.bytes_in + l.cost.bytes_out);
     weights += paper_method ? 2.0 * static_cast<double>(*checked_numel(l.weight_shapes.at(0)))
@@ -84,23 +88,29 @@ TEST(FoldTransform, GameCnnWidthsFollowFoldedCnnsTruncation) {
 }
 
 // study.md's test vector: AI 87.3, 126.7, 158.4, 187.8 at f = 1..4, B = 1024, FP16. Those are
-// ai.py's counts, which rooflens's per-layer numbers reproduce when counted the same way.
-// rooflens's own fused aggregate AI is lower: it also moves the MaxPool layers' bytes
-// (ai.py ignores every layer but conv/linear) and counts bias bytes as weights.
+// ai.py's counts, which rooflens's per-layer numbers reproduce exactly when counted the same
+// way. rooflens's own fused aggregate AI is lower (54.2, 78.9, 98.9, 117.5) because ai.py
+// counts only Conv2d and Linear layers: the three MaxPool layers, each reading a full conv
+// output (pool1 reads 32x22x52 per image, as much as conv1 writes), move bytes that ai.py
+// leaves out. Without the MaxPool layers rooflens's fused counts give the paper's figures
+// within 0.5% (the rest: rooflens counts one FLOP per element for the ReLUs fused into the
+// convs, ai.py none; bias bytes count as weights).
 TEST(FoldTransform, GameCnnArithmeticIntensity) {
   const double paper[] = {87.3, 126.7, 158.4, 187.8};
-  const double fused[] = {0, 0, 0, 0};
+  const double fused[] = {54.21, 78.86, 98.87, 117.53};
   for (int f = 1; f <= 4; ++f) {
     Graph g1 = inferred(build_game_cnn(f));  // f images
     Graph h = f == 1 ? g1 : fold_ok(g1, f);  // one folded input
-    const double p = game_ai(h, f, 1024, true), r = game_ai(h, f, 1024, false);
+    const double p = game_ai(h, f, 1024, Count::kPaper), r = game_ai(h, f, 1024, Count::kFused);
     std::printf("game cnn f=%d: paper-method AI %.2f, rooflens fused AI %.2f\n", f, p, r);
     EXPECT_NEAR(p, paper[f - 1], paper[f - 1] * 0.01) << "f=" << f;
-    (void)fused;
+    EXPECT_NEAR(r, fused[f - 1], fused[f - 1] * 0.005) << "f=" << f;
+    EXPECT_NEAR(game_ai(h, f, 1024, Count::kFusedNoPool), p, p * 0.005) << "f=" << f;
   }
   // The scaling matches a direct analysis at a batch of whole folded inputs.
   Graph big = fold_ok(inferred(build_game_cnn(1024)), 2);
-  EXPECT_NEAR(test::analyze(big, DType::kF16).ai, game_ai(fold_ok(inferred(build_game_cnn(2)), 2), 2, 1024, false), 1e-6);
+  EXPECT_NEAR(test::analyze(big, DType::kF16).ai,
+              game_ai(fold_ok(inferred(build_game_cnn(2)), 2), 2, 1024, Count::kFused), 1e-6);
 }
 
 // A hidden conv keeps its FLOPs (within rounding) and its activation bytes drop by sqrt(f).
@@ -169,7 +179,8 @@ TEST(FoldTransform, Errors) {
   // A residual add of the (folded: 16 x 2 = 32 channels) input to a conv (int(16 sqrt 2) = 22).
   GraphBuilder rb;
   ValueId rx = rb.input("x", {4, 16, 6, 6});
-  rb.output(rb.add1("Add", "skip", {rb.conv("c", rx, 16, 16, 3), rx}));
+  ValueId sum = rb.add1("Add", "skip", {rb.conv("c", rx, 16, 16, 3), rx});
+  rb.output(rb.conv("head", sum, 16, 10, 1));  // the classifier: "c" is a hidden layer
   Graph rg = inferred(rb.finish());
   auto re = fold_graph(rg, o);
   ASSERT_FALSE(re.has_value());
@@ -219,7 +230,7 @@ Graph load(const std::string& name, int64_t batch) {
 TEST(FoldTransform, ZooModelsFoldExportAndReimport) {
   const std::string dir = testing::TempDir();
   for (const char* name : {"resnet50", "mobilenet_v2", "efficientnet_b0"}) {
-    Graph g = load(name, 4);
+    Graph g = load(name, 64);
     ModelAnalysis base = test::analyze(g, DType::kF16);
     for (int f : {2, 4}) {
       Graph h = fold_ok(g, f);
@@ -230,7 +241,7 @@ TEST(FoldTransform, ZooModelsFoldExportAndReimport) {
       EXPECT_GT(ratio, 0.9) << name << " f=" << f;
       EXPECT_LT(ratio, 1.15) << name << " f=" << f;
       EXPECT_GT(m.ai, base.ai) << name << " f=" << f;
-      EXPECT_EQ(*h.value(h.outputs[0]).shape, (Shape{4 / f, 1000 * f}));
+      EXPECT_EQ(*h.value(h.outputs[0]).shape, (Shape{64 / f, 1000 * f}));
       const std::string path = dir + "/" + name + "_fold" + std::to_string(f) + ".onnx";
       Status s = export_onnx_file(h, path, {});
       ASSERT_TRUE(s) << s.message();

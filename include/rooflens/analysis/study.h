@@ -45,8 +45,8 @@ struct StudyModel {
   std::vector<LayerPoint> layers;
 };
 
-// One model before and after FoldedCNN folding at `factor` (images/s, utilization over the
-// datasheet peak; folded throughput counts original images).
+// One model before and after FoldedCNN folding at `factor` (images/s; utilization over the
+// peak the study plots, see plotted_utilization; folded throughput counts original images).
 struct FoldResult {
   std::string model;
   int factor = 4;
@@ -79,8 +79,9 @@ struct Study {
   std::vector<StudyModel> models;
   Frontiers frontiers;
   std::vector<FoldResult> folds;
-  std::vector<size_t> frontier_before_fold, frontier_after_fold;  // throughput-utilization, indices into
-                                                                  // models (before) / folded view (after)
+  // Throughput-utilization frontiers before and after folding, indices into models; after
+  // folding each folded model sits at its folded point.
+  std::vector<size_t> frontier_before_fold, frontier_after_fold;
   std::vector<std::string> notes;
 };
 

@@ -2,7 +2,8 @@
 // labels, marks (several shapes, filled or hollow) with <title> hover text, polylines,
 // arrows, text labels placed so they avoid each other and the marks, histogram bars,
 // vertical reference lines, and a legend in its own column right of the plot area (so it
-// never covers data).
+// never covers data). Drawing order, back to front: bars, vertical lines, arrows,
+// polylines, marks, labels.
 //
 // Coordinates passed in are data values; the writer fits the axes and maps them when
 // render() is called. render() returns one <svg> element without an XML prolog, ready to
