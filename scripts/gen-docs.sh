@@ -21,6 +21,8 @@ wrap() {  # title, command...: runs the command and writes its table as markdown
   echo "All figures are **predictions** of rooflens's performance model (docs/perf-model.md),"
   echo "not measurements. Peaks are dense datasheet figures; the V100 entry also carries the"
   echo "measured 100 TFLOP/s of Kosaian & Phanishayee (2022), used for the compute roofs."
+  echo "Memory roofs use 80% of the datasheet bandwidth and every kernel adds a serialized"
+  echo "10 us gap (docs/perf-model.md, \"Corrections against published measurements\")."
   echo
   echo '```'
   "$@"

@@ -238,7 +238,9 @@ Expected<Study> run_study(const std::vector<StudyEntry>& entries, const StudyOpt
   s.device_id = o.device.id;
   s.device_name = o.device.name;
   s.dtype = o.dtype;
-  s.batch_spec = o.batch ? std::to_string(*o.batch) : "max";
+  s.batch_spec = o.source == StudySource::kMeasurements ? "as measured (per model)"
+                 : o.batch                                 ? std::to_string(*o.batch)
+                                                           : "max";
   s.source = o.source;
   s.source_detail = o.source_detail;
   s.peak_datasheet = peak->flops;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 
@@ -468,8 +469,10 @@ std::string header_html(const Study& s) {
   };
   row("Device", esc(s.device_name) + " (<code>" + esc(s.device_id) + "</code>)");
   row("Data type", esc(s.dtype));
+  const bool numeric_batch = !s.batch_spec.empty() && std::isdigit(static_cast<unsigned char>(s.batch_spec[0]));
   row("Batch", s.batch_spec == "max" ? "max (each model at the largest batch that fits device memory)"
-                                     : esc(s.batch_spec) + " images");
+               : numeric_batch       ? esc(s.batch_spec) + " images"
+                                     : esc(s.batch_spec) + " (see the table)");
   std::string peaks = esc(si_number(s.peak_datasheet, "FLOP/s")) + " datasheet";
   if (s.peak_measured) peaks += ", " + esc(si_number(*s.peak_measured, "FLOP/s")) + " measured";
   row("Peak (" + s.dtype + ")", peaks);

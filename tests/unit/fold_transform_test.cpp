@@ -273,13 +273,50 @@ TEST(FoldTransform, GroupedConvsRoundToTheirGroupCount) {
   EXPECT_GT(grouped, 10);
 }
 
+// ShuffleNet (chunk Slices bounded by shape arithmetic, channel-shuffle Reshapes) and RegNetY
+// (SE scales meeting grouped convs: one width class rounds to the group count) fold.
+TEST(FoldTransform, ShuffleNetAndRegNetYFold) {
+  for (const char* name : {"shufflenet_v2_x1_0", "regnet_y_400mf"}) {
+    Graph g = load(name, 4);
+    for (int f : {2, 4}) {
+      Graph h = fold_ok(g, f);
+      EXPECT_EQ(test::shape_of(h, h.outputs[0]), (Shape{4 / f, 1000 * f})) << name;
+      ModelAnalysis a = test::analyze(g), b = test::analyze(h);
+      EXPECT_LT(static_cast<double>(b.totals.flops), 1.1 * static_cast<double>(a.totals.flops)) << name;
+    }
+  }
+}
+
+// A constant Slice of a resized axis is rescaled when it is a proportional chunk, refused otherwise.
+TEST(FoldTransform, ConstantSlices) {
+  auto build = [](int64_t end) {
+    GraphBuilder b;
+    ValueId x = b.input("x", {4, 3, 4, 4});
+    ValueId c = b.conv("c", x, 3, 32, 1);
+    ValueId s = b.add1("Slice", "part", {c, b.ints("st", {0}), b.ints("en", {end}), b.ints("ax", {1})});
+    b.output(b.conv("head", s, end, 10, 1));
+    return inferred(b.finish());
+  };
+  Graph half = fold_ok(build(16), 4);  // 32 -> 64 channels: [0, 16) -> [0, 32)
+  EXPECT_EQ(test::shape_of(half, half.nodes[1].outputs[0]), (Shape{1, 32, 4, 4}));
+  FoldOptions o;
+  o.factor = 2;  // 32 -> 45 channels: 16 * 45 / 32 is not whole
+  auto r = fold_graph(build(16), o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(r.status().message().find("'part'"), std::string::npos) << r.status().message();
+}
+
 TEST(PadChannels, RoundsWidthsAndInputChannels) {
   Graph g = load("efficientnet_b0", 1);
   auto h = pad_channels(g, 8);
   ASSERT_TRUE(h.has_value()) << h.status().message();
   EXPECT_EQ((*h->value(h->inputs[0]).shape)[1], 8);
-  for (const Node& n : h->nodes)
-    if (n.kind == OpKind::kConv) EXPECT_EQ((*h->value(n.inputs[1]).shape)[0] % 8, 0) << n.name;
+  for (const Node& n : h->nodes) {
+    if (n.kind == OpKind::kConv) {
+      EXPECT_EQ((*h->value(n.inputs[1]).shape)[0] % 8, 0) << n.name;
+    }
+  }
   ModelAnalysis a = test::analyze(g), b = test::analyze(*h);
   EXPECT_GE(b.totals.flops, a.totals.flops);
   EXPECT_LT(static_cast<double>(b.totals.flops), 1.2 * static_cast<double>(a.totals.flops));

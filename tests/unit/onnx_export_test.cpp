@@ -100,8 +100,11 @@ TEST(OnnxExport, RandomWeightsAreStoredAndDeterministic) {
   }
   auto back = import_onnx_bytes(*a, "", {});
   ASSERT_TRUE(back.has_value()) << back.status().message();
-  for (const Value& v : back->values)
-    if (v.kind == ValueKind::kInitializer) EXPECT_TRUE(v.has_data) << v.name;
+  for (const Value& v : back->values) {
+    if (v.kind == ValueKind::kInitializer) {
+      EXPECT_TRUE(v.has_data) << v.name;
+    }
+  }
 }
 
 TEST(OnnxExport, FailureLeavesNoFile) {
