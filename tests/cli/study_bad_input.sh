@@ -56,6 +56,9 @@ check study_fold_unknown_model "--fold: 'vgg99'" -- study --models resnet18 --fo
 check fold_factor_0 "factor" -- fold "$M/resnet18.onnx" --factor 0 -o out.onnx
 check fold_factor_frac "factor" -- fold "$M/resnet18.onnx" --factor 1.5 -o out.onnx
 check fold_not_dividing "not divisible by --factor 4" -- fold "$M/resnet18.onnx" --factor 4 --batch 6 -o out.onnx
+U=$ROOT/tests/cli/fixtures/unfoldable_attention.onnx
+check fold_unfoldable_node "cannot fold MatMul node 'attention_scores'" -- fold "$U" --factor 4 --batch 4 -o out.onnx
+check study_fold_unfoldable "cannot fold MatMul node 'attention_scores'" -- study "$U" --fold unfoldable_attention --batch 4 --report out
 check fold_missing_file "nope.onnx" -- fold nope.onnx --factor 4 -o out.onnx
 
 echo "study_bad_input: $pass passed, $fail failed"
