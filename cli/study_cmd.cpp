@@ -40,7 +40,7 @@ void add_study(CLI::App& app, StudyArgs& a) {
   cmd->add_flag("--no-fold", a.no_fold, "skip the FoldedCNN what-if");
   cmd->add_option("--util-peak", a.util_peak, "utilization the plots and frontiers use: datasheet or measured (where the device has one)")
       ->check(CLI::IsMember({"datasheet", "measured"}))->capture_default_str();
-  cmd->add_option("--report", a.report, "write index.html, study.json and study.csv into this directory");
+  cmd->add_option("--report", a.report, "write index.html, study.json, study.csv and one SVG per figure into this directory");
   cmd->add_option("--format", a.format, "stdout: summary, table, csv or json")
       ->check(CLI::IsMember({"summary", "table", "csv", "json"}))->capture_default_str();
   cmd->add_option("-o,--output", a.output, "write stdout's text to this file (atomically)");
@@ -262,6 +262,12 @@ int run_study(const StudyArgs& a) {
     const std::string html = report::study_html(*s);
     const std::string json = report::study_json(*s).dump(2) + "\n";
     const std::string csv = report::study_csv(*s);
+    // The figures also as standalone SVG files (for slides and docs); index.html last, so a
+    // report directory with an index.html is complete.
+    for (const auto& [id, svg] : report::study_svgs(*s)) {
+      Status w = write_output(a.report + "/" + id + ".svg", svg);
+      if (!w) return report_error(w);
+    }
     for (const auto& [file, text] : {std::pair{"study.json", &json}, {"study.csv", &csv}, {"index.html", &html}}) {
       Status w = write_output(a.report + "/" + file, *text);
       if (!w) return report_error(w);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "rooflens/analysis/pareto.h"
+#include "rooflens/analysis/validation.h"
 
 namespace rooflens {
 
@@ -220,6 +221,16 @@ Status compute_frontiers(Study& s) {
     if (on(fr.acc_throughput) && on(fr.acc_utilization)) fr.all_three.push_back(i);
   }
   std::sort(fr.all_three.begin(), fr.all_three.end());
+  if (acc_ids.size() >= 3) {
+    std::vector<double> acc, util, thr;
+    for (size_t k = 0; k < acc_ids.size(); ++k) {
+      acc.push_back(at[k].y);
+      thr.push_back(at[k].x);
+      util.push_back(au[k].x);
+    }
+    s.spearman_utilization_accuracy = spearman(util, acc);
+    s.spearman_throughput_accuracy = spearman(thr, acc);
+  }
   s.frontier_before_fold = fr.throughput_utilization;
   std::vector<Point2> after = tu;
   for (const FoldResult& r : s.folds)

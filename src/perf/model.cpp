@@ -186,28 +186,47 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
     if (d.is_gpu()) {
       const double in_flight_needed = d.mem_bandwidth * o.memory_latency_s;
       if (gs.valid) {
-        const double tiles = static_cast<double>(gs.groups) * static_cast<double>(ceil_div(gs.rows, o.tile_m)) *
-                             static_cast<double>(ceil_div(gs.cols, o.tile_n));
-        const double cta_bytes = static_cast<double>(o.pipeline_stages) * (o.tile_m + o.tile_n) * o.k_tile * elem;
-        // The engine picks the fastest split of K (a tactic); partial sums travel as fp32.
+        // Tile widths the engine can pick for the output channels (a tactic). On tensor cores a
+        // tile narrower than tile_n reuses each loaded operand over fewer outputs, so the SM's
+        // operand path (shared-memory fill and reads per MMA) caps its rate below the wide
+        // tile's: relative rate = reuse(tile_m, w) / reuse(tile_m, tile_n), reuse(a, b) = ab/(a+b).
+        // A tile wider than the channels computes padding (tile quantization). CUDA-core kernels
+        // keep the wide-tile model (docs/perf-model.md, "Narrow GEMMs on tensor cores").
+        const bool tc_unit = L.unit == ComputeUnit::kTensor && o.narrow_tile_efficiency;
+        auto reuse = [](double a, double b) { return a * b / (a + b); };
+        std::vector<int> widths{o.tile_n};
+        if (tc_unit)
+          for (int w = o.tile_n / 2; w >= o.min_tile_n; w /= 2) widths.push_back(w);
+        // The engine picks the fastest tile width and split of K (tactics); partial sums travel
+        // as fp32.
         double best_t = -1;
-        for (int split = 1; split <= o.max_split_k; split *= 2) {
-          if (split > 1 && (tiles * split > 2 * slots_gemm || gs.k / split < o.k_tile * 4)) break;
-          const double ctas = tiles * split;
-          const double waves = std::ceil(ctas / slots_gemm);
-          const double wave_eff = std::max(ctas / (waves * slots_gemm), 1e-6);
-          const double bw_eff = std::max(std::min(1.0, ctas * cta_bytes / in_flight_needed), 1e-6);
-          const double partials = split > 1 ? 2.0 * split * static_cast<double>(gs.rows * gs.cols * gs.groups) * 4 : 0;
-          const double tc = static_cast<double>(L.flops) / (L.peak_used * wave_eff);
-          const double tm = (base_dram + partials) / (d.mem_bandwidth * bw_eff);
-          if (best_t < 0 || std::max(tc, tm) < best_t) {
-            best_t = std::max(tc, tm);
-            L.split_k = split;
-            L.wave_efficiency = wave_eff;
-            L.bw_efficiency = bw_eff;
-            L.dram_bytes = static_cast<int64_t>(base_dram + partials);
-            L.t_compute = tc;
-            L.t_memory = tm;
+        for (int width : widths) {
+          const double n_tiles = static_cast<double>(ceil_div(gs.cols, width));
+          const double tiles = static_cast<double>(gs.groups) * static_cast<double>(ceil_div(gs.rows, o.tile_m)) * n_tiles;
+          const double cta_bytes = static_cast<double>(o.pipeline_stages) * (o.tile_m + width) * o.k_tile * elem;
+          const double tile_eff = tc_unit ? static_cast<double>(gs.cols) / (n_tiles * width) *
+                                                std::min(1.0, reuse(o.tile_m, width) / reuse(o.tile_m, o.tile_n))
+                                          : 1.0;
+          for (int split = 1; split <= o.max_split_k; split *= 2) {
+            if (split > 1 && (tiles * split > 2 * slots_gemm || gs.k / split < o.k_tile * 4)) break;
+            const double ctas = tiles * split;
+            const double waves = std::ceil(ctas / slots_gemm);
+            const double wave_eff = std::max(ctas / (waves * slots_gemm), 1e-6);
+            const double bw_eff = std::max(std::min(1.0, ctas * cta_bytes / in_flight_needed), 1e-6);
+            const double partials = split > 1 ? 2.0 * split * static_cast<double>(gs.rows * gs.cols * gs.groups) * 4 : 0;
+            const double tc = static_cast<double>(L.flops) / (L.peak_used * wave_eff * tile_eff);
+            const double tm = (base_dram + partials) / (d.mem_bandwidth * bw_eff);
+            if (best_t < 0 || std::max(tc, tm) < best_t) {
+              best_t = std::max(tc, tm);
+              L.split_k = split;
+              L.tile_n = width;
+              L.tile_efficiency = tile_eff;
+              L.wave_efficiency = wave_eff;
+              L.bw_efficiency = bw_eff;
+              L.dram_bytes = static_cast<int64_t>(base_dram + partials);
+              L.t_compute = tc;
+              L.t_memory = tm;
+            }
           }
         }
       } else {

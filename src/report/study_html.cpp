@@ -496,6 +496,9 @@ std::string header_html(const Study& s) {
   h += fmt::format("<li>Accuracy-throughput frontier ({}): {}</li>\n", fr.acc_throughput.size(), lst(fr.acc_throughput));
   h += fmt::format("<li>Accuracy-utilization frontier ({}): {}</li>\n", fr.acc_utilization.size(), lst(fr.acc_utilization));
   h += fmt::format("<li><b>On all three frontiers:</b> {}</li>\n", lst(fr.all_three));
+  if (s.spearman_utilization_accuracy)
+    h += fmt::format("<li>Rank correlation with top-1 accuracy (Spearman): utilization {:+.2f}, throughput {:+.2f}</li>\n",
+                     *s.spearman_utilization_accuracy, *s.spearman_throughput_accuracy);
   h += "</ul></div>\n";
   return h;
 }

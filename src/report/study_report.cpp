@@ -125,6 +125,10 @@ nlohmann::json study_json(const Study& s, bool with_layers) {
                     {"acc_throughput", names_of(s, fr.acc_throughput)},
                     {"acc_utilization", names_of(s, fr.acc_utilization)},
                     {"all_three", names_of(s, fr.all_three)}};
+  j["spearman_utilization_accuracy"] =
+      s.spearman_utilization_accuracy ? nlohmann::json(*s.spearman_utilization_accuracy) : nlohmann::json(nullptr);
+  j["spearman_throughput_accuracy"] =
+      s.spearman_throughput_accuracy ? nlohmann::json(*s.spearman_throughput_accuracy) : nlohmann::json(nullptr);
   nlohmann::json folds = nlohmann::json::array();
   for (const FoldResult& f : s.folds)
     folds.push_back({{"model", f.model},
@@ -228,6 +232,9 @@ std::string study_summary_text(const Study& s) {
   o += fmt::format("Frontier accuracy-utilization ({}): {}\n", fr.acc_utilization.size(),
                    list_or_none(names_of(s, fr.acc_utilization)));
   o += fmt::format("On all three frontiers: {}\n", list_or_none(names_of(s, fr.all_three)));
+  if (s.spearman_utilization_accuracy)
+    o += fmt::format("Rank correlation with top-1 accuracy (Spearman): utilization {:+.2f}, throughput {:+.2f}\n",
+                     *s.spearman_utilization_accuracy, *s.spearman_throughput_accuracy);
   if (!s.folds.empty()) {
     const FoldResult* best = nullptr;
     for (const auto& f : s.folds)

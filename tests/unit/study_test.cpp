@@ -254,3 +254,33 @@ TEST(MaxBatch, AffineSearchMatchesTheGeneralSearchInFewEvaluations) {
 
 }  // namespace
 }  // namespace rooflens
+
+namespace rooflens {
+namespace {
+
+TEST(Study, RankCorrelationWithAccuracy) {
+  Study s;
+  auto add = [&](const char* n, double thr, double util, std::optional<double> acc) {
+    StudyModel m;
+    m.name = n;
+    m.throughput = thr;
+    m.utilization = util;
+    m.acc1 = acc;
+    s.models.push_back(m);
+  };
+  add("a", 300, 0.1, 70);
+  add("b", 200, 0.3, 75);
+  add("c", 100, 0.5, 80);
+  add("d", 50, 0.9, std::nullopt);  // no accuracy: left out of the correlation
+  ASSERT_TRUE(compute_frontiers(s).is_ok());
+  ASSERT_TRUE(s.spearman_utilization_accuracy.has_value());
+  EXPECT_DOUBLE_EQ(*s.spearman_utilization_accuracy, 1.0);
+  EXPECT_DOUBLE_EQ(*s.spearman_throughput_accuracy, -1.0);
+  Study two;
+  two.models = {s.models[0], s.models[1]};
+  ASSERT_TRUE(compute_frontiers(two).is_ok());
+  EXPECT_FALSE(two.spearman_utilization_accuracy.has_value());
+}
+
+}  // namespace
+}  // namespace rooflens

@@ -82,6 +82,9 @@ struct Study {
   // Throughput-utilization frontiers before and after folding, indices into models; after
   // folding each folded model sits at its folded point.
   std::vector<size_t> frontier_before_fold, frontier_after_fold;
+  // Spearman rank correlation over the models with accuracy (the paper's Figure 1(c)
+  // finding is a positive utilization-accuracy correlation); unset with fewer than 3.
+  std::optional<double> spearman_utilization_accuracy, spearman_throughput_accuracy;
   std::vector<std::string> notes;
 };
 

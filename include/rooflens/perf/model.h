@@ -31,6 +31,11 @@ struct PerfOptions {
   bool use_measured_peak = true;
   double l2_reuse_fraction = 0.5;  // a tensor up to this share of L2 stays cached for the next layer
   int tile_m = 128, tile_n = 128;  // output tile of a GEMM/implicit-GEMM thread block
+  // Tensor-core GEMMs whose output channels are narrower than tile_n: the engine may pick
+  // tiles down to min_tile_n wide, at the lower operand reuse of a narrow tile; a wide tile
+  // over few channels computes padding. false gives the old model (full rate at any width).
+  bool narrow_tile_efficiency = true;
+  int min_tile_n = 32;
   int gemm_blocks_per_sm = 1;      // resident GEMM thread blocks per SM
   int k_tile = 32;                 // K depth of one pipeline stage
   int pipeline_stages = 3;         // stages a GEMM block keeps in flight (cp.async style)
@@ -60,6 +65,8 @@ struct LayerPrediction {
   double peak_used = 0;          // FLOP/s of the unit that runs it
   double wave_efficiency = 1;    // useful share of the thread-block slots used
   int split_k = 1;               // the split-K tactic chosen (GEMM-like layers)
+  int tile_n = 0;                // output-channel tile width chosen (GEMM-like layers on a GPU)
+  double tile_efficiency = 1;    // useful share of the tensor rate at that width (padding x reuse)
   std::string kernel_class = "other";  // gemm, depthwise or other (for fitted efficiencies)
   double bw_efficiency = 1;
   double t_compute = 0, t_memory = 0, t_launch = 0, time_s = 0;
