@@ -38,11 +38,13 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
 	$(MAKE) test-sanitize
 
-# Importer and analysis over the malformed-input corpus under ASan + UBSan.
+# Importer and analysis over the malformed-input corpus, and the study/fold bad-input cases,
+# under ASan + UBSan.
 test-sanitize: deps
 	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DROOFLENS_SANITIZE=ON -DROOFLENS_BUILD_BENCH=OFF
 	cmake --build $(BUILD)-asan -j $(JOBS) --target rooflens
 	tests/malformed/run_corpus.sh $(BUILD)-asan/rooflens
+	tests/cli/study_bad_input.sh $(BUILD)-asan/rooflens
 
 test-slow: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L slow
