@@ -151,7 +151,7 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
     const Node& anchor = g.node(r.nodes.front());
     GemmShape gs = gemm_shape(g, anchor);
 
-    // L2 reuse: activation inputs written by the previous layer that fit in L2 are read from it.
+    // L2 reuse: activation inputs written by an earlier layer that are still in L2 are read from it.
     int64_t reused = 0;
     if (i > 0 && d.l2_bytes > 0) {
       std::set<ValueId> seen;
@@ -164,7 +164,12 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
           if (v.producer >= 0 && in_layer.count(v.producer)) continue;
           auto src = source_layer(in);
           const int64_t b = checked_numel(*v.shape).value_or(0) * (dtype_is_float(v.dtype) ? elem : dtype_bytes(v.dtype));
-          if (src && *src + 1 == i && static_cast<double>(b) <= o.l2_reuse_fraction * d.l2_bytes) reused += b;
+          // Still in L2 if it, plus everything the layers in between wrote, fits the reusable
+          // share of L2 (LRU reuse distance; the adjacent layer is the case with nothing between).
+          if (!src || *src >= i) continue;
+          double distance = static_cast<double>(b);
+          for (size_t j = *src + 1; j < i; ++j) distance += static_cast<double>(m.layers[j].cost.bytes_out);
+          if (distance <= o.l2_reuse_fraction * d.l2_bytes) reused += b;
         }
     }
     L.dram_bytes = std::max<int64_t>(0, L.bytes - reused);

@@ -222,5 +222,78 @@ TEST(PerfModel, PowerCappedT4UsesItsMeasuredFp16Peak) {
   EXPECT_NEAR(r.p.peak_datasheet, 65e12, 1e6);
 }
 
+// Round 2 (docs/perf-model.md, "Narrow GEMMs on tensor cores", "L2 reuse distance") and the
+// A100 PCIe device file.
+TEST(PerfModel, NarrowOutputChannelsRunAtTheNarrowTileRate) {
+  // DenseNet's 3x3 conv: 128 -> 32 channels. A 128x32 tile reuses each operand over
+  // 128*32/160 = 25.6 outputs against 64 for 128x128: 0.4 of the tensor rate.
+  Built narrow = predict_conv(64, 128, 32, 56, 3, 1);
+  const LayerPrediction& N = narrow.p.layers[0];
+  ASSERT_EQ(N.unit, ComputeUnit::kTensor);
+  EXPECT_EQ(N.tile_n, 32);
+  EXPECT_NEAR(N.tile_efficiency, 0.4, 1e-12);
+  EXPECT_NEAR(N.t_compute, static_cast<double>(N.flops) / (N.peak_used * N.wave_efficiency * 0.4), 1e-12);
+  // 48 channels: a 64-wide tile (0.75 useful x 2/3 reuse) beats 32 (0.75 x 0.4) and 128.
+  Built c48 = predict_conv(64, 128, 48, 56, 3, 1);
+  EXPECT_EQ(c48.p.layers[0].tile_n, 64);
+  EXPECT_NEAR(c48.p.layers[0].tile_efficiency, 0.5, 1e-12);
+  // Wide layers keep the full tile and rate.
+  Built wide = predict_conv(64, 64, 128, 56, 3, 1);
+  EXPECT_EQ(wide.p.layers[0].tile_n, 128);
+  EXPECT_DOUBLE_EQ(wide.p.layers[0].tile_efficiency, 1.0);
+  // The option off restores the full-rate model; CUDA-core layers are never affected.
+  PerfOptions off;
+  off.narrow_tile_efficiency = false;
+  auto p = predict(narrow.g, narrow.m, device("v100"), off);
+  ASSERT_TRUE(p);
+  EXPECT_DOUBLE_EQ(p->layers[0].tile_efficiency, 1.0);
+  EXPECT_LT(p->layers[0].t_compute, N.t_compute);
+  Built dw = predict_conv(64, 256, 256, 14, 3, 256);
+  EXPECT_DOUBLE_EQ(dw.p.layers[0].tile_efficiency, 1.0);
+}
+
+TEST(PerfModel, ActivationsStayInL2WithinTheReuseDistance) {
+  // a -> b -> c, then Concat(a, c): a was written two layers before the Concat reads it.
+  auto build = [](int64_t batch, int64_t hw) {
+    GraphBuilder b;
+    ValueId x = b.input("x", {batch, 64, hw, hw});
+    ValueId a = b.conv("a", x, 64, 64, 3);
+    ValueId c = b.conv("c", b.conv("b", a, 64, 64, 3), 64, 64, 3);
+    b.output(b.add1("Concat", "cat", {a, c}, {{"axis", int64_t{1}}}));
+    Built r{b.finish(), {}, {}};
+    r.m = test::analyze(r.g, DType::kF16);
+    auto p = predict(r.g, r.m, device("v100"), PerfOptions{});
+    EXPECT_TRUE(p.has_value()) << p.status().message();
+    r.p = *p;
+    return r;
+  };
+  auto concat = [](const Built& r) {
+    return *std::find_if(r.p.layers.begin(), r.p.layers.end(), [](const LayerPrediction& L) { return L.op == "Concat"; });
+  };
+  // Small tensors (100 KB each): both inputs are still in the V100's 6 MB L2.
+  Built small = build(1, 28);
+  const int64_t t_small = 64 * 28 * 28 * 2;
+  EXPECT_EQ(concat(small).dram_bytes, concat(small).bytes - 2 * t_small);
+  // Large tensors (1.6 MB each): a, b's and c's outputs exceed half the L2; only c is reused.
+  Built large = build(1, 112);
+  const int64_t t_large = 64 * 112 * 112 * 2;
+  EXPECT_EQ(concat(large).dram_bytes, concat(large).bytes - t_large);
+}
+
+TEST(Device, A100PcieHasTheSxmPeaksAndLessBandwidth) {
+  DeviceSpec pcie = device("a100-pcie");
+  DeviceSpec sxm = device("a100-sxm4-80gb");
+  EXPECT_EQ(pcie.id, "a100-pcie-80gb");
+  EXPECT_DOUBLE_EQ(pcie.mem_bandwidth, 1.935e12);
+  EXPECT_DOUBLE_EQ(pcie.best_peak("int8")->flops, sxm.best_peak("int8")->flops);
+  EXPECT_DOUBLE_EQ(pcie.best_peak("fp16")->flops, 312e12);
+  EXPECT_EQ(pcie.sm_count, sxm.sm_count);
+  EXPECT_EQ(pcie.l2_bytes, sxm.l2_bytes);
+  // A memory-bound layer takes 2039/1935 as long (plus the same gap).
+  Built a = predict_conv(64, 256, 256, 14, 3, 256, "a100-pcie");
+  Built b = predict_conv(64, 256, 256, 14, 3, 256, "a100-sxm4-80gb");
+  EXPECT_NEAR(a.p.layers[0].t_memory / b.p.layers[0].t_memory, 2.039 / 1.935, 1e-9);
+}
+
 }  // namespace
 }  // namespace rooflens
