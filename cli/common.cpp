@@ -1,6 +1,8 @@
 // CLI plumbing (see common.h).
 #include "common.h"
 
+#include "rooflens/util/file.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -32,28 +34,7 @@ Status write_output(const std::string& path, const std::string& text) {
     std::fflush(stdout);
     return Status::ok();
   }
-  namespace fs = std::filesystem;
-  fs::path target(path);
-  fs::path tmp = target;
-  tmp += ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f) return Status::invalid(path + ": cannot open for writing");
-    f << text;
-    f.flush();
-    if (!f) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      return Status::invalid(path + ": write failed");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return Status::invalid(path + ": cannot replace: " + ec.message());
-  }
-  return Status::ok();
+  return write_file_atomic(path, text);
 }
 
 std::string bundled_dir(const std::string& sub, const std::string& marker, const std::string& override_dir) {

@@ -1,6 +1,8 @@
 // Model loading shared by predict, measure, validate, study and whatif (see loading.h).
 #include "loading.h"
 
+#include "common.h"
+
 #include <filesystem>
 #include <fstream>
 
@@ -65,6 +67,26 @@ Expected<LoadedModel> fold_loaded(const LoadedModel& l, int factor, int align) {
   auto a = analyse_loaded_graph(std::move(*g), l.analysis.model, l.analysis.dtype);
   if (!a) return a.status();
   return LoadedModel{std::move(a->graph), std::move(a->analysis)};
+}
+
+Expected<std::vector<InputShapeOverride>> parse_input_shapes(const std::vector<std::string>& specs) {
+  std::vector<InputShapeOverride> shapes;
+  for (const auto& spec : specs) {
+    auto o = parse_input_shape(spec);
+    if (!o) return o.status();
+    shapes.push_back(*o);
+  }
+  return shapes;
+}
+
+Expected<DeviceSpec> device_with_peak(const std::string& spec, const std::string& devices_dir_override,
+                                      const std::string& dtype) {
+  auto db = load_device_dir(devices_dir(devices_dir_override));
+  if (!db) return db.status();
+  auto dev = resolve_device(spec, *db);
+  if (!dev) return dev.status();
+  if (!dev->best_peak(dtype)) return Status::unsupported("device '" + dev->id + "' has no " + dtype + " peak");
+  return dev;
 }
 
 std::map<std::string, nlohmann::json> zoo_index(const std::string& dir) {

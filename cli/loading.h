@@ -36,6 +36,14 @@ Expected<Loaded> analyse_loaded_graph(Graph g, const std::string& model, DType d
 // The FoldedCNN view of a loaded model at `factor` (passes/fold.h), analysed at its dtype.
 Expected<LoadedModel> fold_loaded(const LoadedModel& l, int factor, int align = 0);
 
+// `--input-shape` values (see onnx/import.h), parsed; the first bad one is the error.
+Expected<std::vector<InputShapeOverride>> parse_input_shapes(const std::vector<std::string>& specs);
+
+// `--device` resolved against the database in `devices_dir_override` (or the bundled one),
+// refused as unsupported when the device has no peak for `dtype`.
+Expected<DeviceSpec> device_with_peak(const std::string& spec, const std::string& devices_dir_override,
+                                      const std::string& dtype);
+
 // models/zoo.json entries by model name (empty when the manifest is missing or unreadable).
 std::map<std::string, nlohmann::json> zoo_index(const std::string& models_dir);
 

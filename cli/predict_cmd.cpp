@@ -104,18 +104,10 @@ int run_predict(const PredictArgs& a) {
   if (!dt) return report_error(Status::invalid("--dtype '" + a.dtype + "': expected fp32, fp16, bf16, int8 or fp8"));
   auto req = parse_batches(a.batch);
   if (!req) return report_error(req.status());
-  std::vector<InputShapeOverride> shapes;
-  for (const auto& spec : a.input_shapes) {
-    auto o = parse_input_shape(spec);
-    if (!o) return report_error(o.status());
-    shapes.push_back(*o);
-  }
-  auto db = load_device_dir(devices_dir(a.devices_dir));
-  if (!db) return report_error(db.status());
-  auto dev = resolve_device(a.device, *db);
+  auto shapes = parse_input_shapes(a.input_shapes);
+  if (!shapes) return report_error(shapes.status());
+  auto dev = device_with_peak(a.device, a.devices_dir, a.dtype);
   if (!dev) return report_error(dev.status());
-  if (!dev->best_peak(a.dtype))
-    return report_error(Status::unsupported("device '" + dev->id + "' has no " + a.dtype + " peak"));
 
   std::vector<std::string> files = a.files;
   const std::string mdir = models_dir("");
@@ -126,7 +118,7 @@ int run_predict(const PredictArgs& a) {
 
   std::vector<std::vector<Prediction>> all;
   for (const auto& f : files) {
-    auto ps = predict_model(f, a, shapes, *dt, *dev, *req);
+    auto ps = predict_model(f, a, *shapes, *dt, *dev, *req);
     if (!ps) return report_error(ps.status());
     std::fprintf(stderr, "%s", files.size() > 1 ? fmt::format("predicted {} ({}/{})\r", std::filesystem::path(f).stem().string(), all.size() + 1, files.size()).c_str() : "");
     all.push_back(std::move(*ps));

@@ -41,18 +41,12 @@ int run_whatif(const WhatIfArgs& a) {
       return report_error(Status::invalid("--batch '" + a.batch + "': expected a positive integer or max"));
     batch = v;
   }
-  std::vector<InputShapeOverride> shapes;
-  for (const auto& spec : a.input_shapes) {
-    auto o = parse_input_shape(spec);
-    if (!o) return report_error(o.status());
-    shapes.push_back(*o);
-  }
+  auto shapes = parse_input_shapes(a.input_shapes);
+  if (!shapes) return report_error(shapes.status());
+  auto dev = device_with_peak(a.device, a.devices_dir, a.dtype);
+  if (!dev) return report_error(dev.status());
   auto db = load_device_dir(devices_dir(a.devices_dir));
   if (!db) return report_error(db.status());
-  auto dev = resolve_device(a.device, *db);
-  if (!dev) return report_error(dev.status());
-  if (!dev->best_peak(a.dtype))
-    return report_error(Status::unsupported("device '" + dev->id + "' has no " + a.dtype + " peak"));
 
   WhatIfOptions o;
   o.device = *dev;
@@ -85,7 +79,7 @@ int run_whatif(const WhatIfArgs& a) {
   // One import per dtype; other batches are rebatched from it.
   std::map<DType, std::optional<Expected<Loaded>>> cache;
   TypedLoader load = [&](int64_t b, DType d) -> Expected<LoadedModel> {
-    auto l = load_model_rebatched(a.file, d, b, cache[d], shapes);
+    auto l = load_model_rebatched(a.file, d, b, cache[d], *shapes);
     if (!l) return l.status();
     return LoadedModel{std::move(l->graph), std::move(l->analysis)};
   };

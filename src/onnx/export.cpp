@@ -1,6 +1,8 @@
 // IR -> ONNX ModelProto through libonnx's protobuf classes (see export.h).
 #include "rooflens/onnx/export.h"
 
+#include "rooflens/util/file.h"
+
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
@@ -248,27 +250,7 @@ Expected<std::string> export_onnx_bytes(const Graph& g, const ExportOptions& o) 
 Status export_onnx_file(const Graph& g, const std::string& path, const ExportOptions& o) {
   auto bytes = export_onnx_bytes(g, o);
   if (!bytes) return bytes.status().with_context(path);
-  namespace fs = std::filesystem;
-  fs::path tmp = fs::path(path);
-  tmp += ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f) return Status::invalid(path + ": cannot open for writing");
-    f.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
-    f.flush();
-    if (!f) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      return Status::invalid(path + ": write failed");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return Status::invalid(path + ": cannot replace: " + ec.message());
-  }
-  return Status::ok();
+  return write_file_atomic(path, *bytes);
 }
 
 }  // namespace rooflens

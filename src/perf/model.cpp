@@ -95,7 +95,7 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
   // Scale factor from datasheet to attainable compute (applies to every unit).
   const double attain = (o.use_measured_peak && p.peak_measured) ? *p.peak_measured / p.peak_datasheet : 1.0;
   if (attain != 1.0)
-    p.notes.push_back("compute roofs scaled by the measured/datasheet peak ratio " + std::to_string(attain));
+    p.notes.push_back(fmt::format("compute roofs scaled by the measured/datasheet peak ratio {:.2f}", attain));
   if (d.is_gpu()) {
     const double mem_eff = d.efficiency.count("memory") ? d.efficiency.at("memory") : o.gpu_dram_efficiency;
     if (mem_eff != 1.0)
