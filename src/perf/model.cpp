@@ -1,6 +1,8 @@
 // The performance model (docs/perf-model.md).
 #include "rooflens/perf/model.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
