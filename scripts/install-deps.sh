@@ -9,6 +9,7 @@ PKGS=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers
   nlohmann-json3-dev libfmt-dev libcli11-dev
+  libbz2-dev  # NATS-Bench data files (src/nas/nats_data.cpp)
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-onnx
   chromium  # headless browser check of the study HTML report (tests/report); the test skips without it
