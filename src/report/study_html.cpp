@@ -462,7 +462,10 @@ std::string header_html(const Study& s) {
   std::string h;
   h += fmt::format("<h1>rooflens study: {} models on {}</h1>\n", s.models.size(), esc(s.device_name));
   h += "<p class=\"source\"><b>Source of the numbers:</b> throughput " + esc(study_source_sentence(s)) +
-       ". Utilization = throughput &times; FLOPs per image / peak FLOP/s.</p>\n";
+       ". Utilization = throughput &times; FLOPs per image / peak FLOP/s.";
+  for (const auto& n : s.notes)  // caveats that change how every number reads
+    if (n.rfind("peaks and CMR", 0) == 0 || n.rfind("folded points are", 0) == 0) h += " <b>Note:</b> " + esc(n) + ".";
+  h += "</p>\n";
   h += "<dl class=\"meta\">\n";
   auto row = [&](const std::string& k, const std::string& val_html) {
     h += "<dt>" + esc(k) + "</dt><dd>" + val_html + "</dd>\n";

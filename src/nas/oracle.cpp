@@ -1,0 +1,61 @@
+// The oracle interface's shared parts (oracle.h): the simulated clock, evaluate-and-charge,
+// and choosing an oracle by spec string.
+#include "rooflens/nas/oracle.h"
+
+#include <cmath>
+#include <filesystem>
+#include <system_error>
+
+#include <fmt/format.h>
+
+namespace rooflens::nas {
+
+Expected<SimClock> SimClock::with_budget(double budget_seconds) {
+  if (std::isnan(budget_seconds) || budget_seconds < 0)
+    return Status::invalid(fmt::format("time budget {} s: must be a number >= 0 (seconds of simulated time)",
+                                       budget_seconds));
+  SimClock clock;
+  clock.budget_ = budget_seconds;
+  return clock;
+}
+
+void SimClock::charge(double cost_seconds) {
+  ROOFLENS_ASSERT(std::isfinite(cost_seconds) && cost_seconds >= 0);
+  now_ += cost_seconds;
+  ++charges_;
+}
+
+Expected<Evaluation> evaluate_and_charge(AccuracyOracle& oracle, SimClock& clock, int64_t arch_index,
+                                         uint64_t seed) {
+  auto e = oracle.evaluate(arch_index, seed);
+  if (e) clock.charge(*e);
+  return e;
+}
+
+Expected<std::unique_ptr<AccuracyOracle>> make_oracle(const std::string& spec) {
+  constexpr const char* kSchemes = "nats:DIR (NATS-Bench SSS directory), csv:FILE (arch,accuracy[,train_seconds])";
+  const size_t colon = spec.find(':');
+  const std::string scheme = colon == std::string::npos ? std::string() : spec.substr(0, colon);
+  const std::string rest = colon == std::string::npos ? std::string() : spec.substr(colon + 1);
+  if (scheme == "train")
+    return Status::unsupported(fmt::format("oracle '{}': the training oracle is a separate issue (not built yet); "
+                                           "use one of: {}",
+                                           spec, kSchemes));
+  if (scheme != "nats" && scheme != "csv")
+    return Status::invalid(fmt::format("oracle '{}': unknown scheme '{}'; expected one of: {}", spec,
+                                       colon == std::string::npos ? spec : scheme, kSchemes));
+  if (rest.empty()) return Status::invalid(fmt::format("oracle '{}': empty path after '{}:'", spec, scheme));
+  if (scheme == "nats") {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(rest, ec))
+      return Status::invalid(fmt::format("oracle '{}': {} is not a directory (expected NATS-Bench's "
+                                         "NATS-sss-v1_0-50262-simple/)",
+                                         spec, rest));
+    return std::unique_ptr<AccuracyOracle>(std::make_unique<NatsOracle>(rest));
+  }
+  auto csv = CsvOracle::load(rest);
+  if (!csv) return csv.status();
+  return std::unique_ptr<AccuracyOracle>(std::move(*csv));
+}
+
+}  // namespace rooflens::nas
