@@ -228,7 +228,7 @@ int run_study(const StudyArgs& a) {
     o.source = StudySource::kMeasured;
     auto backend = std::shared_ptr<Backend>(make_onednn_backend());
     if (!backend) return report_error(Status::unavailable("--source measured needs the oneDNN backend, which this build lacks"));
-    o.source_detail = fmt::format("oneDNN backend, {} thread(s), median of repeated runs", threads);
+    o.source_detail = fmt::format("{} thread(s), median of repeated runs", threads);
     o.measure = [backend, threads, &a](const LoadedModel& l) -> Expected<MeasuredThroughput> {
       MeasureOptions mo;
       mo.exec.threads = threads;
