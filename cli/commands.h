@@ -177,3 +177,26 @@ void add_fold(CLI::App& app, FoldArgs& a);
 int run_fold(const FoldArgs& a);
 
 }  // namespace rooflens::cli
+
+namespace rooflens::cli {
+
+// `rooflens sss` (cli/sss_cmd.cpp).
+struct SssArgs {
+  std::string arch;   // c0:c1:c2:c3:c4
+  std::string index;  // taken as text so a bad value gets one clear line
+  bool all = false;
+  std::string dataset = "cifar10";
+  std::string device = "v100";
+  std::string dtype = "fp16";
+  std::string batch = "256";
+  std::string onnx;
+  std::string format;  // empty: table, or from -o's extension
+  std::string output, report, accuracy;
+  int jobs = 0;
+  std::string devices_dir;
+  bool datasheet_peak = false;
+};
+void add_sss(CLI::App& app, SssArgs& a);
+int run_sss(const SssArgs& a);
+
+}  // namespace rooflens::cli

@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
   rooflens::cli::add_study(app, study);
   rooflens::cli::WhatIfArgs whatif;
   rooflens::cli::add_whatif(app, whatif);
+  rooflens::cli::SssArgs sss;
+  rooflens::cli::add_sss(app, sss);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -49,6 +51,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("fold")) return rooflens::cli::run_fold(fold);
     if (app.got_subcommand("study")) return rooflens::cli::run_study(study);
     if (app.got_subcommand("whatif")) return rooflens::cli::run_whatif(whatif);
+    if (app.got_subcommand("sss")) return rooflens::cli::run_sss(sss);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rooflens: internal error: %s\n", e.what());
     return rooflens::cli::kExitInternal;

@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "rooflens/nas/nats_data.h"
 #include "rooflens/util/status.h"

@@ -1,0 +1,352 @@
+// `rooflens sss`: the NATS-Bench size search space on a device: one network in detail, or
+// all 32768 predicted, their throughput-utilization Pareto frontier and the "Figure 3" scatter.
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "common.h"
+#include "loading.h"
+#include "rooflens/analysis/study_inputs.h"
+#include "rooflens/nas/sss_study.h"
+#include "rooflens/onnx/export.h"
+#include "rooflens/report/svg_plot.h"
+#include "rooflens/report/table.h"
+
+namespace rooflens::cli {
+
+void add_sss(CLI::App& app, SssArgs& a) {
+  auto* cmd = app.add_subcommand("sss", "NATS-Bench size search space on a device: one network (arch or --index) or --all "
+                                        "32768 predicted, their throughput-utilization Pareto frontier, a Figure 3 scatter");
+  cmd->add_option("arch", a.arch, "widths c0:c1:c2:c3:c4, each one of 8,16,...,64 (e.g. 8:16:24:32:64)");
+  cmd->add_option("--index", a.index, "network index 0..32767 instead of the arch string");
+  cmd->add_flag("--all", a.all, "predict every network of the space");
+  cmd->add_option("--dataset", a.dataset, "cifar10, cifar100 or ImageNet16-120")->capture_default_str();
+  cmd->add_option("--device", a.device, "device id or alias (rooflens devices), a device .json file, or custom:...")
+      ->capture_default_str();
+  cmd->add_option("--dtype", a.dtype, "fp32, fp16, bf16, int8 or fp8")->capture_default_str();
+  cmd->add_option("--batch", a.batch, "images per batch: N, or max (largest that fits the device)")->capture_default_str();
+  cmd->add_option("--onnx", a.onnx, "one network: also write it as ONNX here (weights stripped)");
+  cmd->add_option("--format", a.format, "table, csv or json (default: table; with -o, from its extension)")
+      ->check(CLI::IsMember({"table", "csv", "json"}));
+  cmd->add_option("-o,--output", a.output, "write the result here (atomically); with --all, every network, and the "
+                                           "frontier summary goes to stdout");
+  cmd->add_option("--report", a.report, "--all: write sss.svg, index.html and frontier.csv into this directory");
+  cmd->add_option("--accuracy", a.accuracy, "--all: CSV with columns arch,accuracy (percent) to colour the scatter");
+  cmd->add_option("--jobs", a.jobs, "threads (default: one per core)");
+  cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
+  cmd->add_flag("--datasheet-peak", a.datasheet_peak, "model compute roofs with datasheet peaks even where a measured peak exists");
+}
+
+namespace {
+
+Expected<SssBatch> parse_batch(const std::string& s) {
+  if (s == "max") return SssBatch::largest();
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  if (s.empty() || *end != '\0' || errno == ERANGE || v <= 0 || v > (int64_t{1} << 24))
+    return Status::invalid("--batch '" + s + "': expected a positive integer or max");
+  return SssBatch::fixed(v);
+}
+
+Expected<int64_t> parse_index(const std::string& s) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  if (s.empty() || *end != '\0' || errno == ERANGE || !sss_index_valid(v))
+    return Status::invalid("--index '" + s + "': expected an integer in 0.." + std::to_string(kSssSpaceSize - 1));
+  return static_cast<int64_t>(v);
+}
+
+std::string format_for(const SssArgs& a) {
+  if (!a.format.empty()) return a.format;
+  const std::string ext = std::filesystem::path(a.output).extension().string();
+  if (ext == ".csv") return "csv";
+  if (ext == ".json") return "json";
+  return a.output.empty() || a.output == "-" ? "table" : "csv";
+}
+
+nlohmann::json point_json(const SssPoint& p, bool frontier) {
+  return {{"index", p.index}, {"arch", p.arch}, {"macs", p.macs}, {"flop_benchmark", p.flop_benchmark},
+          {"flops", p.flops}, {"params", p.params}, {"ai", p.ai}, {"batch", p.batch},
+          {"throughput", p.throughput}, {"utilization", p.utilization}, {"frontier", frontier}};
+}
+
+report::Table points_table(const std::vector<SssPoint>& pts, const std::vector<size_t>& which,
+                           const std::set<size_t>& frontier, bool csv) {
+  report::Table t;
+  t.headers = {"index", "arch", "MACs/img (M)", "benchmark flop/img (M)", "GFLOP/img", "params (M)", "AI (FLOP/B)",
+               "batch", "throughput (img/s)", "utilization (%)", "frontier"};
+  t.numeric = {true, false, true, true, true, true, true, true, true, true, false};
+  for (size_t i : which) {
+    const SssPoint& p = pts[i];
+    t.rows.push_back({std::to_string(p.index), p.arch, report::fmt_scaled(static_cast<double>(p.macs), 1e6, csv ? 6 : 2),
+                      report::fmt_scaled(static_cast<double>(p.flop_benchmark), 1e6, csv ? 6 : 2),
+                      report::fmt_scaled(static_cast<double>(p.flops), 1e9, 4),
+                      report::fmt_scaled(static_cast<double>(p.params), 1e6, csv ? 6 : 3), report::fmt_fixed(p.ai, 2),
+                      std::to_string(p.batch), report::fmt_fixed(p.throughput, csv ? 1 : 0),
+                      report::fmt_fixed(100 * p.utilization, csv ? 4 : 2), frontier.count(i) ? "yes" : "no"});
+  }
+  return t;
+}
+
+// arch -> accuracy (percent) from a CSV with a header naming `arch` and `accuracy` (or acc1).
+Expected<std::map<std::string, double>> read_accuracy(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Status::invalid("--accuracy '" + path + "': cannot open the file");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  auto rows = parse_csv(ss.str(), path);
+  if (!rows) return rows.status();
+  if (rows->empty()) return Status::invalid("--accuracy '" + path + "': empty file");
+  const auto& h = rows->front();
+  int ca = -1, cv = -1;
+  for (size_t i = 0; i < h.size(); ++i) {
+    if (h[i] == "arch") ca = static_cast<int>(i);
+    if (h[i] == "accuracy" || h[i] == "acc1") cv = static_cast<int>(i);
+  }
+  if (ca < 0 || cv < 0) return Status::invalid("--accuracy '" + path + "': the header needs columns arch and accuracy");
+  std::map<std::string, double> out;
+  for (size_t r = 1; r < rows->size(); ++r) {
+    const auto& row = (*rows)[r];
+    if (row.size() == 1 && row[0].empty()) continue;
+    if (static_cast<int>(row.size()) <= std::max(ca, cv))
+      return Status::invalid(fmt::format("{}:{}: too few fields", path, r + 1));
+    auto w = sss_parse_arch(row[ca]);
+    if (!w) return w.status().with_context(fmt::format("{}:{}", path, r + 1));
+    char* end = nullptr;
+    const double v = std::strtod(row[cv].c_str(), &end);
+    if (row[cv].empty() || *end != '\0' || !std::isfinite(v))
+      return Status::invalid(fmt::format("{}:{}: accuracy '{}' is not a number", path, r + 1, row[cv]));
+    out[sss_arch_string(*w)] = v;
+  }
+  return out;
+}
+
+// Figure 3: throughput (x, log) against utilization (y, %), one mark per network, the
+// frontier highlighted and joined; coloured by accuracy when given.
+std::string figure3_svg(const std::vector<SssPoint>& pts, const std::vector<size_t>& front, const std::string& title,
+                        const std::map<std::string, double>& acc) {
+  report::SvgPlot plot("sss-figure3", 760, 520);
+  plot.set_title(title);
+  plot.set_subtitle(fmt::format("{} networks; {} on the throughput-utilization Pareto frontier", pts.size(), front.size()));
+  plot.x_axis().label = "throughput (images/s)";
+  plot.x_axis().scale = report::AxisScale::kLog;
+  plot.y_axis().label = "utilization (% of datasheet peak)";
+  plot.y_axis().tick_factor = 100;
+  plot.y_axis().tick_suffix = "%";
+  static const char* kBins[] = {"#d7191c", "#fdae61", "#abd9e9", "#2c7bb6", "#1a3a6b"};
+  double lo = 0, hi = 0;
+  if (!acc.empty()) {
+    lo = acc.begin()->second, hi = lo;
+    for (const auto& [k, v] : acc) lo = std::min(lo, v), hi = std::max(hi, v);
+  }
+  report::MarkerStyle base;
+  base.size = 1.6;
+  base.fill_opacity = 0.35;
+  base.stroke_width = 0;
+  base.color = "#999999";
+  std::set<size_t> on(front.begin(), front.end());
+  // Networks without an accuracy first (grey, small), those with one on top, coloured by bin.
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i = 0; i < pts.size(); ++i) {
+      if (on.count(i)) continue;
+      auto it = acc.find(pts[i].arch);
+      if ((it != acc.end()) != (pass == 1)) continue;
+      report::MarkerStyle m = base;
+      std::string hover;
+      if (it != acc.end()) {
+        const int bin = hi > lo ? std::min(4, static_cast<int>(5 * (it->second - lo) / (hi - lo))) : 4;
+        m.color = kBins[bin];
+        m.size = 2.5;
+        m.fill_opacity = 0.8;
+        hover = fmt::format("{} (#{}): {:.2f}% acc.", pts[i].arch, pts[i].index, it->second);
+      }
+      plot.point(pts[i].throughput, pts[i].utilization, m, hover, "net");
+    }
+  std::vector<std::pair<double, double>> line;
+  report::MarkerStyle fm;
+  fm.color = "#000000";
+  fm.shape = report::MarkerShape::kDiamond;
+  fm.size = 3.5;
+  for (size_t i : front) {
+    const SssPoint& p = pts[i];
+    line.emplace_back(p.throughput, p.utilization);
+    auto it = acc.find(p.arch);
+    plot.point(p.throughput, p.utilization, fm,
+               fmt::format("{} (#{}): {:.0f} img/s, {:.2f}% utilization, {:.2f} MMAC/img{}", p.arch, p.index, p.throughput,
+                           100 * p.utilization, p.macs / 1e6, it != acc.end() ? fmt::format(", {:.2f}% acc.", it->second) : ""),
+               "frontier");
+  }
+  report::LineStyle ls;
+  ls.color = "#000000";
+  ls.width = 1;
+  plot.polyline(line, ls, "frontier-line");
+  report::MarkerStyle lm = base;
+  lm.size = 3;
+  lm.fill_opacity = 0.8;
+  plot.legend_marker(lm, acc.empty() ? "network" : "network (no accuracy)");
+  plot.legend_marker(fm, "Pareto frontier");
+  if (!acc.empty()) {
+    for (int b = 0; b < 5; ++b) {
+      lm.color = kBins[b];
+      plot.legend_marker(lm, fmt::format("acc. {:.1f}-{:.1f}%", lo + (hi - lo) * b / 5, lo + (hi - lo) * (b + 1) / 5));
+    }
+  }
+  return plot.render();
+}
+
+int run_one(const SssArgs& a, const SssWidths& widths, SssDataset ds, const DeviceSpec& dev, const PerfOptions& po,
+            SssBatch batch) {
+  Prediction detail;
+  auto pt = predict_sss_network(widths, ds, dev, po, batch, &detail);
+  if (!pt) return report_error(pt.status());
+  if (!a.onnx.empty()) {
+    auto g = build_sss_network(widths, ds, pt->batch);
+    if (!g) return report_error(g.status());
+    Status s = export_onnx_file(*g, a.onnx, ExportOptions{});
+    if (!s) return report_error(s);
+  }
+  const std::string fmt_s = format_for(a);
+  std::string out;
+  if (fmt_s == "json") {
+    out = point_json(*pt, false).dump(2) + "\n";
+  } else if (fmt_s == "csv") {
+    out = report::render_csv(points_table({*pt}, {0}, {}, true));
+  } else {
+    const SssDatasetInfo info = sss_dataset_info(ds);
+    report::Table t;
+    t.headers = {"quantity", "value"};
+    t.numeric = {false, true};
+    t.rows = {{"index", std::to_string(pt->index)},
+              {"dataset", fmt::format("{} ({} classes, {}x{} input)", info.name, info.classes, info.image_size, info.image_size)},
+              {"MACs/img (M)", report::fmt_scaled(static_cast<double>(pt->macs), 1e6, 6)},
+              {"benchmark flop/img (M) = MACs + classes", report::fmt_scaled(static_cast<double>(pt->flop_benchmark), 1e6, 6)},
+              {"FLOPs/img (G, 2 x MACs + other)", report::fmt_scaled(static_cast<double>(pt->flops), 1e9, 5)},
+              {"params (M)", report::fmt_scaled(static_cast<double>(pt->params), 1e6, 6)},
+              {"AI (FLOP/B)", report::fmt_fixed(pt->ai, 2)},
+              {"CMR (FLOP/B)", report::fmt_fixed(detail.cmr, 1)},
+              {batch.max ? "batch (max that fits)" : "batch", std::to_string(pt->batch)},
+              {"time per batch (ms)", report::fmt_fixed(1e3 * detail.time_s, 3)},
+              {"throughput (img/s)", report::fmt_fixed(pt->throughput, 0)},
+              {"utilization (% of datasheet peak)", report::fmt_fixed(100 * pt->utilization, 2)}};
+    if (detail.utilization_measured)
+      t.rows.push_back({"utilization (% of measured peak)", report::fmt_fixed(100 * *detail.utilization_measured, 2)});
+    out = fmt::format("NATS-SSS {} on {} ({}), {} (performance model)\n\n", pt->arch, dev.name, dev.id, a.dtype) +
+          report::render_text(t);
+  }
+  Status w = write_output(a.output, out);
+  return w ? kExitOk : report_error(w);
+}
+
+int run_all(const SssArgs& a, SssDataset ds, const DeviceSpec& dev, const PerfOptions& po, SssBatch batch) {
+  std::map<std::string, double> acc;
+  if (!a.accuracy.empty()) {
+    auto r = read_accuracy(a.accuracy);
+    if (!r) return report_error(r.status());
+    acc = std::move(*r);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool tty = isatty(fileno(stderr)) != 0;  // progress only where it overwrites itself
+  SssProgress progress;
+  if (tty)
+    progress = [](int64_t done, int64_t total) {
+      std::fprintf(stderr, "predicted %lld/%lld\r", static_cast<long long>(done), static_cast<long long>(total));
+    };
+  auto pts = predict_sss_space(ds, dev, po, batch, a.jobs, progress);
+  if (tty) std::fprintf(stderr, "\n");
+  if (!pts) return report_error(pts.status());
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto front = sss_frontier(*pts);
+  if (!front) return report_error(front.status());
+  const std::set<size_t> on(front->begin(), front->end());
+  const std::string batch_s = batch.max ? "max batch" : "batch " + std::to_string(batch.size);
+  const std::string head = fmt::format("NATS-SSS ({}) on {} ({}), {}, {}: {} networks predicted in {:.2f} s; "
+                                       "{} on the throughput-utilization Pareto frontier\n\n",
+                                       sss_dataset_info(ds).name, dev.name, dev.id, a.dtype, batch_s, pts->size(), secs,
+                                       front->size());
+  const std::string fmt_s = format_for(a);
+  std::vector<size_t> every(pts->size());
+  for (size_t i = 0; i < every.size(); ++i) every[i] = i;
+  std::string data;
+  if (fmt_s == "json") {
+    nlohmann::json j = {{"schema", "rooflens.sss/1"}, {"dataset", sss_dataset_info(ds).name}, {"device", dev.id},
+                        {"dtype", a.dtype}, {"batch", batch.max ? nlohmann::json("max") : nlohmann::json(batch.size)},
+                        {"frontier_size", front->size()}, {"networks", nlohmann::json::array()}};
+    for (size_t i : every) j["networks"].push_back(point_json((*pts)[i], on.count(i) > 0));
+    data = j.dump() + "\n";
+  } else if (fmt_s == "csv") {
+    data = report::render_csv(points_table(*pts, every, on, true));
+  }
+  const std::string summary = head + report::render_text(points_table(*pts, *front, on, false));
+  if (!a.report.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(a.report, ec);
+    if (ec) return report_error(Status::invalid("--report '" + a.report + "': " + ec.message()));
+    const std::string svg = figure3_svg(*pts, *front,
+                                        fmt::format("NATS-SSS {} on {} ({}, {})", sss_dataset_info(ds).name, dev.name,
+                                                    a.dtype, batch_s), acc);
+    const std::string html = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>rooflens sss</title></head><body>\n"
+                             "<h1>NATS-Bench size space: throughput vs utilization</h1>\n<p>" +
+                             report::xml_escape(head) + "</p>\n" + svg + "\n</body></html>\n";
+    for (const auto& [name, text] : {std::pair<std::string, std::string>{"sss.svg", svg}, {"index.html", html},
+                                     {"frontier.csv", report::render_csv(points_table(*pts, *front, on, true))}}) {
+      Status s = write_output((std::filesystem::path(a.report) / name).string(), text);
+      if (!s) return report_error(s);
+    }
+  }
+  const bool to_file = !a.output.empty() && a.output != "-";
+  if (fmt_s == "table") {
+    Status w = write_output(a.output, summary);
+    return w ? kExitOk : report_error(w);
+  }
+  Status w = write_output(a.output, data);
+  if (!w) return report_error(w);
+  if (to_file) std::fputs(summary.c_str(), stdout);
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_sss(const SssArgs& a) {
+  const int given = (a.arch.empty() ? 0 : 1) + (a.index.empty() ? 0 : 1) + (a.all ? 1 : 0);
+  if (given != 1) return report_error(Status::invalid("sss: give exactly one of an arch string, --index N or --all"));
+  auto ds = sss_dataset_from_name(a.dataset);
+  if (!ds) return report_error(ds.status());
+  if (!parse_dtype(a.dtype)) return report_error(Status::invalid("--dtype '" + a.dtype + "': expected fp32, fp16, bf16, int8 or fp8"));
+  auto batch = parse_batch(a.batch);
+  if (!batch) return report_error(batch.status());
+  SssWidths widths{};
+  if (!a.arch.empty()) {
+    auto w = sss_parse_arch(a.arch);
+    if (!w) return report_error(w.status());
+    widths = *w;
+  } else if (!a.index.empty()) {
+    auto i = parse_index(a.index);
+    if (!i) return report_error(i.status());
+    widths = sss_widths(*i);
+  }
+  if (a.all && !a.onnx.empty()) return report_error(Status::invalid("--onnx writes one network; not with --all"));
+  if (!a.all && (!a.report.empty() || !a.accuracy.empty()))
+    return report_error(Status::invalid("--report and --accuracy go with --all"));
+  auto dev = device_with_peak(a.device, a.devices_dir, a.dtype);
+  if (!dev) return report_error(dev.status());
+  PerfOptions po;
+  po.dtype = a.dtype;
+  po.use_measured_peak = !a.datasheet_peak;
+  return a.all ? run_all(a, *ds, *dev, po, *batch) : run_one(a, widths, *ds, *dev, po, *batch);
+}
+
+}  // namespace rooflens::cli

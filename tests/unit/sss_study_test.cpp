@@ -1,0 +1,141 @@
+// Predicting NATS-Bench size-space networks on a device (nas/sss_study.h): per-network
+// counts against the benchmark, utilization from throughput, thread-count independence,
+// the throughput-utilization frontier, and bad input.
+#include "rooflens/nas/sss_study.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+#include <vector>
+
+namespace rooflens {
+namespace {
+
+const std::string kDevices = std::string(ROOFLENS_SOURCE_DIR) + "/data/devices";
+
+DeviceSpec v100() {
+  auto db = load_device_dir(kDevices);
+  EXPECT_TRUE(db.has_value());
+  auto d = resolve_device("v100", *db);
+  EXPECT_TRUE(d.has_value());
+  return *d;
+}
+
+PerfOptions fp16() {
+  PerfOptions o;
+  o.dtype = "fp16";
+  return o;
+}
+
+// Named networks from shared/reference/nats-sss.md, and a spread of widths.
+const std::vector<int64_t> kSample = {0, 1, 11, 284, 671, 4681, 9999, 20000, 30719, 32767};
+
+TEST(SssStudy, PointsCarryCountsAndUtilizationFromThroughput) {
+  const DeviceSpec d = v100();
+  auto pts = predict_sss_indices(kSample, SssDataset::kCifar10, d, fp16(), SssBatch::fixed(256), 2);
+  ASSERT_TRUE(pts.has_value()) << pts.status().message();
+  ASSERT_EQ(pts->size(), kSample.size());
+  const double peak = d.best_peak("fp16")->flops;
+  for (size_t i = 0; i < kSample.size(); ++i) {
+    const SssPoint& p = (*pts)[i];
+    SCOPED_TRACE(p.arch);
+    EXPECT_EQ(p.index, kSample[i]);
+    EXPECT_EQ(p.arch, sss_arch_string(kSample[i]));
+    EXPECT_EQ(p.batch, 256);
+    EXPECT_EQ(p.flop_benchmark, p.macs + 10);
+    EXPECT_GE(p.flops, 2 * p.macs);
+    EXPECT_GT(p.throughput, 0);
+    EXPECT_GT(p.ai, 0);
+    EXPECT_NEAR(p.utilization, p.throughput * static_cast<double>(p.flops) / peak, 1e-9 * p.utilization + 1e-12);
+  }
+  // The benchmark's stored CIFAR-10 counts (millions, 6 decimals).
+  EXPECT_EQ((*pts)[0].flop_benchmark, 4481114);
+  EXPECT_EQ((*pts)[0].params, 11714);
+  EXPECT_EQ((*pts)[2].flop_benchmark, 6840650);
+  EXPECT_EQ((*pts)[3].flop_benchmark, 21827994);
+  EXPECT_EQ((*pts)[3].params, 144834);
+}
+
+TEST(SssStudy, SameAnswerOnOneThreadOrMany) {
+  const DeviceSpec d = v100();
+  auto one = predict_sss_indices(kSample, SssDataset::kCifar100, d, fp16(), SssBatch::fixed(64), 1);
+  auto many = predict_sss_indices(kSample, SssDataset::kCifar100, d, fp16(), SssBatch::fixed(64), 3);
+  ASSERT_TRUE(one.has_value() && many.has_value());
+  for (size_t i = 0; i < kSample.size(); ++i) {
+    EXPECT_EQ((*one)[i].arch, (*many)[i].arch);
+    EXPECT_DOUBLE_EQ((*one)[i].throughput, (*many)[i].throughput);
+    EXPECT_EQ((*one)[i].flop_benchmark, (*one)[i].macs + 100);
+  }
+}
+
+TEST(SssStudy, MaxBatchFitsAndMatchesTheSingleNetworkPath) {
+  const DeviceSpec d = v100();
+  auto pts = predict_sss_indices({0, 32767}, SssDataset::kImageNet16_120, d, fp16(), SssBatch::largest(), 2);
+  ASSERT_TRUE(pts.has_value()) << pts.status().message();
+  for (const SssPoint& p : *pts) {
+    Prediction detail;
+    auto one = predict_sss_network(sss_widths(p.index), SssDataset::kImageNet16_120, d, fp16(), SssBatch::largest(), &detail);
+    ASSERT_TRUE(one.has_value());
+    EXPECT_EQ(one->batch, p.batch);
+    EXPECT_GT(p.batch, 256);
+    EXPECT_LE(detail.memory_bytes, d.mem_bytes - d.reserved_bytes);
+    EXPECT_DOUBLE_EQ(detail.throughput, p.throughput);
+  }
+  EXPECT_GT((*pts)[0].batch, (*pts)[1].batch);  // the narrow network fits more images
+}
+
+TEST(SssStudy, FrontierIsNonEmptyAndNonDominated) {
+  const DeviceSpec d = v100();
+  std::vector<int64_t> idx;
+  for (int64_t i = 0; i < kSssSpaceSize; i += 97) idx.push_back(i);
+  auto pts = predict_sss_indices(idx, SssDataset::kCifar10, d, fp16(), SssBatch::fixed(256), 0);
+  ASSERT_TRUE(pts.has_value());
+  auto front = sss_frontier(*pts);
+  ASSERT_TRUE(front.has_value());
+  ASSERT_FALSE(front->empty());
+  std::set<size_t> on(front->begin(), front->end());
+  for (size_t f : *front)
+    for (size_t j = 0; j < pts->size(); ++j) {
+      const SssPoint &a = (*pts)[j], &b = (*pts)[f];
+      const bool dominates = a.throughput >= b.throughput && a.utilization >= b.utilization &&
+                             (a.throughput > b.throughput || a.utilization > b.utilization);
+      EXPECT_FALSE(dominates) << a.arch << " dominates frontier point " << b.arch;
+    }
+  // Every point off the frontier is dominated by one on it.
+  for (size_t j = 0; j < pts->size(); ++j) {
+    if (on.count(j)) continue;
+    bool dominated = false;
+    for (size_t f : *front)
+      dominated |= (*pts)[f].throughput >= (*pts)[j].throughput && (*pts)[f].utilization >= (*pts)[j].utilization;
+    EXPECT_TRUE(dominated) << (*pts)[j].arch;
+  }
+  for (size_t k = 1; k < front->size(); ++k)
+    EXPECT_LE((*pts)[(*front)[k - 1]].throughput, (*pts)[(*front)[k]].throughput);
+}
+
+TEST(SssStudy, BadInputIsReported) {
+  const DeviceSpec d = v100();
+  auto bad_index = predict_sss_indices({0, kSssSpaceSize}, SssDataset::kCifar10, d, fp16(), SssBatch::fixed(1), 1);
+  ASSERT_FALSE(bad_index.has_value());
+  EXPECT_EQ(bad_index.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(bad_index.status().message().find("32768"), std::string::npos);
+
+  PerfOptions fp8;
+  fp8.dtype = "fp8";
+  auto no_peak = predict_sss_network(sss_widths(0), SssDataset::kCifar10, d, fp8, SssBatch::fixed(1));
+  ASSERT_FALSE(no_peak.has_value());
+  EXPECT_EQ(no_peak.status().code(), StatusCode::kUnsupported);
+
+  auto bad_batch = predict_sss_network(sss_widths(0), SssDataset::kCifar10, d, fp16(), SssBatch::fixed(0));
+  ASSERT_FALSE(bad_batch.has_value());
+  EXPECT_EQ(bad_batch.status().code(), StatusCode::kInvalidInput);
+
+  SssWidths odd = {8, 8, 12, 8, 8};
+  auto bad_width = predict_sss_network(odd, SssDataset::kCifar10, d, fp16(), SssBatch::fixed(1));
+  ASSERT_FALSE(bad_width.has_value());
+  EXPECT_EQ(bad_width.status().code(), StatusCode::kInvalidInput);
+}
+
+}  // namespace
+}  // namespace rooflens
