@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bad input to `rooflens study` and `rooflens fold`: each case must exit 2 with exactly one
+# Bad input to `rooflens study`, `rooflens fold` and `rooflens sss`: each case must exit 2 with exactly one
 # "rooflens: error: ..." line naming the problem, print nothing on stdout, and leave no
 # report or output file behind.
 # Usage: tests/cli/study_bad_input.sh BINARY
@@ -59,6 +59,9 @@ check fold_not_dividing "not divisible by --factor 4" -- fold "$M/resnet18.onnx"
 U=$ROOT/tests/cli/fixtures/unfoldable_attention.onnx
 check fold_unfoldable_node "cannot fold MatMul node 'attention_scores'" -- fold "$U" --factor 4 --batch 4 -o out.onnx
 check study_fold_unfoldable "cannot fold MatMul node 'attention_scores'" -- study "$U" --fold unfoldable_attention --batch 4 --report out
+check sss_bad_width "width 4 '65' is not one of" -- sss 8:16:24:32:65
+check sss_index_range "0..32767" -- sss --index 32768
+check sss_no_peak "has no fp8 peak" -- sss 8:8:8:8:8 --device v100 --dtype fp8
 check fold_missing_file "nope.onnx" -- fold nope.onnx --factor 4 -o out.onnx
 
 echo "study_bad_input: $pass passed, $fail failed"
