@@ -5,7 +5,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -35,6 +37,16 @@ Status write_output(const std::string& path, const std::string& text) {
     return Status::ok();
   }
   return write_file_atomic(path, text);
+}
+
+Expected<std::optional<int64_t>> parse_batch_or_max(const std::string& value) {
+  if (value == "max") return std::optional<int64_t>{};
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || errno == ERANGE || v <= 0 || v > (int64_t{1} << 24))
+    return Status::invalid("--batch '" + value + "': expected a positive integer or max");
+  return std::optional<int64_t>{v};
 }
 
 std::string bundled_dir(const std::string& sub, const std::string& marker, const std::string& override_dir) {

@@ -1,6 +1,8 @@
 // CLI plumbing shared by subcommands: exit codes, error printing, atomic output.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "rooflens/util/status.h"
@@ -19,6 +21,9 @@ int report_error(const Status& s);
 // Writes `text` to `path` atomically (temp file + rename), or to stdout when path is empty
 // or "-". A failure leaves no partial file.
 Status write_output(const std::string& path, const std::string& text);
+
+// `--batch N|max`: a positive integer (at most 2^24), or nullopt for max.
+Expected<std::optional<int64_t>> parse_batch_or_max(const std::string& value);
 
 // Directory holding the bundled models (models/zoo.json), found next to the binary or in
 // the source tree; `override_dir` wins when not empty.

@@ -52,13 +52,9 @@ void add_sss(CLI::App& app, SssArgs& a) {
 namespace {
 
 Expected<SssBatch> parse_batch(const std::string& s) {
-  if (s == "max") return SssBatch::largest();
-  char* end = nullptr;
-  errno = 0;
-  const long long v = std::strtoll(s.c_str(), &end, 10);
-  if (s.empty() || *end != '\0' || errno == ERANGE || v <= 0 || v > (int64_t{1} << 24))
-    return Status::invalid("--batch '" + s + "': expected a positive integer or max");
-  return SssBatch::fixed(v);
+  auto b = parse_batch_or_max(s);
+  if (!b) return b.status();
+  return *b ? SssBatch::fixed(**b) : SssBatch::largest();
 }
 
 Expected<int64_t> parse_index(const std::string& s) {

@@ -106,15 +106,9 @@ int run_study(const StudyArgs& a) {
     fold_factor = static_cast<int>(v);
   }
   const std::string batch_s = !a.batch.empty() ? a.batch : measured ? "8" : "max";
-  std::optional<int64_t> batch;
-  if (batch_s != "max") {
-    char* end = nullptr;
-    errno = 0;
-    const long long v = std::strtoll(batch_s.c_str(), &end, 10);
-    if (batch_s.empty() || *end != '\0' || errno == ERANGE || v <= 0)
-      return report_error(Status::invalid("--batch '" + batch_s + "': expected a positive integer or max"));
-    batch = v;
-  }
+  auto batch_or_max = parse_batch_or_max(batch_s);
+  if (!batch_or_max) return report_error(batch_or_max.status());
+  const std::optional<int64_t> batch = *batch_or_max;
 
   auto db = load_device_dir(devices_dir(a.devices_dir));
   if (!db) return report_error(db.status());

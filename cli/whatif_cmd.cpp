@@ -32,15 +32,9 @@ void add_whatif(CLI::App& app, WhatIfArgs& a) {
 int run_whatif(const WhatIfArgs& a) {
   auto dt = parse_dtype(a.dtype);
   if (!dt) return report_error(Status::invalid("--dtype '" + a.dtype + "': expected fp32, fp16, bf16, int8 or fp8"));
-  std::optional<int64_t> batch;
-  if (a.batch != "max") {
-    char* end = nullptr;
-    errno = 0;
-    const long long v = std::strtoll(a.batch.c_str(), &end, 10);
-    if (a.batch.empty() || *end != '\0' || errno == ERANGE || v <= 0)
-      return report_error(Status::invalid("--batch '" + a.batch + "': expected a positive integer or max"));
-    batch = v;
-  }
+  auto batch_or_max = parse_batch_or_max(a.batch);
+  if (!batch_or_max) return report_error(batch_or_max.status());
+  const std::optional<int64_t> batch = *batch_or_max;
   auto shapes = parse_input_shapes(a.input_shapes);
   if (!shapes) return report_error(shapes.status());
   auto dev = device_with_peak(a.device, a.devices_dir, a.dtype);
