@@ -137,7 +137,9 @@ std::string figure3_svg(const std::vector<SssPoint>& pts, const std::vector<size
                         const std::map<std::string, double>& acc) {
   report::SvgPlot plot("sss-figure3", 760, 520);
   plot.set_title(title);
-  plot.set_subtitle(fmt::format("{} networks; {} on the throughput-utilization Pareto frontier", pts.size(), front.size()));
+  plot.set_subtitle(fmt::format("{} networks, throughput predicted by the rooflens performance model (not measured); {} on the "
+                                "throughput-utilization Pareto frontier",
+                                pts.size(), front.size()));
   plot.x_axis().label = "throughput (images/s)";
   plot.x_axis().scale = report::AxisScale::kLog;
   plot.y_axis().label = "utilization (% of datasheet peak)";
