@@ -249,12 +249,13 @@ int run_study(const StudyArgs& a) {
                        "cpu --out local.json` and pass --device local.json for this CPU's measured peaks");
 
   // Everything is computed before anything is written: a failure leaves no partial report.
+  std::string json;  // rendered once, for the report and/or stdout
   if (!a.report.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(a.report, ec);
     if (ec) return report_error(Status::invalid("--report '" + a.report + "': cannot create the directory: " + ec.message()));
     const std::string html = report::study_html(*s);
-    const std::string json = report::study_json(*s).dump(2) + "\n";
+    json = report::study_json(*s).dump(2) + "\n";
     const std::string csv = report::study_csv(*s);
     // The figures also as standalone SVG files (for slides and docs); index.html last, so a
     // report directory with an index.html is complete.
@@ -262,13 +263,13 @@ int run_study(const StudyArgs& a) {
       Status w = write_output(a.report + "/" + id + ".svg", svg);
       if (!w) return report_error(w);
     }
-    for (const auto& [file, text] : {std::pair{"study.json", &json}, {"study.csv", &csv}, {"index.html", &html}}) {
+    for (const auto& [file, text] : {std::pair<const char*, const std::string*>{"study.json", &json}, {"study.csv", &csv}, {"index.html", &html}}) {
       Status w = write_output(a.report + "/" + file, *text);
       if (!w) return report_error(w);
     }
   }
   std::string out;
-  if (a.format == "json") out = report::study_json(*s).dump(2) + "\n";
+  if (a.format == "json") out = !json.empty() ? json : report::study_json(*s).dump(2) + "\n";
   else if (a.format == "csv") out = report::study_csv(*s);
   else out = report::study_summary_text(*s);
   if (!a.report.empty() && a.format == "summary")

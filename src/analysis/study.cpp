@@ -95,7 +95,7 @@ Expected<Done> study_one(const Ctx& c, const StudyEntry& e) {
   m.ai = l->analysis.ai;
   const double cmr = o.device.cmr(o.dtype);
   m.ai_above_cmr = m.ai > cmr;
-  std::optional<double> before_predicted = p->throughput;
+  const double before_predicted = p->throughput;
   switch (o.source) {
     case StudySource::kPredicted: m.throughput = p->throughput; break;
     case StudySource::kMeasurements: m.throughput = *e.given_throughput; break;
@@ -120,7 +120,7 @@ Expected<Done> study_one(const Ctx& c, const StudyEntry& e) {
   const bool fold = e.fold || (o.fold_below_cmr && !m.ai_above_cmr);
   if (!fold) return d;
   if (!o.fold) return Status::internal("study: folding asked for without a folder");
-  auto r = fold_one(c, e, m, batch, *before_predicted);
+  auto r = fold_one(c, e, m, batch, before_predicted);
   if (r) d.fold = *r;
   else if (e.fold || r.status().code() != StatusCode::kUnsupported) return r.status();
   else d.fold_skipped = r.status().message();  // the model is studied; the what-if says why it is missing

@@ -40,6 +40,21 @@ uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+
+// The hp entry of a network and the seeds it records for a dataset; errors name the file.
+struct HpSeeds {
+  const NatsHpResults* hp;
+  const std::vector<int>* seeds;
+};
+Expected<HpSeeds> hp_seeds(const NatsNetwork& net, const std::string& path, const char* hp_name, const char* dataset) {
+  const NatsHpResults* hp = net.find(hp_name);
+  if (!hp) return Status::invalid(fmt::format("{}: no hp '{}' entry", path, hp_name));
+  auto seeds = hp->dataset_seeds.find(dataset);
+  if (seeds == hp->dataset_seeds.end() || seeds->second.empty())
+    return Status::invalid(fmt::format("{}: hp '{}' has no seeds for '{}'", path, hp_name, dataset));
+  return HpSeeds{hp, &seeds->second};
+}
+
 }  // namespace
 
 size_t nats_pick_seed(uint64_t seed, size_t count) {
@@ -75,14 +90,12 @@ Expected<Evaluation> NatsOracle::evaluate(int64_t arch_index, uint64_t seed) {
   auto net = network(arch_index);
   if (!net) return net.status();
   const std::string path = nats_network_path(dir_, static_cast<int>(arch_index));
-  const NatsHpResults* hp = (*net)->find(kSearchHp);
-  if (!hp) return Status::invalid(fmt::format("{}: no hp '{}' entry", path, kSearchHp));
-  auto seeds = hp->dataset_seeds.find(kSearchDataset);
-  if (seeds == hp->dataset_seeds.end() || seeds->second.empty())
-    return Status::invalid(fmt::format("{}: hp '{}' has no seeds for '{}'", path, kSearchHp, kSearchDataset));
+  auto hs = hp_seeds(**net, path, kSearchHp, kSearchDataset);
+  if (!hs) return hs.status();
+  const std::vector<int>& seeds = *hs->seeds;
   // "one random seed of the three" (nats-sss.md section 3): the benchmark's is_random=True.
-  const int trial_seed = seeds->second[nats_pick_seed(seed, seeds->second.size())];
-  const NatsResult* r = hp->find(kSearchDataset, trial_seed);
+  const int trial_seed = seeds[nats_pick_seed(seed, seeds.size())];
+  const NatsResult* r = hs->hp->find(kSearchDataset, trial_seed);
   if (!r)
     return Status::invalid(
         fmt::format("{}: hp '{}' lists seed {} for '{}' but has no result for it", path, kSearchHp, trial_seed,
@@ -118,14 +131,13 @@ Expected<double> NatsOracle::final_accuracy(int64_t arch_index) {
   auto net = network(arch_index);
   if (!net) return net.status();
   const std::string path = nats_network_path(dir_, static_cast<int>(arch_index));
-  const NatsHpResults* hp = (*net)->find(kFinalHp);
-  if (!hp) return Status::invalid(fmt::format("{}: no hp '{}' entry", path, kFinalHp));
-  auto seeds = hp->dataset_seeds.find(kFinalDataset);
-  if (seeds == hp->dataset_seeds.end() || seeds->second.empty())
-    return Status::invalid(fmt::format("{}: hp '{}' has no seeds for '{}'", path, kFinalHp, kFinalDataset));
+  auto hs = hp_seeds(**net, path, kFinalHp, kFinalDataset);
+  if (!hs) return hs.status();
+  const NatsHpResults* hp = hs->hp;
+  const std::vector<int>& seeds = *hs->seeds;
   // The benchmark's non-random query averages the recorded trials.
   double sum = 0;
-  for (int s : seeds->second) {
+  for (int s : seeds) {
     const NatsResult* r = hp->find(kFinalDataset, s);
     const double acc = r ? r->eval_acc1(kFinalSplit, kFinalEpochs - 1) : NAN;
     if (!std::isfinite(acc))
@@ -133,7 +145,7 @@ Expected<double> NatsOracle::final_accuracy(int64_t arch_index) {
                                          kFinalDataset, s, kFinalSplit, kFinalEpochs - 1));
     sum += acc;
   }
-  return sum / static_cast<double>(seeds->second.size());
+  return sum / static_cast<double>(seeds.size());
 }
 
 std::string NatsOracle::describe() const {
