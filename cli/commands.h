@@ -199,4 +199,30 @@ struct SssArgs {
 void add_sss(CLI::App& app, SssArgs& a);
 int run_sss(const SssArgs& a);
 
+
+struct NasArgs {
+  std::string space = "sss";
+  std::string oracle;                                 // nats:DIR | csv:FILE
+  std::vector<std::string> strategies = {"random"};  // random, rea, reinforce, filter
+  double budget = 20000;                              // simulated seconds per run
+  int seeds = 1;
+  uint64_t seed_base = 0;
+  std::string reward = "accuracy";
+  double target_throughput = 175000;
+  double w = 0.07;
+  std::string filter_order = "spread";
+  std::string dataset = "cifar10";
+  std::string device = "v100";
+  std::string dtype = "fp16";
+  std::string batch = "256";
+  std::string out;  // directory: one JSONL log per run, result.json
+  bool resume = false;
+  std::string report;
+  int jobs = 0;
+  std::string devices_dir;
+  bool datasheet_peak = false;
+};
+void add_nas(CLI::App& app, NasArgs& a);
+int run_nas(const NasArgs& a);
+
 }  // namespace rooflens::cli

@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
   rooflens::cli::add_whatif(app, whatif);
   rooflens::cli::SssArgs sss;
   rooflens::cli::add_sss(app, sss);
+  rooflens::cli::NasArgs nas;
+  rooflens::cli::add_nas(app, nas);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("study")) return rooflens::cli::run_study(study);
     if (app.got_subcommand("whatif")) return rooflens::cli::run_whatif(whatif);
     if (app.got_subcommand("sss")) return rooflens::cli::run_sss(sss);
+    if (app.got_subcommand("nas")) return rooflens::cli::run_nas(nas);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rooflens: internal error: %s\n", e.what());
     return rooflens::cli::kExitInternal;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cmath>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include "rooflens/analysis/study_inputs.h"
 #include "rooflens/nas/sss_study.h"
 #include "rooflens/onnx/export.h"
+#include "rooflens/report/nas_report.h"
 #include "rooflens/report/svg_plot.h"
 #include "rooflens/report/table.h"
 
@@ -131,81 +133,6 @@ Expected<std::map<std::string, double>> read_accuracy(const std::string& path) {
   return out;
 }
 
-// Figure 3: throughput (x, log) against utilization (y, %), one mark per network, the
-// frontier highlighted and joined; coloured by accuracy when given.
-std::string figure3_svg(const std::vector<SssPoint>& pts, const std::vector<size_t>& front, const std::string& title,
-                        const std::map<std::string, double>& acc) {
-  report::SvgPlot plot("sss-figure3", 760, 520);
-  plot.set_title(title);
-  plot.set_subtitle(fmt::format("{} networks, throughput predicted by the rooflens performance model (not measured); {} on the "
-                                "throughput-utilization Pareto frontier",
-                                pts.size(), front.size()));
-  plot.x_axis().label = "throughput (images/s)";
-  plot.x_axis().scale = report::AxisScale::kLog;
-  plot.y_axis().label = "utilization (% of datasheet peak)";
-  plot.y_axis().tick_factor = 100;
-  plot.y_axis().tick_suffix = "%";
-  static const char* kBins[] = {"#d7191c", "#fdae61", "#abd9e9", "#2c7bb6", "#1a3a6b"};
-  double lo = 0, hi = 0;
-  if (!acc.empty()) {
-    lo = acc.begin()->second, hi = lo;
-    for (const auto& [k, v] : acc) lo = std::min(lo, v), hi = std::max(hi, v);
-  }
-  report::MarkerStyle base;
-  base.size = 1.6;
-  base.fill_opacity = 0.35;
-  base.stroke_width = 0;
-  base.color = "#999999";
-  std::set<size_t> on(front.begin(), front.end());
-  // Networks without an accuracy first (grey, small), those with one on top, coloured by bin.
-  for (int pass = 0; pass < 2; ++pass)
-    for (size_t i = 0; i < pts.size(); ++i) {
-      if (on.count(i)) continue;
-      auto it = acc.find(pts[i].arch);
-      if ((it != acc.end()) != (pass == 1)) continue;
-      report::MarkerStyle m = base;
-      std::string hover;
-      if (it != acc.end()) {
-        const int bin = hi > lo ? std::min(4, static_cast<int>(5 * (it->second - lo) / (hi - lo))) : 4;
-        m.color = kBins[bin];
-        m.size = 2.5;
-        m.fill_opacity = 0.8;
-        hover = fmt::format("{} (#{}): {:.2f}% acc.", pts[i].arch, pts[i].index, it->second);
-      }
-      plot.point(pts[i].throughput, pts[i].utilization, m, hover, "net");
-    }
-  std::vector<std::pair<double, double>> line;
-  report::MarkerStyle fm;
-  fm.color = "#000000";
-  fm.shape = report::MarkerShape::kDiamond;
-  fm.size = 3.5;
-  for (size_t i : front) {
-    const SssPoint& p = pts[i];
-    line.emplace_back(p.throughput, p.utilization);
-    auto it = acc.find(p.arch);
-    plot.point(p.throughput, p.utilization, fm,
-               fmt::format("{} (#{}): {:.0f} img/s, {:.2f}% utilization, {:.2f} MMAC/img{}", p.arch, p.index, p.throughput,
-                           100 * p.utilization, p.macs / 1e6, it != acc.end() ? fmt::format(", {:.2f}% acc.", it->second) : ""),
-               "frontier");
-  }
-  report::LineStyle ls;
-  ls.color = "#000000";
-  ls.width = 1;
-  plot.polyline(line, ls, "frontier-line");
-  report::MarkerStyle lm = base;
-  lm.size = 3;
-  lm.fill_opacity = 0.8;
-  plot.legend_marker(lm, acc.empty() ? "network" : "network (no accuracy)");
-  plot.legend_marker(fm, "Pareto frontier");
-  if (!acc.empty()) {
-    for (int b = 0; b < 5; ++b) {
-      lm.color = kBins[b];
-      plot.legend_marker(lm, fmt::format("acc. {:.1f}-{:.1f}%", lo + (hi - lo) * b / 5, lo + (hi - lo) * (b + 1) / 5));
-    }
-  }
-  return plot.render();
-}
-
 int run_one(const SssArgs& a, const SssWidths& widths, SssDataset ds, const DeviceSpec& dev, const PerfOptions& po,
             SssBatch batch) {
   Prediction detail;
@@ -293,9 +220,18 @@ int run_all(const SssArgs& a, SssDataset ds, const DeviceSpec& dev, const PerfOp
     std::error_code ec;
     std::filesystem::create_directories(a.report, ec);
     if (ec) return report_error(Status::invalid("--report '" + a.report + "': " + ec.message()));
-    const std::string svg = figure3_svg(*pts, *front,
-                                        fmt::format("NATS-SSS {} on {} ({}, {})", sss_dataset_info(ds).name, dev.name,
-                                                    a.dtype, batch_s), acc);
+    // Figure 3 (report/nas_report.h), coloured by the --accuracy table where it names a network.
+    std::vector<double> acc_by_point;
+    if (!acc.empty()) {
+      acc_by_point.assign(pts->size(), std::nan(""));
+      for (size_t i = 0; i < pts->size(); ++i)
+        if (auto it = acc.find((*pts)[i].arch); it != acc.end()) acc_by_point[i] = it->second;
+    }
+    report::Figure3Options fig;
+    fig.id = "sss-figure3";
+    fig.title = fmt::format("NATS-SSS {} on {} ({}, {})", sss_dataset_info(ds).name, dev.name, a.dtype, batch_s);
+    fig.source = "predicted by the rooflens performance model (not measured)";
+    const std::string svg = report::sss_figure3_svg(*pts, *front, acc_by_point, fig);
     const std::string html = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>rooflens sss</title></head><body>\n"
                              "<h1>NATS-Bench size space: throughput vs utilization</h1>\n<p>" +
                              report::xml_escape(head) + "</p>\n" + svg + "\n</body></html>\n";

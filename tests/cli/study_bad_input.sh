@@ -31,7 +31,7 @@ check() {
   n=$(grep -c '^rooflens: error: ' stderr)
   [[ $n -eq 1 ]] || reasons+=("$n error lines")
   grep -qF -- "$want" stderr || reasons+=("stderr lacks '$want'")
-  [[ -e out/index.html || -e out/study.json || -e out/study.csv || -e out.onnx ]] && reasons+=("partial output written")
+  [[ -e out/index.html || -e out/result.json || -e out/study.json || -e out/study.csv || -e out.onnx ]] && reasons+=("partial output written")
   if ((${#reasons[@]})); then
     echo "FAIL $name: ${reasons[*]}"
     sed 's/^/    /' stderr | grep -v '^    study: ' | head -5
@@ -63,6 +63,22 @@ check sss_bad_width "width 4 '65' is not one of" -- sss 8:16:24:32:65
 check sss_index_range "0..32767" -- sss --index 32768
 check sss_no_peak "has no fp8 peak" -- sss 8:8:8:8:8 --device v100 --dtype fp8
 check fold_missing_file "nope.onnx" -- fold nope.onnx --factor 4 -o out.onnx
+printf 'arch,accuracy\n8:8:8:8:8,70\n' >one_net.csv
+NATS=$ROOT/../shared/data/nats-sss-v1_0-50262-simple
+check nas_unknown_strategy "strategy 'bayes'" -- nas --oracle csv:one_net.csv --strategy bayes -o out
+check nas_unknown_reward "reward 'fast'" -- nas --oracle csv:one_net.csv --reward fast -o out
+check nas_unknown_oracle "unknown scheme 'http'" -- nas --oracle http://x -o out
+check nas_missing_table "nope.csv" -- nas --oracle csv:nope.csv -o out
+check nas_seeds_0 "--seeds 0" -- nas --oracle csv:one_net.csv --seeds 0 -o out
+check nas_negative_budget "budget -5" -- nas --oracle csv:one_net.csv --budget -5 -o out
+check nas_twice "given twice" -- nas --oracle csv:one_net.csv --strategy rea,rea -o out
+check nas_space "only sss" -- nas --space nb201 --oracle csv:one_net.csv -o out
+check nas_train_oracle "separate issue" -- nas --oracle train:fashion-mnist -o out
+check nas_net_not_in_table "no row for network" -- nas --oracle csv:one_net.csv --strategy random --budget 100 -o out
+if [[ -d $NATS ]]; then
+  check nas_nats_dataset "answers for CIFAR-10" -- nas --oracle "nats:$NATS" --dataset cifar100 -o out
+  check nas_nats_missing_network "pickle.pbz2" -- nas --oracle "nats:$NATS" --strategy random -o out
+fi
 
 echo "study_bad_input: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -1,0 +1,233 @@
+// `rooflens nas`: utilization-aware NAS on the NATS-Bench size space. Predicts the whole space
+// on a device, runs each strategy x seed on a simulated clock (threads; results do not depend
+// on their number), logs every run as JSONL (resumable), scores the runs against the true
+// accuracy-throughput frontier when the oracle covers the space, and writes result.json and
+// an optional HTML report.
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "commands.h"
+#include "common.h"
+#include "loading.h"
+#include "nas_output.h"
+#include "rooflens/nas/search.h"
+#include "rooflens/nas/search_log.h"
+#include "rooflens/nas/sss_study.h"
+
+namespace rooflens::cli {
+
+using namespace rooflens::nas;
+
+void add_nas(CLI::App& app, NasArgs& a) {
+  auto* cmd = app.add_subcommand(
+      "nas", "neural architecture search on the NATS-Bench size space, on a simulated clock: random, regularized "
+             "evolution, REINFORCE, or approximate filtering by the throughput-utilization frontier");
+  cmd->add_option("--space", a.space, "search space (sss: NATS-Bench size space)")->capture_default_str();
+  cmd->add_option("--oracle", a.oracle, "accuracy source: nats:DIR (NATS-sss-v1_0-50262-simple/) or csv:FILE "
+                                        "(arch,accuracy[,train_seconds])")
+      ->required();
+  cmd->add_option("--strategy", a.strategies, "random, rea, reinforce, filter; several separated by commas")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--budget", a.budget, "simulated seconds per run (checked before each sample)")->capture_default_str();
+  cmd->add_option("--seeds", a.seeds, "runs per strategy, seeds seed-base .. seed-base+N-1")->capture_default_str();
+  cmd->add_option("--seed-base", a.seed_base, "first seed")->capture_default_str();
+  cmd->add_option("--reward", a.reward, "accuracy (the benchmark's), soft or hard (MnasNet, on throughput)")
+      ->capture_default_str();
+  cmd->add_option("--target-throughput", a.target_throughput, "G_T of the soft/hard reward, images/s")
+      ->capture_default_str();
+  cmd->add_option("--w", a.w, "exponent of the soft reward")->capture_default_str();
+  cmd->add_option("--filter-order", a.filter_order, "order filter evaluates the frontier in: spread, utilization, "
+                                                    "throughput")
+      ->capture_default_str();
+  cmd->add_option("--dataset", a.dataset, "cifar10, cifar100 or ImageNet16-120 (input size and classes of the "
+                                          "networks predicted; nats: oracle is cifar10)")
+      ->capture_default_str();
+  cmd->add_option("--device", a.device, "device for throughput and utilization (rooflens devices, or a .json)")
+      ->capture_default_str();
+  cmd->add_option("--dtype", a.dtype, "fp32, fp16, bf16, int8 or fp8")->capture_default_str();
+  cmd->add_option("--batch", a.batch, "images per batch: N, or max")->capture_default_str();
+  cmd->add_option("-o,--out", a.out, "directory for the run logs (<strategy>-seed<k>.jsonl) and result.json")
+      ->required();
+  cmd->add_flag("--resume", a.resume, "continue the runs logged in --out (after a kill); finished runs are checked");
+  cmd->add_option("--report", a.report, "write the HTML report (Figures 3, 5, 6 and the tables) into this directory");
+  cmd->add_option("--jobs", a.jobs, "threads (default: one per core); results do not depend on it");
+  cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
+  cmd->add_flag("--datasheet-peak", a.datasheet_peak, "use datasheet peaks even where a measured peak exists");
+}
+
+namespace {
+
+struct Task {
+  StrategyKind strategy;
+  uint64_t seed;
+  std::string log;
+};
+
+Expected<std::vector<Task>> make_tasks(const NasArgs& a) {
+  if (a.seeds < 1 || a.seeds > 10000) return Status::invalid(fmt::format("--seeds {}: expected 1..10000", a.seeds));
+  std::vector<Task> tasks;
+  std::vector<StrategyKind> seen;
+  for (const std::string& s : a.strategies) {
+    auto k = strategy_kind_from_name(s);
+    if (!k) return k.status().with_context("--strategy");
+    if (std::find(seen.begin(), seen.end(), *k) != seen.end())
+      return Status::invalid(fmt::format("--strategy: '{}' given twice", s));
+    seen.push_back(*k);
+    for (int i = 0; i < a.seeds; ++i) {
+      const uint64_t seed = a.seed_base + static_cast<uint64_t>(i);
+      tasks.push_back({*k, seed, (std::filesystem::path(a.out) / fmt::format("{}-seed{}.jsonl", s, seed)).string()});
+    }
+  }
+  if (tasks.empty()) return Status::invalid("--strategy: none given");
+  return tasks;
+}
+
+// Final accuracy of every network, or nullopt (with the reason) when the oracle lacks one.
+std::vector<double> final_accuracies(AccuracyOracle& oracle, std::string& why_not) {
+  std::vector<double> acc(static_cast<size_t>(kSssSpaceSize));
+  const bool tty = isatty(fileno(stderr)) != 0;
+  for (int64_t i = 0; i < kSssSpaceSize; ++i) {
+    auto f = oracle.final_accuracy(i);
+    if (!f) {
+      why_not = fmt::format("the oracle has no final accuracy for network {} ({}): {}", i, sss_arch_string(i),
+                            f.status().message());
+      return {};
+    }
+    acc[static_cast<size_t>(i)] = *f;
+    if (tty && (i + 1) % 1024 == 0)
+      std::fprintf(stderr, "final accuracies %lld/%lld\r", static_cast<long long>(i + 1),
+                   static_cast<long long>(kSssSpaceSize));
+  }
+  if (tty) std::fprintf(stderr, "\n");
+  return acc;
+}
+
+}  // namespace
+
+int run_nas(const NasArgs& a) {
+  if (a.space != "sss")
+    return report_error(Status::invalid(fmt::format("--space '{}': only sss (NATS-Bench size space) is built", a.space)));
+  auto tasks = make_tasks(a);
+  if (!tasks) return report_error(tasks.status());
+  SearchConfig base;
+  base.budget_seconds = a.budget;
+  auto rk = reward_kind_from_name(a.reward);
+  if (!rk) return report_error(rk.status().with_context("--reward"));
+  base.reward.kind = *rk;
+  base.reward.target_throughput = a.target_throughput;
+  base.reward.w = a.w;
+  auto fo = filter_order_from_name(a.filter_order);
+  if (!fo) return report_error(fo.status().with_context("--filter-order"));
+  base.filter_order = *fo;
+  if (Status s = validate_config(base); !s) return report_error(s);
+  auto ds = sss_dataset_from_name(a.dataset);
+  if (!ds) return report_error(ds.status().with_context("--dataset"));
+  if (a.oracle.rfind("nats:", 0) == 0 && *ds != SssDataset::kCifar10)
+    return report_error(Status::invalid(fmt::format("--dataset {}: the nats: oracle answers for CIFAR-10 (the "
+                                                    "benchmark's cifar10-valid / cifar10 entries); use cifar10",
+                                                    a.dataset)));
+  if (!parse_dtype(a.dtype))
+    return report_error(Status::invalid("--dtype '" + a.dtype + "': expected fp32, fp16, bf16, int8 or fp8"));
+  auto batch_opt = parse_batch_or_max(a.batch);
+  if (!batch_opt) return report_error(batch_opt.status());
+  const SssBatch batch = *batch_opt ? SssBatch::fixed(**batch_opt) : SssBatch::largest();
+  auto oracle = make_oracle(a.oracle);
+  if (!oracle) return report_error(oracle.status().with_context("--oracle"));
+  const std::string oracle_desc = (*oracle)->describe();
+  auto dev = device_with_peak(a.device, a.devices_dir, a.dtype);
+  if (!dev) return report_error(dev.status());
+  std::error_code ec;
+  std::filesystem::create_directories(a.out, ec);
+  if (ec) return report_error(Status::invalid(fmt::format("--out '{}': {}", a.out, ec.message())));
+  if (!a.resume)
+    for (const Task& t : *tasks)
+      if (std::filesystem::exists(t.log))
+        return report_error(Status::invalid(fmt::format("{} exists: pass --resume to continue these runs, or "
+                                                        "choose another --out",
+                                                        t.log)));
+
+  // 1. The whole space on the device (predicted: no cost on the simulated clock).
+  PerfOptions po;
+  po.dtype = a.dtype;
+  po.use_measured_peak = !a.datasheet_peak;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto pts = predict_sss_space(*ds, *dev, po, batch, a.jobs);
+  if (!pts) return report_error(pts.status());
+  SpaceTable space;
+  space.points = std::move(*pts);
+  space.source = fmt::format("predicted by the rooflens performance model: NATS-SSS {} on {} ({}), {}, {}",
+                             sss_dataset_info(*ds).name, dev->name, dev->id, a.dtype,
+                             batch.max ? std::string("max batch") : fmt::format("batch {}", batch.size));
+  std::fprintf(stderr, "space: %lld networks predicted in %.2f s (%s)\n", static_cast<long long>(space.points.size()),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), space.source.c_str());
+
+  // 2. The runs, spread over threads; each thread has its own oracle (oracles cache).
+  std::vector<Expected<LoggedSearch>> results(tasks->size(), Status::internal("not run"));
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = std::max(1, std::min<int>(a.jobs > 0 ? a.jobs : hw, static_cast<int>(tasks->size())));
+  std::atomic<size_t> next{0};
+  std::mutex io;
+  size_t finished = 0;
+  auto worker = [&] {
+    auto own = make_oracle(a.oracle);
+    for (size_t i = next++; i < tasks->size(); i = next++) {
+      const Task& t = (*tasks)[i];
+      if (!own) {
+        results[i] = own.status();
+        continue;
+      }
+      SearchConfig c = base;
+      c.strategy = t.strategy;
+      c.seed = t.seed;
+      const auto start = std::chrono::steady_clock::now();
+      results[i] = run_logged_search(c, space, **own, oracle_desc, t.log, a.resume);
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::lock_guard<std::mutex> lock(io);
+      ++finished;
+      if (results[i]) {
+        const SearchResult& r = results[i]->result;
+        std::fprintf(stderr, "[%zu/%zu] %s seed %llu: %zu evaluations%s, clock %.0f s, best %s (reward %.3f), %.1f s\n",
+                     finished, tasks->size(), strategy_kind_name(t.strategy), static_cast<unsigned long long>(t.seed),
+                     r.evaluations.size(),
+                     results[i]->replayed_steps > 0
+                         ? fmt::format(" ({} replayed from the log)", results[i]->replayed_steps).c_str()
+                         : "",
+                     r.clock_seconds, r.best_arch >= 0 ? sss_arch_string(r.best_arch).c_str() : "-", r.best_reward,
+                     wall);
+      } else {
+        std::fprintf(stderr, "[%zu/%zu] %s seed %llu: failed\n", finished, tasks->size(),
+                     strategy_kind_name(t.strategy), static_cast<unsigned long long>(t.seed));
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
+  for (auto& th : threads) th.join();
+  for (auto& r : results)
+    if (!r) return report_error(r.status());
+
+  // 3. Judged against the true frontier when the oracle covers the space; outputs.
+  NasOutcome outcome;
+  outcome.space = &space;
+  outcome.oracle = oracle_desc;
+  outcome.device = fmt::format("{} ({}), {}, {}, NATS-SSS {}", dev->name, dev->id, a.dtype,
+                               batch.max ? std::string("max batch") : fmt::format("batch {}", batch.size),
+                               sss_dataset_info(*ds).name);
+  outcome.args = &a;
+  outcome.final_accuracy = final_accuracies(**oracle, outcome.no_truth_reason);
+  for (auto& r : results) outcome.runs.push_back(std::move(r->result));
+  for (const Task& t : *tasks) outcome.logs.push_back(t.log);
+  return write_nas_outputs(outcome, **oracle);
+}
+
+}  // namespace rooflens::cli
