@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
+
+#include "rooflens/perf/layer_model.h"
 
 namespace rooflens {
 namespace {
@@ -20,14 +23,7 @@ int64_t attr_int(const Node& n, const char* name, int64_t def) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return b > 0 ? (a + b - 1) / b : 0; }
 
-// GEMM view of a linear layer: rows x cols output tiles per group, K, and channel counts
-// that tensor cores need aligned.
-struct GemmShape {
-  bool valid = false;
-  bool depthwise = false;
-  int64_t groups = 1, rows = 0, cols = 0, k = 0;
-  int64_t align_in = 0, align_out = 0;  // channels that must be multiples of the tile
-};
+}  // namespace
 
 GemmShape gemm_shape(const Graph& g, const Node& n) {
   GemmShape s;
@@ -64,8 +60,204 @@ GemmShape gemm_shape(const Graph& g, const Node& n) {
   return s;
 }
 
+LayerWork layer_work(const Graph& g, const LayerReport& r) {
+  LayerWork w;
+  w.flops = r.cost.flops;
+  w.bytes = r.cost.bytes_in + r.cost.bytes_out + r.cost.bytes_weights;
+  w.costed = r.status == LayerStatus::kOk && !(w.flops == 0 && w.bytes == 0);
+  if (!w.costed) return w;
+  w.gemm = gemm_shape(g, g.node(r.nodes.front()));
+  for (const auto& sh : r.out_shapes) w.out_elems += checked_numel(sh).value_or(0);
+  return w;
+}
+
+namespace {
+
+// Which layer produced each value (through views), for L2 reuse between layers.
+class L2Sources {
+ public:
+  L2Sources(const Graph& g, const ModelAnalysis& m) : g_(g), m_(m), elem_(dtype_bytes(m.dtype)) {
+    for (size_t i = 0; i < m.layers.size(); ++i)
+      for (NodeId n : m.layers[i].nodes) layer_of_[n] = i;
+  }
+
+  // Activation inputs of layer i written by an earlier layer.
+  void inputs(size_t i, std::vector<L2Input>& out) const {
+    out.clear();
+    const LayerReport& r = m_.layers[i];
+    std::set<ValueId> seen;
+    std::set<NodeId> in_layer(r.nodes.begin(), r.nodes.end());
+    for (NodeId n : r.nodes)
+      for (ValueId in : g_.node(n).inputs) {
+        if (in == kNoValue || !seen.insert(in).second) continue;
+        const Value& v = g_.value(in);
+        if (v.is_stored || v.ints || v.reals || !v.shape) continue;
+        if (v.producer >= 0 && in_layer.count(v.producer)) continue;
+        auto src = source_layer(in);
+        if (!src || *src >= i) continue;
+        const int64_t b = checked_numel(*v.shape).value_or(0) * (dtype_is_float(v.dtype) ? elem_ : dtype_bytes(v.dtype));
+        out.push_back({*src, b});
+      }
+  }
+
+ private:
+  std::optional<size_t> source_layer(ValueId v) const {
+    // Follow views back to the producing layer.
+    for (int hops = 0; hops < 16 && v != kNoValue; ++hops) {
+      const Value& val = g_.value(v);
+      if (val.producer < 0) return std::nullopt;
+      auto it = layer_of_.find(val.producer);
+      if (it != layer_of_.end()) return it->second;
+      const Node& prod = g_.node(val.producer);
+      if (prod.inputs.empty()) return std::nullopt;
+      v = prod.inputs[0];
+    }
+    return std::nullopt;
+  }
+
+  const Graph& g_;
+  const ModelAnalysis& m_;
+  int64_t elem_;
+  std::map<NodeId, size_t> layer_of_;
+};
+
 }  // namespace
 
+std::vector<std::vector<L2Input>> layer_l2_inputs(const Graph& g, const ModelAnalysis& m) {
+  L2Sources sources(g, m);
+  std::vector<std::vector<L2Input>> out(m.layers.size());
+  for (size_t i = 0; i < m.layers.size(); ++i) sources.inputs(i, out[i]);
+  return out;
+}
+
+Expected<LayerModel> LayerModel::make(const DeviceSpec& d, const PerfOptions& o, DType elem_dtype) {
+  auto best = d.best_peak(o.dtype);
+  if (!best)
+    return Status::unsupported("device '" + d.id + "' has no peak for dtype " + o.dtype + " (see " + d.file + ")");
+  LayerModel lm;
+  lm.d_ = &d;
+  lm.o_ = &o;
+  lm.best_ = *best;
+  if (auto mp = d.best_measured_peak(o.dtype)) lm.peak_measured_ = mp->flops;
+  // Scale factor from datasheet to attainable compute (applies to every unit).
+  lm.attain_ = (o.use_measured_peak && lm.peak_measured_) ? *lm.peak_measured_ / lm.best_.flops : 1.0;
+  // Peaks per unit for this dtype.
+  lm.tensor_ = d.unit_peak(o.dtype, ComputeUnit::kTensor);
+  lm.scalar_ = d.is_gpu() ? d.unit_peak(o.dtype, ComputeUnit::kCuda) : d.unit_peak(o.dtype, ComputeUnit::kSimd);
+  if (!lm.scalar_)
+    lm.scalar_ = d.is_gpu() ? d.unit_peak("fp32", ComputeUnit::kCuda) : d.unit_peak("fp32", ComputeUnit::kSimd);
+  if (!lm.scalar_) lm.scalar_ = best;  // a custom device with only one figure
+  lm.multiple_ = d.tc_channel_multiple.count(o.dtype) ? d.tc_channel_multiple.at(o.dtype) : 8;
+  lm.slots_gemm_ = d.is_gpu() ? static_cast<double>(d.sm_count) * o.gemm_blocks_per_sm : 1.0;
+  lm.threads_full_ = d.is_gpu() ? static_cast<double>(d.sm_count) * d.max_threads_per_sm : 1.0;
+  lm.elem_ = dtype_bytes(elem_dtype);
+  // Fitted kernel efficiencies, where the device file has them (validate --fit).
+  auto eff = [&](const char* cls) {
+    auto it = d.efficiency.find(cls);
+    return it == d.efficiency.end() ? 1.0 : it->second;
+  };
+  lm.eff_gemm_ = eff("gemm");
+  lm.eff_depthwise_ = eff("depthwise");
+  // Memory-bound kernels reach a share of the datasheet DRAM bandwidth (GPU: the achievable
+  // fraction unless the device file has a measured or fitted one; CPU: the device's bandwidth
+  // is already a measured STREAM triad).
+  const bool has_mem_eff = d.efficiency.count("memory") > 0;
+  lm.mem_div_ = has_mem_eff ? eff("memory") : (d.is_gpu() ? o.gpu_dram_efficiency : 1.0);
+  return lm;
+}
+
+LayerTiming LayerModel::time(const LayerWork& w, int64_t reused) const {
+  const DeviceSpec& d = *d_;
+  const PerfOptions& o = *o_;
+  const GemmShape& gs = w.gemm;
+  LayerTiming L;
+  L.dram_bytes = std::max<int64_t>(0, w.bytes - reused);
+
+  // Unit: tensor cores for eligible linear layers with aligned channels.
+  L.tensor_eligible = gs.valid && !gs.depthwise && tensor_.has_value();
+  L.aligned = !gs.valid || (gs.align_in % multiple_ == 0 && gs.align_out % multiple_ == 0);
+  if (L.tensor_eligible && L.aligned) {
+    L.unit = ComputeUnit::kTensor;
+    L.peak_used = tensor_->flops * attain_;
+  } else {
+    L.unit = scalar_->unit;
+    L.peak_used = scalar_->flops * attain_;
+  }
+
+  // Parallel work: GEMM tiles in waves (with split-K tactics); otherwise threads over
+  // output elements. Bandwidth needs enough bytes in flight (Little's law).
+  const double base_dram = static_cast<double>(L.dram_bytes);
+  const int64_t elem = elem_;
+  if (d.is_gpu()) {
+    const double in_flight_needed = d.mem_bandwidth * o.memory_latency_s;
+    if (gs.valid) {
+      // Tile widths the engine can pick for the output channels (a tactic). On tensor cores a
+      // tile narrower than tile_n reuses each loaded operand over fewer outputs, so the SM's
+      // operand path (shared-memory fill and reads per MMA) caps its rate below the wide
+      // tile's: relative rate = reuse(tile_m, w) / reuse(tile_m, tile_n), reuse(a, b) = ab/(a+b).
+      // A tile wider than the channels computes padding (tile quantization). CUDA-core kernels
+      // keep the wide-tile model (docs/perf-model.md, "Narrow GEMMs on tensor cores").
+      const bool tc_unit = L.unit == ComputeUnit::kTensor && o.narrow_tile_efficiency;
+      auto reuse = [](double a, double b) { return a * b / (a + b); };
+      // The engine picks the fastest tile width (tile_n, then halves down to min_tile_n on
+      // tensor cores) and split of K (tactics); partial sums travel as fp32.
+      double best_t = -1;
+      for (int width = o.tile_n;;) {
+        const double n_tiles = static_cast<double>(ceil_div(gs.cols, width));
+        const double tiles = static_cast<double>(gs.groups) * static_cast<double>(ceil_div(gs.rows, o.tile_m)) * n_tiles;
+        const double cta_bytes = static_cast<double>(o.pipeline_stages) * (o.tile_m + width) * o.k_tile * elem;
+        const double tile_eff = tc_unit ? static_cast<double>(gs.cols) / (n_tiles * width) *
+                                              std::min(1.0, reuse(o.tile_m, width) / reuse(o.tile_m, o.tile_n))
+                                        : 1.0;
+        for (int split = 1; split <= o.max_split_k; split *= 2) {
+          if (split > 1 && (tiles * split > 2 * slots_gemm_ || gs.k / split < o.k_tile * 4)) break;
+          const double ctas = tiles * split;
+          const double waves = std::ceil(ctas / slots_gemm_);
+          const double wave_eff = std::max(ctas / (waves * slots_gemm_), 1e-6);
+          const double bw_eff = std::max(std::min(1.0, ctas * cta_bytes / in_flight_needed), 1e-6);
+          const double partials = split > 1 ? 2.0 * split * static_cast<double>(gs.rows * gs.cols * gs.groups) * 4 : 0;
+          const double tc = static_cast<double>(w.flops) / (L.peak_used * wave_eff * tile_eff);
+          const double tm = (base_dram + partials) / (d.mem_bandwidth * bw_eff);
+          if (best_t < 0 || std::max(tc, tm) < best_t) {
+            best_t = std::max(tc, tm);
+            L.split_k = split;
+            L.tile_n = width;
+            L.tile_efficiency = tile_eff;
+            L.wave_efficiency = wave_eff;
+            L.bw_efficiency = bw_eff;
+            L.dram_bytes = static_cast<int64_t>(base_dram + partials);
+            L.t_compute = tc;
+            L.t_memory = tm;
+          }
+        }
+        if (!tc_unit) break;
+        width /= 2;
+        if (width < o.min_tile_n) break;
+      }
+    } else {
+      const double threads = std::ceil(static_cast<double>(w.out_elems) / o.elements_per_thread);
+      L.wave_efficiency = std::max(std::min(1.0, threads / threads_full_), 1e-6);
+      const double thread_bytes = static_cast<double>(o.elements_per_thread) * elem;
+      L.bw_efficiency = std::max(std::min(1.0, threads * thread_bytes / in_flight_needed), 1e-6);
+      L.t_compute = static_cast<double>(w.flops) / (L.peak_used * L.wave_efficiency);
+      L.t_memory = base_dram / (d.mem_bandwidth * L.bw_efficiency);
+    }
+  } else {
+    // CPU: the working set decides which cache roof applies (the probe measures them).
+    L.t_compute = static_cast<double>(w.flops) / L.peak_used;
+    L.t_memory = base_dram / d.bandwidth_for(static_cast<double>(w.bytes));
+  }
+  L.t_compute /= gs.valid ? (gs.depthwise ? eff_depthwise_ : eff_gemm_) : 1.0;
+  L.t_memory /= mem_div_;
+  L.t_launch = d.launch_overhead_s;
+  L.t_gap = d.is_gpu() ? o.kernel_gap_s : 0.0;
+  // A GPU overlaps the next launch with this kernel's execution, so a kernel costs at least
+  // one launch interval, plus the serialized drain/ramp gap between dependent kernels; a CPU
+  // primitive's dispatch runs on the same cores, before its work.
+  L.time_s = d.is_gpu() ? std::max({L.t_compute, L.t_memory, L.t_launch}) + L.t_gap
+                        : L.t_launch + std::max(L.t_compute, L.t_memory);
+  return L;
+}
 std::string_view bound_name(Bound b) {
   switch (b) {
     case Bound::kCompute: return "compute";
@@ -87,15 +279,13 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
   p.device_name = d.name;
   p.dtype = o.dtype;
   p.batch = m.batch;
-  auto best = d.best_peak(o.dtype);
-  if (!best)
-    return Status::unsupported("device '" + d.id + "' has no peak for dtype " + o.dtype + " (see " + d.file + ")");
-  p.peak_datasheet = best->flops;
-  if (auto mp = d.best_measured_peak(o.dtype)) p.peak_measured = mp->flops;
-  p.cmr = best->flops / d.mem_bandwidth;
+  auto lm = LayerModel::make(d, o, m.dtype);
+  if (!lm) return lm.status();
+  p.peak_datasheet = lm->best().flops;
+  p.peak_measured = lm->peak_measured();
+  p.cmr = lm->best().flops / d.mem_bandwidth;
   p.ai = m.ai;
-  // Scale factor from datasheet to attainable compute (applies to every unit).
-  const double attain = (o.use_measured_peak && p.peak_measured) ? *p.peak_measured / p.peak_datasheet : 1.0;
+  const double attain = lm->attain();
   if (attain != 1.0)
     p.notes.push_back(fmt::format("compute roofs scaled by the measured/datasheet peak ratio {:.2f}", attain));
   if (d.is_gpu()) {
@@ -107,169 +297,57 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
       p.notes.push_back("each kernel adds a serialized " + std::to_string(static_cast<int>(std::lround(o.kernel_gap_s * 1e6))) +
                         " us gap to its overlapped time");
   }
+  const std::optional<Peak>& tensor = lm->tensor();
+  const int multiple = lm->channel_multiple();
 
-  // Peaks per unit for this dtype.
-  std::optional<Peak> tensor = d.unit_peak(o.dtype, ComputeUnit::kTensor);
-  std::optional<Peak> scalar = d.is_gpu() ? d.unit_peak(o.dtype, ComputeUnit::kCuda) : d.unit_peak(o.dtype, ComputeUnit::kSimd);
-  if (!scalar) scalar = d.is_gpu() ? d.unit_peak("fp32", ComputeUnit::kCuda) : d.unit_peak("fp32", ComputeUnit::kSimd);
-  if (!scalar) scalar = best;  // a custom device with only one figure
-  const int multiple = d.tc_channel_multiple.count(o.dtype) ? d.tc_channel_multiple.at(o.dtype) : 8;
-
-  // Which layer produced each node's outputs (for L2 reuse between adjacent layers).
-  std::map<NodeId, size_t> layer_of;
-  for (size_t i = 0; i < m.layers.size(); ++i)
-    for (NodeId n : m.layers[i].nodes) layer_of[n] = i;
-  auto source_layer = [&](ValueId v) -> std::optional<size_t> {
-    // Follow views back to the producing layer.
-    for (int hops = 0; hops < 16 && v != kNoValue; ++hops) {
-      const Value& val = g.value(v);
-      if (val.producer < 0) return std::nullopt;
-      auto it = layer_of.find(val.producer);
-      if (it != layer_of.end()) return it->second;
-      const Node& prod = g.node(val.producer);
-      if (prod.inputs.empty()) return std::nullopt;
-      v = prod.inputs[0];
-    }
-    return std::nullopt;
-  };
-
-  const double slots_gemm = d.is_gpu() ? static_cast<double>(d.sm_count) * o.gemm_blocks_per_sm : 1.0;
-  const double threads_full = d.is_gpu() ? static_cast<double>(d.sm_count) * d.max_threads_per_sm : 1.0;
-  const int64_t elem = dtype_bytes(m.dtype);
-
+  L2Sources sources(g, m);
+  std::vector<L2Input> l2_inputs;
   for (size_t i = 0; i < m.layers.size(); ++i) {
     const LayerReport& r = m.layers[i];
     LayerPrediction L;
     L.name = r.name;
     L.op = r.op;
-    L.flops = r.cost.flops;
-    L.bytes = r.cost.bytes_in + r.cost.bytes_out + r.cost.bytes_weights;
+    const LayerWork w = layer_work(g, r);
+    L.flops = w.flops;
+    L.bytes = w.bytes;
     L.ai = r.ai;
-    if (r.status != LayerStatus::kOk || (L.flops == 0 && L.bytes == 0)) {
+    if (!w.costed) {
       L.bound = Bound::kNone;
       p.layers.push_back(L);
       continue;
     }
-    const Node& anchor = g.node(r.nodes.front());
-    GemmShape gs = gemm_shape(g, anchor);
+    const GemmShape& gs = w.gemm;
 
-    // L2 reuse: activation inputs written by an earlier layer that are still in L2 are read from it.
+    // L2 reuse: activation inputs written by an earlier layer that are still in L2 are read
+    // from it: still in L2 if it, plus everything the layers in between wrote, fits the
+    // reusable share of L2 (LRU reuse distance; the adjacent layer is the case with nothing
+    // between).
     int64_t reused = 0;
-    if (i > 0 && d.l2_bytes > 0) {
-      std::set<ValueId> seen;
-      std::set<NodeId> in_layer(r.nodes.begin(), r.nodes.end());
-      for (NodeId n : r.nodes)
-        for (ValueId in : g.node(n).inputs) {
-          if (in == kNoValue || !seen.insert(in).second) continue;
-          const Value& v = g.value(in);
-          if (v.is_stored || v.ints || v.reals || !v.shape) continue;
-          if (v.producer >= 0 && in_layer.count(v.producer)) continue;
-          auto src = source_layer(in);
-          const int64_t b = checked_numel(*v.shape).value_or(0) * (dtype_is_float(v.dtype) ? elem : dtype_bytes(v.dtype));
-          // Still in L2 if it, plus everything the layers in between wrote, fits the reusable
-          // share of L2 (LRU reuse distance; the adjacent layer is the case with nothing between).
-          if (!src || *src >= i) continue;
-          double distance = static_cast<double>(b);
-          for (size_t j = *src + 1; j < i; ++j) distance += static_cast<double>(m.layers[j].cost.bytes_out);
-          if (distance <= o.l2_reuse_fraction * d.l2_bytes) reused += b;
-        }
-    }
-    L.dram_bytes = std::max<int64_t>(0, L.bytes - reused);
-
-    // Unit: tensor cores for eligible linear layers with aligned channels.
-    L.tensor_eligible = gs.valid && !gs.depthwise && tensor.has_value();
-    L.aligned = !gs.valid || (gs.align_in % multiple == 0 && gs.align_out % multiple == 0);
-    if (L.tensor_eligible && L.aligned) {
-      L.unit = ComputeUnit::kTensor;
-      L.peak_used = tensor->flops * attain;
-    } else {
-      L.unit = scalar->unit;
-      L.peak_used = scalar->flops * attain;
-    }
-
-    // Parallel work: GEMM tiles in waves (with split-K tactics); otherwise threads over
-    // output elements. Bandwidth needs enough bytes in flight (Little's law).
-    const double base_dram = static_cast<double>(L.dram_bytes);
-    if (d.is_gpu()) {
-      const double in_flight_needed = d.mem_bandwidth * o.memory_latency_s;
-      if (gs.valid) {
-        // Tile widths the engine can pick for the output channels (a tactic). On tensor cores a
-        // tile narrower than tile_n reuses each loaded operand over fewer outputs, so the SM's
-        // operand path (shared-memory fill and reads per MMA) caps its rate below the wide
-        // tile's: relative rate = reuse(tile_m, w) / reuse(tile_m, tile_n), reuse(a, b) = ab/(a+b).
-        // A tile wider than the channels computes padding (tile quantization). CUDA-core kernels
-        // keep the wide-tile model (docs/perf-model.md, "Narrow GEMMs on tensor cores").
-        const bool tc_unit = L.unit == ComputeUnit::kTensor && o.narrow_tile_efficiency;
-        auto reuse = [](double a, double b) { return a * b / (a + b); };
-        std::vector<int> widths{o.tile_n};
-        if (tc_unit)
-          for (int w = o.tile_n / 2; w >= o.min_tile_n; w /= 2) widths.push_back(w);
-        // The engine picks the fastest tile width and split of K (tactics); partial sums travel
-        // as fp32.
-        double best_t = -1;
-        for (int width : widths) {
-          const double n_tiles = static_cast<double>(ceil_div(gs.cols, width));
-          const double tiles = static_cast<double>(gs.groups) * static_cast<double>(ceil_div(gs.rows, o.tile_m)) * n_tiles;
-          const double cta_bytes = static_cast<double>(o.pipeline_stages) * (o.tile_m + width) * o.k_tile * elem;
-          const double tile_eff = tc_unit ? static_cast<double>(gs.cols) / (n_tiles * width) *
-                                                std::min(1.0, reuse(o.tile_m, width) / reuse(o.tile_m, o.tile_n))
-                                          : 1.0;
-          for (int split = 1; split <= o.max_split_k; split *= 2) {
-            if (split > 1 && (tiles * split > 2 * slots_gemm || gs.k / split < o.k_tile * 4)) break;
-            const double ctas = tiles * split;
-            const double waves = std::ceil(ctas / slots_gemm);
-            const double wave_eff = std::max(ctas / (waves * slots_gemm), 1e-6);
-            const double bw_eff = std::max(std::min(1.0, ctas * cta_bytes / in_flight_needed), 1e-6);
-            const double partials = split > 1 ? 2.0 * split * static_cast<double>(gs.rows * gs.cols * gs.groups) * 4 : 0;
-            const double tc = static_cast<double>(L.flops) / (L.peak_used * wave_eff * tile_eff);
-            const double tm = (base_dram + partials) / (d.mem_bandwidth * bw_eff);
-            if (best_t < 0 || std::max(tc, tm) < best_t) {
-              best_t = std::max(tc, tm);
-              L.split_k = split;
-              L.tile_n = width;
-              L.tile_efficiency = tile_eff;
-              L.wave_efficiency = wave_eff;
-              L.bw_efficiency = bw_eff;
-              L.dram_bytes = static_cast<int64_t>(base_dram + partials);
-              L.t_compute = tc;
-              L.t_memory = tm;
-            }
-          }
-        }
-      } else {
-        int64_t out_elems = 0;
-        for (const auto& sh : r.out_shapes) out_elems += checked_numel(sh).value_or(0);
-        const double threads = std::ceil(static_cast<double>(out_elems) / o.elements_per_thread);
-        L.wave_efficiency = std::max(std::min(1.0, threads / threads_full), 1e-6);
-        const double thread_bytes = static_cast<double>(o.elements_per_thread) * elem;
-        L.bw_efficiency = std::max(std::min(1.0, threads * thread_bytes / in_flight_needed), 1e-6);
-        L.t_compute = static_cast<double>(L.flops) / (L.peak_used * L.wave_efficiency);
-        L.t_memory = base_dram / (d.mem_bandwidth * L.bw_efficiency);
+    if (i > 0 && lm->l2_enabled()) {
+      sources.inputs(i, l2_inputs);
+      for (const L2Input& in : l2_inputs) {
+        double distance = static_cast<double>(in.bytes);
+        for (size_t j = in.src + 1; j < i; ++j) distance += static_cast<double>(m.layers[j].cost.bytes_out);
+        if (lm->stays_in_l2(distance)) reused += in.bytes;
       }
-    } else {
-      // CPU: the working set decides which cache roof applies (the probe measures them).
-      L.t_compute = static_cast<double>(L.flops) / L.peak_used;
-      L.t_memory = base_dram / d.bandwidth_for(static_cast<double>(L.bytes));
     }
-    // Fitted kernel efficiencies, where the device file has them (validate --fit).
-    auto eff = [&](const char* cls) {
-      auto it = d.efficiency.find(cls);
-      return it == d.efficiency.end() ? 1.0 : it->second;
-    };
+    const LayerTiming t = lm->time(w, reused);
+    L.dram_bytes = t.dram_bytes;
+    L.unit = t.unit;
+    L.tensor_eligible = t.tensor_eligible;
+    L.aligned = t.aligned;
+    L.peak_used = t.peak_used;
+    L.wave_efficiency = t.wave_efficiency;
+    L.split_k = t.split_k;
+    L.tile_n = t.tile_n;
+    L.tile_efficiency = t.tile_efficiency;
+    L.bw_efficiency = t.bw_efficiency;
+    L.t_compute = t.t_compute;
+    L.t_memory = t.t_memory;
+    L.t_launch = t.t_launch;
+    L.t_gap = t.t_gap;
+    L.time_s = t.time_s;
     L.kernel_class = gs.valid ? (gs.depthwise ? "depthwise" : "gemm") : "other";
-    L.t_compute /= gs.valid ? eff(L.kernel_class.c_str()) : 1.0;
-    // Memory-bound kernels reach a share of the datasheet DRAM bandwidth (GPU: the achievable
-    // fraction unless the device file has a measured or fitted one; CPU: the device's bandwidth
-    // is already a measured STREAM triad).
-    const bool has_mem_eff = d.efficiency.count("memory") > 0;
-    L.t_memory /= has_mem_eff ? eff("memory") : (d.is_gpu() ? o.gpu_dram_efficiency : 1.0);
-    L.t_launch = d.launch_overhead_s;
-    L.t_gap = d.is_gpu() ? o.kernel_gap_s : 0.0;
-    // A GPU overlaps the next launch with this kernel's execution, so a kernel costs at least
-    // one launch interval, plus the serialized drain/ramp gap between dependent kernels; a CPU
-    // primitive's dispatch runs on the same cores, before its work.
-    L.time_s = d.is_gpu() ? std::max({L.t_compute, L.t_memory, L.t_launch}) + L.t_gap
-                          : L.t_launch + std::max(L.t_compute, L.t_memory);
 
     if (L.t_launch > std::max(L.t_compute, L.t_memory)) {
       L.bound = Bound::kLaunch;
@@ -316,21 +394,12 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
   return p;
 }
 
-MemoryEstimate estimate_memory(const Graph& g, const ModelAnalysis& m, const DeviceSpec& d) {
-  MemoryEstimate e;
+std::vector<int64_t> live_activation_bytes(const Graph& g, const ModelAnalysis& m) {
   const int64_t elem = dtype_bytes(m.dtype);
   auto bytes_of = [&](const Value& v) {
     if (!v.shape) return int64_t{0};
     return checked_numel(*v.shape).value_or(0) * (dtype_is_float(v.dtype) ? elem : dtype_bytes(v.dtype));
   };
-  std::set<ValueId> weights;
-  for (const auto& n : g.nodes)
-    for (ValueId in : n.inputs)
-      if (in != kNoValue && g.value(in).kind == ValueKind::kInitializer && dtype_is_float(g.value(in).dtype))
-        weights.insert(in);
-  for (ValueId w : weights) e.weights += bytes_of(g.value(w));
-  e.workspace = static_cast<int64_t>(d.workspace_bytes);
-
   // Layer index of every node; views and folded nodes take the index of their reader.
   std::map<NodeId, size_t> layer_of;
   for (size_t i = 0; i < m.layers.size(); ++i)
@@ -377,7 +446,24 @@ MemoryEstimate estimate_memory(const Graph& g, const ModelAnalysis& m, const Dev
     const int64_t b = bytes_of(val);
     for (size_t s = range.first; s <= range.second && s <= end; ++s) at_step[s] += b;
   }
-  for (int64_t b : at_step) e.activations = std::max(e.activations, b);
+  return at_step;
+}
+
+MemoryEstimate estimate_memory(const Graph& g, const ModelAnalysis& m, const DeviceSpec& d) {
+  MemoryEstimate e;
+  const int64_t elem = dtype_bytes(m.dtype);
+  auto bytes_of = [&](const Value& v) {
+    if (!v.shape) return int64_t{0};
+    return checked_numel(*v.shape).value_or(0) * (dtype_is_float(v.dtype) ? elem : dtype_bytes(v.dtype));
+  };
+  std::set<ValueId> weights;
+  for (const auto& n : g.nodes)
+    for (ValueId in : n.inputs)
+      if (in != kNoValue && g.value(in).kind == ValueKind::kInitializer && dtype_is_float(g.value(in).dtype))
+        weights.insert(in);
+  for (ValueId w : weights) e.weights += bytes_of(g.value(w));
+  e.workspace = static_cast<int64_t>(d.workspace_bytes);
+  for (int64_t b : live_activation_bytes(g, m)) e.activations = std::max(e.activations, b);
   return e;
 }
 

@@ -139,3 +139,119 @@ TEST(SssStudy, BadInputIsReported) {
 
 }  // namespace
 }  // namespace rooflens
+
+// The assembled path (networks from cached segments) against the full one (each network
+// built, analysed and predicted): the same numbers, bit for bit, on a GPU and a CPU, fp16
+// and fp32, at batch 1, 256 and the max batch.
+namespace rooflens {
+namespace {
+
+DeviceSpec device_named(const std::string& id) {
+  auto db = load_device_dir(kDevices);
+  EXPECT_TRUE(db.has_value());
+  auto d = resolve_device(id, *db);
+  EXPECT_TRUE(d.has_value());
+  return *d;
+}
+
+std::vector<int64_t> assembled_sample(bool max) {
+  // The 4 corners (all narrow, all wide, alternating both ways), then a spread.
+  std::vector<int64_t> idx = {0, kSssSpaceSize - 1, *sss_index(SssWidths{8, 64, 8, 64, 8}),
+                              *sss_index(SssWidths{64, 8, 64, 8, 64})};
+  const int64_t stride = max ? 331 : 157;  // ~100 / ~210 networks
+  for (int64_t i = 5; i < kSssSpaceSize; i += stride) idx.push_back(i);
+  return idx;
+}
+
+void expect_same_points(const std::vector<SssPoint>& full, const std::vector<SssPoint>& fast) {
+  ASSERT_EQ(full.size(), fast.size());
+  for (size_t i = 0; i < full.size(); ++i) {
+    const SssPoint &a = full[i], &b = fast[i];
+    SCOPED_TRACE(a.arch);
+    EXPECT_EQ(a.index, b.index);
+    EXPECT_EQ(a.arch, b.arch);
+    EXPECT_EQ(a.macs, b.macs);
+    EXPECT_EQ(a.flop_benchmark, b.flop_benchmark);
+    EXPECT_EQ(a.flops, b.flops);
+    EXPECT_EQ(a.params, b.params);
+    EXPECT_EQ(a.batch, b.batch);
+    // Bit for bit: the same doubles summed in the same order.
+    EXPECT_EQ(a.ai, b.ai);
+    EXPECT_EQ(a.throughput, b.throughput);
+    EXPECT_EQ(a.utilization, b.utilization);
+  }
+}
+
+TEST(SssStudy, AssembledMatchesFullOnGpuAndCpu) {
+  struct Case {
+    std::string device, dtype;
+    SssDataset dataset;
+  };
+  const std::vector<Case> cases = {{"v100", "fp16", SssDataset::kCifar10},
+                                   {"v100", "fp32", SssDataset::kImageNet16_120},
+                                   {"epyc-milan-2c", "fp32", SssDataset::kCifar100}};
+  for (const Case& c : cases) {
+    const DeviceSpec d = device_named(c.device);
+    PerfOptions o;
+    o.dtype = c.dtype;
+    for (SssBatch batch : {SssBatch::fixed(1), SssBatch::fixed(256), SssBatch::largest()}) {
+      SCOPED_TRACE(c.device + " " + c.dtype + " batch " + (batch.max ? std::string("max") : std::to_string(batch.size)));
+      const std::vector<int64_t> idx = assembled_sample(batch.max);
+      auto full = predict_sss_indices(idx, c.dataset, d, o, batch, 2, {}, SssMethod::kFull);
+      auto fast = predict_sss_indices(idx, c.dataset, d, o, batch, 2, {}, SssMethod::kAssembled);
+      ASSERT_TRUE(full.has_value()) << full.status().message();
+      ASSERT_TRUE(fast.has_value()) << fast.status().message();
+      expect_same_points(*full, *fast);
+    }
+  }
+}
+
+TEST(SssStudy, AssembledMatchesFullOnFp16OnACpuAndWithoutL2) {
+  // The CPU device has no fp16 peak: both paths refuse it the same way.
+  const DeviceSpec cpu = device_named("epyc-milan-2c");
+  PerfOptions o;
+  o.dtype = "fp16";
+  auto full = predict_sss_indices({0, 1}, SssDataset::kCifar10, cpu, o, SssBatch::fixed(256), 1, {}, SssMethod::kFull);
+  auto fast = predict_sss_indices({0, 1}, SssDataset::kCifar10, cpu, o, SssBatch::fixed(256), 1, {}, SssMethod::kAssembled);
+  ASSERT_FALSE(full.has_value());
+  ASSERT_FALSE(fast.has_value());
+  EXPECT_EQ(full.status().code(), fast.status().code());
+  EXPECT_EQ(full.status().message(), fast.status().message());
+
+  // A GPU with a small L2 and the measured peak off: reuse decided differently, same answers.
+  DeviceSpec small = device_named("v100");
+  small.l2_bytes = 256 * 1024;
+  PerfOptions po;
+  po.dtype = "fp16";
+  po.use_measured_peak = false;
+  const std::vector<int64_t> idx = {0, 7, 511, 4095, 20000, 32767};
+  for (SssBatch batch : {SssBatch::fixed(3), SssBatch::largest()}) {
+    auto a = predict_sss_indices(idx, SssDataset::kCifar10, small, po, batch, 1, {}, SssMethod::kFull);
+    auto b = predict_sss_indices(idx, SssDataset::kCifar10, small, po, batch, 1, {}, SssMethod::kAssembled);
+    ASSERT_TRUE(a.has_value() && b.has_value());
+    expect_same_points(*a, *b);
+  }
+}
+
+TEST(SssStudy, WholeSpaceIsAssembledInIndexOrder) {
+  const DeviceSpec d = v100();
+  int64_t last_done = 0;
+  auto pts = predict_sss_space(SssDataset::kCifar10, d, fp16(), SssBatch::fixed(256), 2,
+                               [&](int64_t done, int64_t total) {
+                                 EXPECT_EQ(total, kSssSpaceSize);
+                                 EXPECT_GT(done, last_done);
+                                 last_done = done;
+                               });
+  ASSERT_TRUE(pts.has_value()) << pts.status().message();
+  ASSERT_EQ(pts->size(), static_cast<size_t>(kSssSpaceSize));
+  EXPECT_EQ(last_done, kSssSpaceSize);
+  for (int64_t i = 0; i < kSssSpaceSize; i += 1001) EXPECT_EQ((*pts)[static_cast<size_t>(i)].index, i);
+  // Spot checks against the full path.
+  auto full = predict_sss_indices({0, 12345, 32767}, SssDataset::kCifar10, d, fp16(), SssBatch::fixed(256), 1, {},
+                                  SssMethod::kFull);
+  ASSERT_TRUE(full.has_value());
+  expect_same_points(*full, {(*pts)[0], (*pts)[12345], (*pts)[32767]});
+}
+
+}  // namespace
+}  // namespace rooflens

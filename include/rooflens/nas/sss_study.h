@@ -2,11 +2,12 @@
 // (nas/sss_space.h) on one device, and their throughput-utilization Pareto frontier: the
 // data behind the "Figure 3" scatter of a search space on a device.
 //
-// Each network is built as IR directly at the batch it is predicted at (building is as
-// cheap as rebatching a shared graph), shapes inferred, analysed (fused, engine mode) and
-// predicted with perf/model.h; for "max" the batch is the largest that fits the device
-// (perf/max_batch.h, memory is affine in the batch). Networks are independent, so the space
-// is spread over `jobs` threads; results come back in index order whatever `jobs` is.
+// The reference path builds each network as IR directly at the batch it is predicted at,
+// infers shapes, analyses it (fused, engine mode) and predicts it with perf/model.h; for "max"
+// the batch is the largest that fits the device (perf/max_batch.h, memory is affine in the
+// batch). Many networks at once are assembled from cached segments instead (SssMethod), with
+// the same results. Networks are independent, so they are spread over `jobs` threads; results
+// come back in index order whatever `jobs` is.
 #pragma once
 
 #include <cstdint>
@@ -54,9 +55,28 @@ Expected<SssPoint> predict_sss_network(const SssWidths& widths, SssDataset datas
 
 // The networks at `indices` (each 0..kSssSpaceSize-1, else invalid input naming it), in the
 // order given. jobs <= 0: one per hardware thread. The first error (lowest position) wins.
+// Method kAuto (below).
 Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& indices, SssDataset dataset,
                                                     const DeviceSpec& device, const PerfOptions& options,
                                                     SssBatch batch, int jobs, const SssProgress& progress = {});
+
+// How a set of networks is predicted. Both give the same numbers (bit for bit):
+// - kFull: each network built as IR, shape-inferred, analysed and predicted (predict_sss_network).
+// - kAssembled: a network is a chain of five segments (stem + L0 cell: c0; L1: c0->c1; L2:
+//   c1->c2; L3: c2->c3; L4 cell + head: c3->c4), and a segment's fused layers depend only on
+//   its two widths, linearly on the batch. The 8 + 4 x 64 segments are taken once from 64
+//   analysed networks (at batches 1, 2 and 3: affinity is checked), and every network is
+//   assembled from them and timed layer by layer with the same per-layer model
+//   (perf/layer_model.h), L2 reuse across segment boundaries and memory for the max batch
+//   included. An internal error if the segments are not what that assumes.
+// - kAuto: kAssembled for large sets (where taking the segments pays off), falling back to
+//   kFull if they cannot be taken; else kFull.
+enum class SssMethod { kAuto, kFull, kAssembled };
+
+Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& indices, SssDataset dataset,
+                                                    const DeviceSpec& device, const PerfOptions& options,
+                                                    SssBatch batch, int jobs, const SssProgress& progress,
+                                                    SssMethod method);
 
 // All 32768 networks, index order (points[i].index == i).
 Expected<std::vector<SssPoint>> predict_sss_space(SssDataset dataset, const DeviceSpec& device,
