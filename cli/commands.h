@@ -192,6 +192,7 @@ struct SssArgs {
   std::string onnx;
   std::string format;  // empty: table, or from -o's extension
   std::string output, report, accuracy;
+  std::string nats;  // NATS-Bench data directory: --accuracy nats:DIR plus the stored values
   int jobs = 0;
   std::string devices_dir;
   bool datasheet_peak = false;

@@ -20,6 +20,7 @@
 #include "common.h"
 #include "loading.h"
 #include "rooflens/analysis/study_inputs.h"
+#include "rooflens/nas/oracle.h"
 #include "rooflens/nas/sss_study.h"
 #include "rooflens/onnx/export.h"
 #include "rooflens/report/nas_report.h"
@@ -45,7 +46,11 @@ void add_sss(CLI::App& app, SssArgs& a) {
   cmd->add_option("-o,--output", a.output, "write the result here (atomically); with --all, every network, and the "
                                            "frontier summary goes to stdout");
   cmd->add_option("--report", a.report, "--all: write sss.svg, index.html and frontier.csv into this directory");
-  cmd->add_option("--accuracy", a.accuracy, "--all: CSV with columns arch,accuracy (percent) to colour the scatter");
+  cmd->add_option("--accuracy", a.accuracy, "accuracy source: csv:FILE or FILE (arch,accuracy[,train_seconds]) or "
+                                            "nats:DIR; colours Figure 3 (--all) or is shown for one network");
+  cmd->add_option("--nats", a.nats, "NATS-Bench SSS data directory (NATS-sss-v1_0-50262-simple/): same as "
+                                    "--accuracy nats:DIR; for one network also the benchmark's stored costs, "
+                                    "accuracies and training times");
   cmd->add_option("--jobs", a.jobs, "threads (default: one per core)");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
   cmd->add_flag("--datasheet-peak", a.datasheet_peak, "model compute roofs with datasheet peaks even where a measured peak exists");
@@ -100,41 +105,78 @@ report::Table points_table(const std::vector<SssPoint>& pts, const std::vector<s
   return t;
 }
 
-// arch -> accuracy (percent) from a CSV with a header naming `arch` and `accuracy` (or acc1).
-Expected<std::map<std::string, double>> read_accuracy(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status::invalid("--accuracy '" + path + "': cannot open the file");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  auto rows = parse_csv(ss.str(), path);
-  if (!rows) return rows.status();
-  if (rows->empty()) return Status::invalid("--accuracy '" + path + "': empty file");
-  const auto& h = rows->front();
-  int ca = -1, cv = -1;
-  for (size_t i = 0; i < h.size(); ++i) {
-    if (h[i] == "arch") ca = static_cast<int>(i);
-    if (h[i] == "accuracy" || h[i] == "acc1") cv = static_cast<int>(i);
+// The oracle behind --accuracy / --nats, or nullptr when neither is given.
+Expected<std::unique_ptr<nas::AccuracyOracle>> accuracy_oracle(const SssArgs& a) {
+  if (!a.accuracy.empty() && !a.nats.empty()) return Status::invalid("give --accuracy or --nats, not both");
+  std::string spec = !a.nats.empty() ? "nats:" + a.nats : a.accuracy;
+  if (spec.empty()) return std::unique_ptr<nas::AccuracyOracle>();
+  if (spec.rfind("nats:", 0) != 0 && spec.rfind("csv:", 0) != 0) spec = "csv:" + spec;
+  auto o = nas::make_oracle(spec);
+  if (!o) return o.status().with_context(!a.nats.empty() ? "--nats" : "--accuracy");
+  return o;
+}
+
+// Final accuracy per network (index order), NaN where the source has none. Errors other
+// than "not in the source" (a corrupt data file) are returned.
+Expected<std::vector<double>> final_accuracies(nas::AccuracyOracle& oracle, int64_t& known) {
+  std::vector<double> acc(static_cast<size_t>(kSssSpaceSize), std::nan(""));
+  known = 0;
+  for (int64_t i = 0; i < kSssSpaceSize; ++i) {
+    auto f = oracle.final_accuracy(i);
+    if (f) {
+      acc[static_cast<size_t>(i)] = *f;
+      ++known;
+    } else if (f.status().code() != StatusCode::kUnavailable) {
+      return f.status();
+    }
   }
-  if (ca < 0 || cv < 0) return Status::invalid("--accuracy '" + path + "': the header needs columns arch and accuracy");
-  std::map<std::string, double> out;
-  for (size_t r = 1; r < rows->size(); ++r) {
-    const auto& row = (*rows)[r];
-    if (row.size() == 1 && row[0].empty()) continue;
-    if (static_cast<int>(row.size()) <= std::max(ca, cv))
-      return Status::invalid(fmt::format("{}:{}: too few fields", path, r + 1));
-    auto w = sss_parse_arch(row[ca]);
-    if (!w) return w.status().with_context(fmt::format("{}:{}", path, r + 1));
-    char* end = nullptr;
-    const double v = std::strtod(row[cv].c_str(), &end);
-    if (row[cv].empty() || *end != '\0' || !std::isfinite(v))
-      return Status::invalid(fmt::format("{}:{}: accuracy '{}' is not a number", path, r + 1, row[cv]));
-    out[sss_arch_string(*w)] = v;
+  return acc;
+}
+
+// Rows for one network from the NATS-Bench files: the stored costs (against rooflens'),
+// the simulated train-and-evaluate of every recorded seed and the final accuracy.
+Expected<std::vector<std::vector<std::string>>> nats_rows(nas::NatsOracle& oracle, const SssPoint& p, SssDataset ds) {
+  auto net = oracle.network(p.index);
+  if (!net) return net.status();
+  std::vector<std::vector<std::string>> rows;
+  const std::string dname = sss_dataset_info(ds).name;
+  const nas::NatsResult* stored = nullptr;
+  for (const auto& hp : (*net)->hps)
+    for (const auto& r : hp.results)
+      if (!stored && (r.dataset == dname || (ds == SssDataset::kCifar10 && r.dataset == "cifar10-valid"))) stored = &r;
+  if (stored) {
+    rows.push_back({fmt::format("NATS-Bench stored flop/img (M, {})", stored->dataset),
+                    fmt::format("{:.6f} ({})", stored->flop,
+                                std::abs(stored->flop - p.flop_benchmark / 1e6) < 5e-6 ? "= rooflens" : "differs from rooflens")});
+    rows.push_back({"NATS-Bench stored params (M)",
+                    fmt::format("{:.6f} ({})", stored->params,
+                                std::abs(stored->params - p.params / 1e6) < 5e-6 ? "= rooflens" : "differs from rooflens")});
   }
-  return out;
+  if (ds == SssDataset::kCifar10) {
+    const nas::NatsHpResults* hp12 = (*net)->find("12");
+    if (hp12 && hp12->dataset_seeds.count("cifar10-valid")) {
+      std::string accs;
+      double cost = 0;
+      for (int seed : hp12->dataset_seeds.at("cifar10-valid")) {
+        const nas::NatsResult* r = hp12->find("cifar10-valid", seed);
+        if (!r) continue;
+        accs += fmt::format("{}{:.2f} (seed {})", accs.empty() ? "" : ", ", r->eval_acc1("x-valid", 11), seed);
+        cost = 0;
+        for (int e = 0; e < 12; ++e)
+          if (auto it = r->train_times.find(e); it != r->train_times.end()) cost += it->second;
+        cost += r->eval_time("x-valid", 11);
+      }
+      rows.push_back({"search accuracy (%: hp 12, cifar10-valid, x-valid@11)", accs});
+      rows.push_back({"simulated train + eval cost (s: 12 epochs + x-valid)", fmt::format("{:.2f}", cost)});
+    }
+    auto f = oracle.final_accuracy(p.index);
+    if (f) rows.push_back({"final accuracy (%: hp 90, cifar10, ori-test@89)", fmt::format("{:.2f}", *f)});
+  }
+  return rows;
 }
 
 int run_one(const SssArgs& a, const SssWidths& widths, SssDataset ds, const DeviceSpec& dev, const PerfOptions& po,
-            SssBatch batch) {
+            SssBatch batch, nas::AccuracyOracle* oracle) {
   Prediction detail;
   auto pt = predict_sss_network(widths, ds, dev, po, batch, &detail);
   if (!pt) return report_error(pt.status());
@@ -169,6 +211,17 @@ int run_one(const SssArgs& a, const SssWidths& widths, SssDataset ds, const Devi
               {"utilization (% of datasheet peak)", report::fmt_fixed(100 * pt->utilization, 2)}};
     if (detail.utilization_measured)
       t.rows.push_back({"utilization (% of measured peak)", report::fmt_fixed(100 * *detail.utilization_measured, 2)});
+    if (oracle != nullptr) {
+      if (auto* nats = dynamic_cast<nas::NatsOracle*>(oracle)) {
+        auto rows = nats_rows(*nats, *pt, ds);
+        if (!rows) return report_error(rows.status());
+        t.rows.insert(t.rows.end(), rows->begin(), rows->end());
+      } else {
+        auto f = oracle->final_accuracy(pt->index);
+        if (!f) return report_error(f.status());
+        t.rows.push_back({"accuracy (%, " + a.accuracy + ")", fmt::format("{:.2f}", *f)});
+      }
+    }
     out = fmt::format("NATS-SSS {} on {} ({}), {} (performance model)\n\n", pt->arch, dev.name, dev.id, a.dtype) +
           report::render_text(t);
   }
@@ -176,12 +229,14 @@ int run_one(const SssArgs& a, const SssWidths& widths, SssDataset ds, const Devi
   return w ? kExitOk : report_error(w);
 }
 
-int run_all(const SssArgs& a, SssDataset ds, const DeviceSpec& dev, const PerfOptions& po, SssBatch batch) {
-  std::map<std::string, double> acc;
-  if (!a.accuracy.empty()) {
-    auto r = read_accuracy(a.accuracy);
+int run_all(const SssArgs& a, SssDataset ds, const DeviceSpec& dev, const PerfOptions& po, SssBatch batch,
+            nas::AccuracyOracle* oracle) {
+  std::vector<double> acc_by_point;
+  int64_t known = 0;
+  if (oracle != nullptr) {
+    auto r = final_accuracies(*oracle, known);
     if (!r) return report_error(r.status());
-    acc = std::move(*r);
+    acc_by_point = std::move(*r);
   }
   const auto t0 = std::chrono::steady_clock::now();
   const bool tty = isatty(fileno(stderr)) != 0;  // progress only where it overwrites itself
@@ -220,17 +275,12 @@ int run_all(const SssArgs& a, SssDataset ds, const DeviceSpec& dev, const PerfOp
     std::error_code ec;
     std::filesystem::create_directories(a.report, ec);
     if (ec) return report_error(Status::invalid("--report '" + a.report + "': " + ec.message()));
-    // Figure 3 (report/nas_report.h), coloured by the --accuracy table where it names a network.
-    std::vector<double> acc_by_point;
-    if (!acc.empty()) {
-      acc_by_point.assign(pts->size(), std::nan(""));
-      for (size_t i = 0; i < pts->size(); ++i)
-        if (auto it = acc.find((*pts)[i].arch); it != acc.end()) acc_by_point[i] = it->second;
-    }
+    // Figure 3 (report/nas_report.h), coloured by the accuracy source where it knows a network.
     report::Figure3Options fig;
     fig.id = "sss-figure3";
     fig.title = fmt::format("NATS-SSS {} on {} ({}, {})", sss_dataset_info(ds).name, dev.name, a.dtype, batch_s);
     fig.source = "predicted by the rooflens performance model (not measured)";
+    if (oracle != nullptr) fig.accuracy_label = fmt::format("final accuracy ({} of {} networks known)", known, pts->size());
     const std::string svg = report::sss_figure3_svg(*pts, *front, acc_by_point, fig);
     const std::string html = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>rooflens sss</title></head><body>\n"
                              "<h1>NATS-Bench size space: throughput vs utilization</h1>\n<p>" +
@@ -273,14 +323,16 @@ int run_sss(const SssArgs& a) {
     widths = sss_widths(*i);
   }
   if (a.all && !a.onnx.empty()) return report_error(Status::invalid("--onnx writes one network; not with --all"));
-  if (!a.all && (!a.report.empty() || !a.accuracy.empty()))
-    return report_error(Status::invalid("--report and --accuracy go with --all"));
+  if (!a.all && !a.report.empty()) return report_error(Status::invalid("--report goes with --all"));
+  auto oracle = accuracy_oracle(a);
+  if (!oracle) return report_error(oracle.status());
   auto dev = device_with_peak(a.device, a.devices_dir, a.dtype);
   if (!dev) return report_error(dev.status());
   PerfOptions po;
   po.dtype = a.dtype;
   po.use_measured_peak = !a.datasheet_peak;
-  return a.all ? run_all(a, *ds, *dev, po, *batch) : run_one(a, widths, *ds, *dev, po, *batch);
+  return a.all ? run_all(a, *ds, *dev, po, *batch, oracle->get())
+               : run_one(a, widths, *ds, *dev, po, *batch, oracle->get());
 }
 
 }  // namespace rooflens::cli
