@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 ROOFLENS = $(BUILD)/rooflens
 
-.PHONY: all deps build demo test test-slow test-sanitize bench docs clean
+.PHONY: all deps build demo test test-slow test-sanitize fuzz bench docs clean
 
 all: build
 
@@ -45,6 +45,12 @@ test-sanitize: deps
 	cmake --build $(BUILD)-asan -j $(JOBS) --target rooflens
 	tests/malformed/run_corpus.sh $(BUILD)-asan/rooflens
 	tests/cli/study_bad_input.sh $(BUILD)-asan/rooflens
+
+# libFuzzer targets (fuzz/) over the NATS-Bench pickle/bzip2 reader and the ONNX importer +
+# analysis, built with clang under ASan + UBSan in build-fuzz, FUZZ_SECONDS (default 60) each.
+# Not part of `make test`.
+fuzz: deps
+	scripts/run-fuzz.sh $(FUZZ_SECONDS)
 
 test-slow: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L slow

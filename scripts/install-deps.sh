@@ -11,6 +11,7 @@ PKGS=(
   nlohmann-json3-dev libfmt-dev libcli11-dev
   libbz2-dev  # NATS-Bench data files (src/nas/nats_data.cpp)
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev  # `make fuzz` (scripts/run-fuzz.sh): libFuzzer, libclang_rt.fuzzer-x86_64.a
   python3-onnx
   chromium  # headless browser check of the study HTML report (tests/report); the test skips without it
 )

@@ -184,7 +184,7 @@ Expected<std::vector<AccuracyRow>> parse_accuracy_csv(const std::string& text, c
     a.line = line;
     a.model = trim(row[*model]);
     if (!seen.insert(a.model).second) return Status::invalid(where + ": model '" + a.model + "' is listed twice");
-    auto check = [&](size_t col, const char* what) -> Expected<double> {
+    auto check = [&, &row = row](size_t col, const char* what) -> Expected<double> {
       auto v = number(row[col], where + " " + what);
       if (!v) return v.status();
       if (*v < 0 || *v > 100) return Status::invalid(fmt::format("{} {}: {} is outside 0..100 (percent)", where, what, *v));

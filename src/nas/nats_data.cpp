@@ -95,9 +95,13 @@ Expected<std::string> bz2_compress(std::string_view bytes) {
 Expected<pickle::ValuePtr> load_pickle_bz2(const std::string& path) {
   auto compressed = read_file(path);
   if (!compressed) return compressed.status();
-  auto raw = bz2_decompress(*compressed, path);
+  return load_pickle_bz2_bytes(*compressed, path);
+}
+
+Expected<pickle::ValuePtr> load_pickle_bz2_bytes(std::string_view compressed, const std::string& source) {
+  auto raw = bz2_decompress(compressed, source);
   if (!raw) return raw.status();
-  return pickle::load(*raw, path);
+  return pickle::load(*raw, source);
 }
 
 namespace {
@@ -271,7 +275,17 @@ const NatsHpResults* NatsNetwork::find(std::string_view hp) const {
 Expected<std::vector<std::string>> read_nats_meta(const std::string& path) {
   auto root = load_pickle_bz2(path);
   if (!root) return root.status();
-  Fields f(**root, path);
+  return nats_meta_from_pickle(**root, path);
+}
+
+Expected<std::vector<std::string>> read_nats_meta_bytes(std::string_view compressed, const std::string& source) {
+  auto root = load_pickle_bz2_bytes(compressed, source);
+  if (!root) return root.status();
+  return nats_meta_from_pickle(**root, source);
+}
+
+Expected<std::vector<std::string>> nats_meta_from_pickle(const pickle::Value& root, const std::string& source) {
+  Fields f(root, source);
   ROOFLENS_RETURN_IF_ERROR(f.is_dict());
   auto archs = f.get("meta_archs", Kind::kList);
   if (!archs) return archs.status();
@@ -281,8 +295,8 @@ Expected<std::vector<std::string>> read_nats_meta(const std::string& path) {
     if (a->kind != Kind::kStr) return f.bad(*a, fmt::format("'meta_archs' holds a {}", pickle::kind_name(a->kind)));
     out.push_back(a->text);
   }
-  if (const Value* total = (*root)->get("total_archs"); total && total->kind == Kind::kInt &&
-                                                        total->integer != static_cast<int64_t>(out.size()))
+  if (const Value* total = root.get("total_archs"); total && total->kind == Kind::kInt &&
+                                                    total->integer != static_cast<int64_t>(out.size()))
     return f.bad(*total, fmt::format("'total_archs' is {} but 'meta_archs' lists {}", total->integer, out.size()));
   return out;
 }
@@ -290,16 +304,26 @@ Expected<std::vector<std::string>> read_nats_meta(const std::string& path) {
 Expected<NatsNetwork> read_nats_network(const std::string& path) {
   auto root = load_pickle_bz2(path);
   if (!root) return root.status();
-  Fields f(**root, path);
+  return nats_network_from_pickle(**root, path);
+}
+
+Expected<NatsNetwork> read_nats_network_bytes(std::string_view compressed, const std::string& source) {
+  auto root = load_pickle_bz2_bytes(compressed, source);
+  if (!root) return root.status();
+  return nats_network_from_pickle(**root, source);
+}
+
+Expected<NatsNetwork> nats_network_from_pickle(const pickle::Value& root, const std::string& source) {
+  Fields f(root, source);
   ROOFLENS_RETURN_IF_ERROR(f.is_dict());
   NatsNetwork net;
-  for (const auto& [k, v] : (*root)->entries) {
+  for (const auto& [k, v] : root.entries) {
     if (k->kind != Kind::kStr) return f.bad(*k, fmt::format("has key {}, not an hp string", pickle::repr(*k)));
-    auto hp = parse_hp(k->text, *v, path);
+    auto hp = parse_hp(k->text, *v, source);
     if (!hp) return hp.status();
     net.hps.push_back(std::move(*hp));
   }
-  if (net.hps.empty()) return f.bad(**root, "holds no hp results");
+  if (net.hps.empty()) return f.bad(root, "holds no hp results");
   return net;
 }
 

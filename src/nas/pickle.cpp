@@ -130,12 +130,16 @@ const Value* Value::get(const Value& key) const {
 
 namespace {
 
-bool canonical_key_at(const Value& v, std::string* out, int depth) {
-  if (depth > 32) return false;
+// Appends v's canonical form to *out. False when v is unhashable, nested deeper than
+// kMaxKeyDepth, or its form would exceed kMaxKeyBytes: the size is checked as the form grows,
+// so a tuple DAG (DUP + TUPLE2, n times) whose form would be 2^n long costs at most
+// kMaxKeyBytes of work instead of exhausting time and memory (found by fuzz/fuzz_pickle).
+bool canonical_key_at(const Value& v, std::string* out, size_t depth) {
+  if (depth > kMaxKeyDepth || out->size() > kMaxKeyBytes) return false;
   switch (v.kind) {
-    case Kind::kNone: out->append("N"); return true;
-    case Kind::kBool: out->append(v.boolean ? "i1" : "i0"); return true;
-    case Kind::kInt: out->append("i").append(std::to_string(v.integer)); return true;
+    case Kind::kNone: out->append("N"); break;
+    case Kind::kBool: out->append(v.boolean ? "i1" : "i0"); break;
+    case Kind::kInt: out->append("i").append(std::to_string(v.integer)); break;
     case Kind::kFloat: {
       // A float equal to an int is the same key as that int (Python: 1.0 == 1).
       if (v.real == v.real && v.real >= -9.2e18 && v.real <= 9.2e18 &&
@@ -144,23 +148,31 @@ bool canonical_key_at(const Value& v, std::string* out, int depth) {
       } else {
         out->append(fmt::format("f{:a}", v.real));
       }
-      return true;
+      break;
     }
-    case Kind::kStr: out->append("s").append(v.text); return true;
-    case Kind::kBytes: out->append("b").append(v.text); return true;
+    case Kind::kStr:
+    case Kind::kBytes:
+      if (v.text.size() >= kMaxKeyBytes - out->size()) return false;
+      out->append(v.kind == Kind::kStr ? "s" : "b").append(v.text);
+      break;
     case Kind::kTuple: {
       out->append(fmt::format("t{}(", v.items.size()));
       for (const ValuePtr& item : v.items) {
-        // Length-prefix each element so ("a,b",) and ("a","b") differ.
-        std::string sub;
-        if (!canonical_key_at(*item, &sub, depth + 1)) return false;
-        out->append(fmt::format("{}:", sub.size())).append(sub);
+        // Length-prefix each element (8 bytes, little-endian, filled in once the element is
+        // written) so ("a,b",) and ("a","b") differ.
+        if (out->size() + 8 > kMaxKeyBytes) return false;
+        const size_t at = out->size();
+        out->append(8, '\0');
+        if (!canonical_key_at(*item, out, depth + 1)) return false;
+        const uint64_t len = out->size() - at - 8;
+        for (size_t b = 0; b < 8; ++b) (*out)[at + b] = static_cast<char>((len >> (8 * b)) & 0xff);
       }
       out->append(")");
-      return true;
+      break;
     }
     default: return false;
   }
+  return out->size() <= kMaxKeyBytes;
 }
 
 void repr_at(const Value& v, int depth, std::string* out) {
@@ -344,7 +356,8 @@ Status Unpickler::set_items(Value& dict, std::vector<ValuePtr>& kv, size_t first
   for (size_t i = first; i + 1 < kv.size(); i += 2) {
     std::string key;
     if (!canonical_key(*kv[i], &key))
-      return fail(op_at_, fmt::format("unhashable dict key of type {}", kind_name(kv[i]->kind)));
+      return fail(op_at_, fmt::format("dict key {} is unhashable, nested deeper than {} or longer than {} bytes",
+                                      repr(*kv[i], 2), kMaxKeyDepth, kMaxKeyBytes));
     auto [it, inserted] = dict.index.emplace(std::move(key), dict.entries.size());
     if (inserted) {
       if (dict.entries.size() >= limits_.max_container) return fail(op_at_, "dict exceeds its size limit");
@@ -364,7 +377,9 @@ Status Unpickler::add_to(Value& target, std::vector<ValuePtr> items) {
   for (ValuePtr& v : items) {
     if (target.kind == Kind::kSet) {
       std::string k;
-      if (!canonical_key(*v, &k)) return fail(op_at_, fmt::format("unhashable set item of type {}", kind_name(v->kind)));
+      if (!canonical_key(*v, &k))
+        return fail(op_at_, fmt::format("set item {} is unhashable, nested deeper than {} or longer than {} bytes",
+                                        repr(*v, 2), kMaxKeyDepth, kMaxKeyBytes));
       auto [it, inserted] = target.index.emplace(std::move(k), target.items.size());
       if (!inserted) continue;
     }

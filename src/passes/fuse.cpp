@@ -18,6 +18,7 @@ namespace {
 constexpr size_t kMaxEpilogue = 12;
 
 bool is_pointwise(OpKind k) {
+  if (k == OpKind::kUnknown) return false;  // not in the op table (found by fuzz/fuzz_onnx)
   const OpCategory c = op_info(k).category;
   return c == OpCategory::kActivation || c == OpCategory::kElementwise;
 }

@@ -263,5 +263,78 @@ TEST(NatsData, DamagedPicklesNeverCrash) {
   EXPECT_GT(rejected, 30);
 }
 
+// Found by fuzz/fuzz_pickle (issue 8): DUP + TUPLE2 repeated n times makes a tuple DAG of
+// 2n+4 bytes whose canonical key form is 2^n long; used as a dict key or set item it took time
+// and memory exponential in n (26 levels: over 10 s). Now the key's size is capped as it is
+// built and the load is an invalid-input Status naming the offset.
+TEST(Pickle, KeyFromATupleDagIsRefusedQuickly) {
+  using namespace std::string_literals;
+  std::string levels;
+  for (int i = 0; i < 60; ++i) levels += "2\x86"s;  // DUP, TUPLE2
+  // {t: None} where t = ((...((),())...),(...)) 60 levels deep: SETITEM at offset 2+1+1+120+1.
+  auto d = pickle::load("\x80\x04})"s + levels + "Ns."s, "dag");
+  ASSERT_FALSE(d.has_value());
+  EXPECT_EQ(d.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(d.status().message().find("dag: pickle offset 125: dict key ((("), std::string::npos) << d.status().message();
+  EXPECT_NE(d.status().message().find("is unhashable, nested deeper than 32 or longer than 1024 bytes"),
+            std::string::npos) << d.status().message();
+  // The same as a set item (EMPTY_SET, MARK, t, ADDITEMS).
+  auto s = pickle::load("\x80\x04\x8f()"s + levels + "\x90."s, "dagset");
+  ASSERT_FALSE(s.has_value());
+  EXPECT_NE(s.status().message().find("dagset: pickle offset 125: set item ((("), std::string::npos)
+      << s.status().message();
+  // 4 levels (16 leaves) is a short key: accepted, and the same key (memo 0) set again
+  // replaces the value.
+  auto ok = pickle::load("\x80\x04})"s + "2\x86" "2\x86" "2\x86" "2\x86"s + "\x94Ns"s + "h\x00K\x07s."s, "ok");
+  ASSERT_TRUE(ok.has_value()) << ok.status().message();
+  ASSERT_EQ((*ok)->entries.size(), 1u);
+  const pickle::Value* seven = (*ok)->get(*(*ok)->entries[0].first);
+  ASSERT_NE(seven, nullptr);
+  EXPECT_EQ(seven->integer, 7);
+  // Long str keys: up to the cap they are keys like any other; beyond it, refused.
+  auto str_key = [](size_t n) {
+    std::string p = "\x80\x04}X"s;
+    for (int b = 0; b < 4; ++b) p += static_cast<char>((n >> (8 * b)) & 0xff);
+    return p + std::string(n, 'k') + "Ns."s;
+  };
+  auto short_key = pickle::load(str_key(1000), "key1000");
+  ASSERT_TRUE(short_key.has_value()) << short_key.status().message();
+  EXPECT_NE((*short_key)->get(std::string(1000, 'k')), nullptr);
+  auto long_key = pickle::load(str_key(5000), "key5000");
+  ASSERT_FALSE(long_key.has_value());
+  EXPECT_NE(long_key.status().message().find("longer than 1024 bytes"), std::string::npos)
+      << long_key.status().message();
+}
+
+// The in-memory readers (used by fuzz/fuzz_nats) give what the file readers give, messages
+// included, with `source` where the path would be.
+TEST(NatsData, BytesReadersMatchTheFileReaders) {
+  auto text = nas::read_nats_network_bytes(bz2("<html>not a pickle</html>\n"), "mem.pbz2");
+  ASSERT_FALSE(text.has_value());
+  EXPECT_EQ(text.status().message(), "mem.pbz2: pickle offset 0: unknown opcode 0x3c");
+  auto plain = nas::read_nats_meta_bytes("not compressed", "mem.pbz2");
+  ASSERT_FALSE(plain.has_value());
+  EXPECT_EQ(plain.status().message(), "mem.pbz2: bzip2: not a bzip2 stream (bad magic) (compressed byte 0)");
+  SKIP_WITHOUT_DATA();
+  const std::string meta_path = kDir + "/meta.pickle.pbz2";
+  auto meta_file = nas::read_nats_meta(meta_path);
+  auto meta_mem = nas::read_nats_meta_bytes(slurp(meta_path), meta_path);
+  ASSERT_TRUE(meta_file.has_value() && meta_mem.has_value());
+  EXPECT_EQ(*meta_file, *meta_mem);
+  const std::string net_path = nas::nats_network_path(kDir, 284);
+  auto net_file = nas::read_nats_network(net_path);
+  auto net_mem = nas::read_nats_network_bytes(slurp(net_path), net_path);
+  ASSERT_TRUE(net_file.has_value() && net_mem.has_value());
+  ASSERT_EQ(net_file->hps.size(), net_mem->hps.size());
+  for (size_t i = 0; i < net_file->hps.size(); ++i) {
+    EXPECT_EQ(net_file->hps[i].arch_str, net_mem->hps[i].arch_str);
+    EXPECT_EQ(net_file->hps[i].results.size(), net_mem->hps[i].results.size());
+  }
+  auto meta_as_net_file = nas::read_nats_network(meta_path);
+  auto meta_as_net_mem = nas::read_nats_network_bytes(slurp(meta_path), meta_path);
+  ASSERT_FALSE(meta_as_net_file.has_value() || meta_as_net_mem.has_value());
+  EXPECT_EQ(meta_as_net_file.status().message(), meta_as_net_mem.status().message());
+}
+
 }  // namespace
 }  // namespace rooflens

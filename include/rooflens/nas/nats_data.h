@@ -29,6 +29,9 @@ Expected<std::string> bz2_compress(std::string_view bytes);
 
 // Reads a file, bunzips it and unpickles it; messages start with the path.
 Expected<pickle::ValuePtr> load_pickle_bz2(const std::string& path);
+// The same over a whole file's bytes already in memory; `source` stands where the path
+// would in messages (the file version reads the file and calls this).
+Expected<pickle::ValuePtr> load_pickle_bz2_bytes(std::string_view compressed, const std::string& source);
 
 // One training run: dataset at one seed, for one hp ("01", "12", "90" epochs).
 struct NatsResult {
@@ -71,6 +74,14 @@ Expected<std::vector<std::string>> read_nats_meta(const std::string& path);
 // NNNNNN.pickle.pbz2 -> every hp's results. Structural problems (a missing key, a wrong
 // type) name the path, the hp and key, and the pickle offset of the value at fault.
 Expected<NatsNetwork> read_nats_network(const std::string& path);
+
+// The two readers over a file's bytes in memory (`source` stands for the path in messages),
+// and their last step alone: the typed walk of an already unpickled tree. The file versions
+// are exactly read + bunzip + unpickle + walk; the fuzz targets (fuzz/) call these.
+Expected<std::vector<std::string>> read_nats_meta_bytes(std::string_view compressed, const std::string& source);
+Expected<NatsNetwork> read_nats_network_bytes(std::string_view compressed, const std::string& source);
+Expected<std::vector<std::string>> nats_meta_from_pickle(const pickle::Value& root, const std::string& source);
+Expected<NatsNetwork> nats_network_from_pickle(const pickle::Value& root, const std::string& source);
 
 // Path of network `index` inside a simple-format directory: "<dir>/000284.pickle.pbz2".
 std::string nats_network_path(const std::string& dir, int index);

@@ -70,8 +70,15 @@ struct Value {
 // Short Python-like rendering for messages: 'abc', 12, ('cifar10', 777), [...] beyond depth.
 std::string repr(const Value& v, int max_depth = 3);
 
+// Most a dict key or set item may hold: container nesting, and bytes of its canonical form
+// (plain-data keys are short, such as ('cifar10', 777); the cap keeps a key built from a
+// shared tuple DAG, whose form doubles with each level, from exhausting time and memory).
+constexpr size_t kMaxKeyDepth = 32;
+constexpr size_t kMaxKeyBytes = 1024;
+
 // The canonical form of a hashable value used as a dict key (Python equality: True == 1 ==
-// 1.0). Returns false for unhashable values (list, dict, set) or keys nested too deeply.
+// 1.0). Returns false for unhashable values (list, dict, set) and for keys over the limits
+// above.
 bool canonical_key(const Value& v, std::string* out);
 
 struct Limits {
