@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <thread>
@@ -35,7 +36,8 @@ void add_nas(CLI::App& app, NasArgs& a) {
   cmd->add_option("--oracle", a.oracle, "accuracy source: nats:DIR (NATS-sss-v1_0-50262-simple/) or csv:FILE "
                                         "(arch,accuracy[,train_seconds])")
       ->required();
-  cmd->add_option("--strategy", a.strategies, "random, rea, reinforce, filter; several separated by commas")
+  cmd->add_option("--strategy", a.strategies, "random, rea, reinforce, filter; several separated by commas; "
+                                              "NAME:N runs N seeds of that one (e.g. filter:1,reinforce:9)")
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--budget", a.budget, "simulated seconds per run (checked before each sample)")->capture_default_str();
@@ -77,13 +79,25 @@ Expected<std::vector<Task>> make_tasks(const NasArgs& a) {
   if (a.seeds < 1 || a.seeds > 10000) return Status::invalid(fmt::format("--seeds {}: expected 1..10000", a.seeds));
   std::vector<Task> tasks;
   std::vector<StrategyKind> seen;
-  for (const std::string& s : a.strategies) {
+  for (const std::string& item : a.strategies) {
+    // NAME or NAME:SEEDS (runs of this strategy; --seeds otherwise).
+    const size_t colon = item.find(':');
+    const std::string s = item.substr(0, colon);
+    int seeds = a.seeds;
+    if (colon != std::string::npos) {
+      const std::string n = item.substr(colon + 1);
+      char* end = nullptr;
+      const long v = std::strtol(n.c_str(), &end, 10);
+      if (n.empty() || *end != '\0' || v < 1 || v > 10000)
+        return Status::invalid(fmt::format("--strategy '{}': seeds '{}' after ':' must be an integer 1..10000", item, n));
+      seeds = static_cast<int>(v);
+    }
     auto k = strategy_kind_from_name(s);
     if (!k) return k.status().with_context("--strategy");
     if (std::find(seen.begin(), seen.end(), *k) != seen.end())
       return Status::invalid(fmt::format("--strategy: '{}' given twice", s));
     seen.push_back(*k);
-    for (int i = 0; i < a.seeds; ++i) {
+    for (int i = 0; i < seeds; ++i) {
       const uint64_t seed = a.seed_base + static_cast<uint64_t>(i);
       tasks.push_back({*k, seed, (std::filesystem::path(a.out) / fmt::format("{}-seed{}.jsonl", s, seed)).string()});
     }

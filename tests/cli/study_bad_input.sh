@@ -72,6 +72,7 @@ check nas_missing_table "nope.csv" -- nas --oracle csv:nope.csv -o out
 check nas_seeds_0 "--seeds 0" -- nas --oracle csv:one_net.csv --seeds 0 -o out
 check nas_negative_budget "budget -5" -- nas --oracle csv:one_net.csv --budget -5 -o out
 check nas_twice "given twice" -- nas --oracle csv:one_net.csv --strategy rea,rea -o out
+check nas_strategy_seeds "must be an integer 1..10000" -- nas --oracle csv:one_net.csv --strategy rea:0 -o out
 check nas_space "only sss" -- nas --space nb201 --oracle csv:one_net.csv -o out
 check nas_train_oracle "separate issue" -- nas --oracle train:fashion-mnist -o out
 check nas_net_not_in_table "no row for network" -- nas --oracle csv:one_net.csv --strategy random --budget 100 -o out
