@@ -29,37 +29,37 @@ std::optional<ValueId> Graph::find_value(const std::string& name) const {
 }
 
 Expected<std::vector<NodeId>> Graph::topo_order() const {
-  // Kahn's algorithm, stable with respect to file order.
+  // Kahn's algorithm, stable with respect to file order: of the ready nodes, the one
+  // earliest in the file comes next (a min-heap on node ids).
   std::vector<int> pending(nodes.size(), 0);
   for (size_t i = 0; i < nodes.size(); ++i)
     for (ValueId in : nodes[i].inputs)
       if (in != kNoValue && value(in).producer >= 0) ++pending[i];
   std::vector<NodeId> order;
   order.reserve(nodes.size());
-  std::vector<NodeId> ready;
+  std::vector<NodeId> ready;  // heap, smallest id on top
   for (size_t i = 0; i < nodes.size(); ++i)
-    if (pending[i] == 0) ready.push_back(static_cast<NodeId>(i));
-  std::reverse(ready.begin(), ready.end());
+    if (pending[i] == 0) ready.push_back(static_cast<NodeId>(i));  // ascending: already a min-heap
+  std::vector<NodeId> cons;  // scratch, reused
   while (!ready.empty()) {
-    NodeId n = ready.back();
+    std::pop_heap(ready.begin(), ready.end(), std::greater<>());
+    const NodeId n = ready.back();
     ready.pop_back();
     order.push_back(n);
-    std::vector<NodeId> next;
     for (ValueId out : node(n).outputs) {
       if (out == kNoValue) continue;
-      std::vector<NodeId> cons = value(out).consumers;
+      cons.assign(value(out).consumers.begin(), value(out).consumers.end());
       std::sort(cons.begin(), cons.end());
       cons.erase(std::unique(cons.begin(), cons.end()), cons.end());
       for (NodeId c : cons) {
         // A node reading the same value twice was counted once per use above.
         for (ValueId in : node(c).inputs)
-          if (in == out && --pending[static_cast<size_t>(c)] == 0) next.push_back(c);
+          if (in == out && --pending[static_cast<size_t>(c)] == 0) {
+            ready.push_back(c);
+            std::push_heap(ready.begin(), ready.end(), std::greater<>());
+          }
       }
     }
-    std::sort(next.begin(), next.end(), std::greater<>());
-    next.erase(std::unique(next.begin(), next.end()), next.end());
-    for (NodeId c : next) ready.push_back(c);
-    std::sort(ready.begin(), ready.end(), std::greater<>());
   }
   if (order.size() != nodes.size()) {
     for (size_t i = 0; i < nodes.size(); ++i)

@@ -30,13 +30,14 @@ std::string node_label(const onnx::NodeProto& n, int index) {
   return n.op_type() + " node '" + (n.name().empty() ? "#" + std::to_string(index) : n.name()) + "'";
 }
 
-Expected<Shape> read_dims(const google::protobuf::RepeatedField<int64_t>& dims,
-                          const std::string& what) {
+// `what` (a callable returning the tensor's label) is called only to build an error.
+template <typename What>
+Expected<Shape> read_dims(const google::protobuf::RepeatedField<int64_t>& dims, const What& what) {
   Shape s(dims.begin(), dims.end());
   for (int64_t d : s)
-    if (d < 0) return Status::invalid(what + ": negative dimension in dims " + shape_str(s));
+    if (d < 0) return Status::invalid(what() + ": negative dimension in dims " + shape_str(s));
   if (!checked_numel(s))
-    return Status::invalid(what + ": element count of dims " + shape_str(s) + " overflows 64 bits");
+    return Status::invalid(what() + ": element count of dims " + shape_str(s) + " overflows 64 bits");
   return s;
 }
 
@@ -48,16 +49,17 @@ T read_le(const std::string& raw, size_t i) {
 }
 
 // Decodes tensor contents into ints or reals (small tensors only). `raw` may come from
-// the tensor itself or from an external file.
+// the tensor itself or from an external file. `what()` labels the tensor in errors.
+template <typename What>
 Status decode_contents(const onnx::TensorProto& t, DType dt, int64_t numel, const std::string& raw,
-                       bool raw_present, const std::string& what, std::vector<int64_t>* ints,
+                       bool raw_present, const What& what, std::vector<int64_t>* ints,
                        std::vector<double>* reals, bool* has_data) {
   *has_data = false;
   const auto n = static_cast<size_t>(numel);
   if (raw_present) {
     const auto expect = static_cast<uint64_t>(numel) * static_cast<uint64_t>(dtype_bytes(dt));
     if (raw.size() != expect)
-      return Status::invalid(what + ": raw_data has " + std::to_string(raw.size()) +
+      return Status::invalid(what() + ": raw_data has " + std::to_string(raw.size()) +
                              " bytes, dims " + shape_str(Shape(t.dims().begin(), t.dims().end())) +
                              " of " + std::string(dtype_name(dt)) + " need " + std::to_string(expect));
     *has_data = true;
@@ -80,7 +82,7 @@ Status decode_contents(const onnx::TensorProto& t, DType dt, int64_t numel, cons
   auto check = [&](int have) -> Status {
     if (have == 0) return Status::ok();
     if (static_cast<int64_t>(have) != numel)
-      return Status::invalid(what + ": has " + std::to_string(have) + " values, dims need " +
+      return Status::invalid(what() + ": has " + std::to_string(have) + " values, dims need " +
                              std::to_string(numel));
     *has_data = true;
     return Status::ok();
@@ -120,13 +122,14 @@ struct DecodedTensor {
 
 // Reads an external-data tensor's bytes if its file exists; missing files are fine
 // (weights stripped on purpose), malformed references are not.
-// Sizes of external data files by path (-1: missing), looked up once per model.
-using FileSizes = std::map<std::string, int64_t>;
+// Sizes of external data files by location (-1: missing), looked up once per model.
+using FileSizes = std::map<std::string, int64_t, std::less<>>;
 
+template <typename What>
 Status read_external(const onnx::TensorProto& t, const std::string& model_dir,
-                     const std::string& what, std::string* raw, bool* present, FileSizes* sizes) {
+                     const What& what, std::string* raw, bool* present, FileSizes* sizes) {
   *present = false;
-  std::string location;
+  std::string_view location;  // points into `t`, which outlives this call
   int64_t offset = 0, length = -1;
   for (const auto& kv : t.external_data()) {
     if (kv.key() == "location") location = kv.value();
@@ -135,33 +138,33 @@ Status read_external(const onnx::TensorProto& t, const std::string& model_dir,
       const std::string& txt = kv.value();
       auto [end, ec] = std::from_chars(txt.data(), txt.data() + txt.size(), v);
       if (ec != std::errc() || end != txt.data() + txt.size() || v < 0)
-        return Status::invalid(what + ": external_data " + kv.key() + " '" + kv.value() +
+        return Status::invalid(what() + ": external_data " + kv.key() + " '" + kv.value() +
                                "' is not a non-negative integer");
       (kv.key() == "offset" ? offset : length) = v;
     }
   }
-  if (location.empty()) return Status::invalid(what + ": external data has no location");
+  if (location.empty()) return Status::invalid(what() + ": external data has no location");
   if (model_dir.empty()) return Status::ok();
   auto known = sizes->find(location);
-  const std::filesystem::path p = std::filesystem::path(model_dir) / location;
   if (known == sizes->end()) {
+    const std::filesystem::path p = std::filesystem::path(model_dir) / location;
     std::error_code ec;
     int64_t size = -1;
     if (std::filesystem::is_regular_file(p, ec)) {
       auto fs = std::filesystem::file_size(p, ec);
       if (!ec) size = static_cast<int64_t>(fs);
     }
-    known = sizes->emplace(location, size).first;
+    known = sizes->emplace(std::string(location), size).first;
   }
   if (known->second < 0) return Status::ok();  // stripped weights
   const auto fsize = static_cast<uint64_t>(known->second);
   if (length < 0) length = static_cast<int64_t>(fsize) - offset;
   if (length < 0 || offset > static_cast<int64_t>(fsize) || length > static_cast<int64_t>(fsize) - offset)
-    return Status::invalid(what + ": external data [" + std::to_string(offset) + ", +" +
-                           std::to_string(length) + ") lies outside '" + location + "' (" +
+    return Status::invalid(what() + ": external data [" + std::to_string(offset) + ", +" +
+                           std::to_string(length) + ") lies outside '" + std::string(location) + "' (" +
                            std::to_string(fsize) + " bytes)");
   if (length > kKeepElements * 8) return Status::ok();  // big weights: not needed for analysis
-  std::ifstream f(p, std::ios::binary);
+  std::ifstream f(std::filesystem::path(model_dir) / location, std::ios::binary);
   f.seekg(offset);
   raw->resize(static_cast<size_t>(length));
   f.read(raw->data(), length);
@@ -169,16 +172,18 @@ Status read_external(const onnx::TensorProto& t, const std::string& model_dir,
   return Status::ok();
 }
 
+// `what()` labels the tensor in errors; it is called only when one is reported.
+template <typename What>
 Expected<DecodedTensor> decode_tensor(const onnx::TensorProto& t, const std::string& model_dir,
-                                      const std::string& what, FileSizes* sizes) {
+                                      const What& what, FileSizes* sizes) {
   DecodedTensor d;
   d.dtype = dtype_from_onnx_code(t.data_type());
   if (d.dtype == DType::kUnknown)
-    return Status::unsupported(what + ": data_type " + std::to_string(t.data_type()) +
+    return Status::unsupported(what() + ": data_type " + std::to_string(t.data_type()) +
                                " is not supported");
   auto shape = read_dims(t.dims(), what);
   if (!shape) return shape.status();
-  d.shape = *shape;
+  d.shape = std::move(*shape);
   const int64_t numel = *checked_numel(d.shape);
   std::string external_raw;
   bool raw_present = t.has_raw_data();
@@ -208,9 +213,9 @@ Expected<AttrValue> convert_attr(const onnx::AttributeProto& a, const Label& lab
     case onnx::AttributeProto::STRINGS:
       return AttrValue(std::vector<std::string>(a.strings().begin(), a.strings().end()));
     case onnx::AttributeProto::TENSOR: {
-      auto d = decode_tensor(a.t(), model_dir, label() + " attribute '" + a.name() + "'", sizes);
+      auto d = decode_tensor(a.t(), model_dir, [&] { return label() + " attribute '" + a.name() + "'"; }, sizes);
       if (!d) return d.status();
-      TensorConst tc{d->dtype, d->shape, d->ints, d->reals};
+      TensorConst tc{d->dtype, std::move(d->shape), std::move(d->ints), std::move(d->reals)};
       return AttrValue(std::move(tc));
     }
     default:
@@ -309,23 +314,23 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
   std::unordered_set<std::string> init_names;
   for (int i = 0; i < gp.initializer_size(); ++i) {
     const auto& t = gp.initializer(i);
-    const std::string what = "initializer '" + t.name() + "'";
+    auto what = [&t] { return "initializer '" + t.name() + "'"; };  // built only for errors
     if (t.name().empty()) return Status::invalid("initializer #" + std::to_string(i) + " has no name");
-    if (!init_names.insert(t.name()).second) return Status::invalid(what + ": defined twice");
+    if (!init_names.insert(t.name()).second) return Status::invalid(what() + ": defined twice");
     auto d = decode_tensor(t, model_dir, what, &file_sizes);
     if (!d) return d.status();
     Value v;
     v.name = t.name();
     v.kind = ValueKind::kInitializer;
     v.dtype = d->dtype;
-    v.shape = d->shape;
     v.has_data = d->has_data;
     v.is_stored = true;
-    if (d->has_data && dtype_is_integer(d->dtype) && !d->ints.empty()) v.ints = d->ints;
+    if (d->has_data && dtype_is_integer(d->dtype) && !d->ints.empty()) v.ints = std::move(d->ints);
     if (d->has_data && dtype_is_integer(d->dtype) && d->shape.empty() == false && d->ints.empty() &&
         checked_numel(d->shape) == 0)
       v.ints = std::vector<int64_t>{};
-    if (d->has_data && dtype_is_float(d->dtype) && !d->reals.empty()) v.reals = d->reals;
+    if (d->has_data && dtype_is_float(d->dtype) && !d->reals.empty()) v.reals = std::move(d->reals);
+    v.shape = std::move(d->shape);
     g.add_value(std::move(v));
   }
 

@@ -10,7 +10,6 @@
 #include "rooflens/passes/fuse.h"
 
 #include <algorithm>
-#include <set>
 
 namespace rooflens {
 namespace {
@@ -80,22 +79,24 @@ class Fuser {
     mark(bn);
   }
 
-  // Values the layer writes, in the layer.
-  std::set<ValueId> produced(const std::vector<NodeId>& nodes) const {
-    std::set<ValueId> s;
+  // Values the layer writes, in the layer: sorted ascending, no duplicates. (A layer is
+  // a handful of nodes, so a sorted vector beats a tree set.)
+  std::vector<ValueId> produced(const std::vector<NodeId>& nodes) const {
+    std::vector<ValueId> s;
     for (NodeId n : nodes)
       for (ValueId o : g_.node(n).outputs)
-        if (o != kNoValue) s.insert(o);
+        if (o != kNoValue) s.push_back(o);
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
     return s;
   }
 
-  // Values read outside `nodes` (or graph outputs).
+  // Values read outside `nodes` (or graph outputs), ascending.
   std::vector<ValueId> escaping(const std::vector<NodeId>& nodes) const {
-    std::set<NodeId> in(nodes.begin(), nodes.end());
     std::vector<ValueId> r;
     for (ValueId v : produced(nodes)) {
       bool esc = is_graph_output(v);
-      for (NodeId c : g_.value(v).consumers) esc |= !in.count(c);
+      for (NodeId c : g_.value(v).consumers) esc |= std::find(nodes.begin(), nodes.end(), c) == nodes.end();
       if (esc) r.push_back(v);
     }
     return r;
@@ -110,7 +111,7 @@ class Fuser {
     const Shape* anchor_shape = g_.value(anchor_out).shape ? &*g_.value(anchor_out).shape : nullptr;
     if (!anchor_shape) return;
     for (size_t step = 0; step < kMaxEpilogue; ++step) {
-      std::set<ValueId> have = produced(nodes);
+      const std::vector<ValueId> have = produced(nodes);
       // Candidates: unassigned pointwise readers of the layer's values, earliest first.
       std::vector<NodeId> cands;
       for (ValueId v : have)
@@ -129,7 +130,7 @@ class Fuser {
         bool ok = true;
         ValueId res = kNoValue;
         for (ValueId in : n.inputs) {
-          if (in == kNoValue || have.count(in) || is_const(g_, in)) continue;
+          if (in == kNoValue || std::binary_search(have.begin(), have.end(), in) || is_const(g_, in)) continue;
           const Value& iv = g_.value(in);
           if (allow_residual && residual == kNoValue && res == kNoValue && n.kind == OpKind::kAdd &&
               iv.shape && *iv.shape == *anchor_shape) {
@@ -182,33 +183,35 @@ std::vector<FusedLayer> execution_order(const Graph& g, std::vector<FusedLayer> 
     }
     return -1;
   };
-  std::vector<std::set<int>> deps(layers.size());
+  std::vector<std::vector<int>> deps(layers.size());  // may hold duplicates: only tested
   for (size_t i = 0; i < layers.size(); ++i)
     for (NodeId n : layers[i].nodes)
       for (ValueId in : g.node(n).inputs) {
         if (in == kNoValue) continue;
         // Views between layers: follow each view's own inputs too.
         const int l = producer_layer(in);
-        if (l >= 0 && l != static_cast<int>(i)) deps[i].insert(l);
+        if (l >= 0 && l != static_cast<int>(i)) deps[i].push_back(l);
       }
   std::vector<FusedLayer> out;
   std::vector<bool> done(layers.size(), false);
   out.reserve(layers.size());
+  size_t first_open = 0;  // every layer before it is done
   while (out.size() < layers.size()) {
     bool progressed = false;
-    for (size_t i = 0; i < layers.size(); ++i) {
+    while (first_open < layers.size() && done[first_open]) ++first_open;
+    for (size_t i = first_open; i < layers.size(); ++i) {
       if (done[i]) continue;
       bool ready = true;
       for (int d : deps[i]) ready &= done[static_cast<size_t>(d)];
       if (!ready) continue;
       done[i] = true;
-      out.push_back(layers[i]);
+      out.push_back(std::move(layers[i]));  // taken once: done[i] keeps it from being read again
       progressed = true;
-      break;  // restart from the front: keeps node order wherever possible
+      break;  // restart from the first open layer: keeps node order wherever possible
     }
     if (!progressed) {  // cannot happen for an acyclic graph; keep the rest as they are
       for (size_t i = 0; i < layers.size(); ++i)
-        if (!done[i]) out.push_back(layers[i]);
+        if (!done[i]) out.push_back(std::move(layers[i]));
       break;
     }
   }

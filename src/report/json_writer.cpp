@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 
 namespace rooflens::report {
@@ -56,6 +57,13 @@ JsonWriter& JsonWriter::end_array() {
   return *this;
 }
 
+// Same text as fmt's "{}" for an integer, without its formatting machinery.
+static void append_int(std::string* out, int64_t v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out->append(buf, r.ptr);
+}
+
 static void escape(std::string* out, std::string_view s) {
   out->push_back('"');
   bool plain = true;
@@ -96,7 +104,7 @@ JsonWriter& JsonWriter::value(std::string_view s) {
 
 JsonWriter& JsonWriter::value(int64_t v) {
   before_value();
-  fmt::format_to(std::back_inserter(*out_), "{}", v);
+  append_int(out_, v);
   return *this;
 }
 
@@ -124,7 +132,7 @@ JsonWriter& JsonWriter::ints(const std::vector<int64_t>& v) {
   out_->push_back('[');
   for (size_t i = 0; i < v.size(); ++i) {
     if (i) out_->append(", ");
-    fmt::format_to(std::back_inserter(*out_), "{}", v[i]);
+    append_int(out_, v[i]);
   }
   out_->push_back(']');
   return *this;
