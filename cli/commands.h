@@ -64,7 +64,7 @@ namespace rooflens::cli {
 
 // `rooflens probe cpu` (cli/probe_cmd.cpp).
 struct ProbeArgs {
-  std::string target;  // the probe subcommand given ("cpu")
+  std::string target;  // the probe subcommand given ("cpu" or "jpeg")
   int threads = 0;     // 0: every CPU this process may use
   bool quick = false;
   int repeats = 0;     // 0: the probe's default
@@ -74,6 +74,10 @@ struct ProbeArgs {
   std::string isa = "auto";
   std::string format = "table";
   bool quiet = false;
+  // probe jpeg: decode at the model's input size and at a typical source photo size.
+  std::string jpeg_size = "224x224";
+  std::string jpeg_source_size = "500x375";
+  double jpeg_seconds = 2.0;  // per size
 };
 void add_probe(CLI::App& app, ProbeArgs& a);
 int run_probe(const ProbeArgs& a);
@@ -225,5 +229,23 @@ struct NasArgs {
 };
 void add_nas(CLI::App& app, NasArgs& a);
 int run_nas(const NasArgs& a);
+
+
+struct DoctorArgs {
+  std::string file;
+  std::string device = "v100";
+  std::string dtype = "fp16";
+  std::string batch = "max";
+  std::vector<std::string> input_shapes;
+  std::string devices;
+  std::string format = "table";
+  std::string output;
+  std::string devices_dir;
+  double jpeg_rate = 0;  // images/s per core (rooflens probe jpeg); 0: unknown
+  bool measure_jpeg = false;
+  bool verbose = false;
+};
+void add_doctor(CLI::App& app, DoctorArgs& a);
+int run_doctor(const DoctorArgs& a);
 
 }  // namespace rooflens::cli

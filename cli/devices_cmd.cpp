@@ -1,4 +1,4 @@
-// `rooflens devices`: the device database with peaks and CMR per dtype.
+// `rooflens devices`: the device database with peaks, CMR per dtype and the host link.
 #include "commands.h"
 #include "common.h"
 #include "rooflens/device/device.h"
@@ -7,7 +7,7 @@
 namespace rooflens::cli {
 
 void add_devices(CLI::App& app, DevicesArgs& a) {
-  auto* cmd = app.add_subcommand("devices", "List the device database: peaks (dense) and CMR per dtype");
+  auto* cmd = app.add_subcommand("devices", "List the device database: peaks (dense), CMR per dtype and host link");
   cmd->add_option("--format", a.format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}))->capture_default_str();
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files (default: the bundled data/devices)");
 }
@@ -21,6 +21,8 @@ int run_devices(const DevicesArgs& a) {
   else
     out = report::render_text(report::devices_table(*db, false)) +
           "\nPeaks are dense datasheet figures (FLOP/s; INT8 in OP/s); CMR = peak / memory bandwidth (FLOP/B).\n"
+          "Host link: the GPU's link to the host, theoretical GB/s in one direction (datasheets quote both directions\n"
+          "summed: \"PCIe Gen4: 64 GB/s\" is 31.5 each way); '-' for a CPU.\n"
           "Sources per figure: data/devices/<id>.json, \"sources\".\n";
   Status w = write_output("", out);
   return w ? kExitOk : report_error(w);

@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
   rooflens::cli::add_sss(app, sss);
   rooflens::cli::NasArgs nas;
   rooflens::cli::add_nas(app, nas);
+  rooflens::cli::DoctorArgs doctor;
+  rooflens::cli::add_doctor(app, doctor);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -55,6 +57,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("whatif")) return rooflens::cli::run_whatif(whatif);
     if (app.got_subcommand("sss")) return rooflens::cli::run_sss(sss);
     if (app.got_subcommand("nas")) return rooflens::cli::run_nas(nas);
+    if (app.got_subcommand("doctor")) return rooflens::cli::run_doctor(doctor);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rooflens: internal error: %s\n", e.what());
     return rooflens::cli::kExitInternal;

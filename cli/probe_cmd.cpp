@@ -1,6 +1,8 @@
 // `rooflens probe cpu`: measures this machine (compute peaks per dtype and thread count,
 // bandwidth over working sets, dispatch overhead), prints measured beside theoretical, and
 // writes a device file that `predict --device` accepts.
+// `rooflens probe jpeg`: JPEG decode rate of one core (libjpeg-turbo) at the model's input
+// size and at a typical source photo size.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -11,6 +13,7 @@
 #include "rooflens/exec/dispatch_probe.h"
 #include "common.h"
 #include "rooflens/device/device.h"
+#include "rooflens/microbench/jpeg_decode.h"
 #include "rooflens/microbench/probe.h"
 #include "rooflens/report/table.h"
 
@@ -144,6 +147,60 @@ std::string render_table(const ProbeResult& r) {
   return out;
 }
 
+using JpegRuns = std::vector<std::pair<std::string, microbench::JpegDecodeResult>>;
+
+std::string render_jpeg_table(const JpegRuns& runs) {
+  using report::Table;
+  const auto& first = runs.front().second;
+  std::string out = fmt::format("rooflens probe jpeg, {}\n", first.date);
+  out += fmt::format("library: {}; one thread (one core); load average {} (1 min) at the start\n", first.library,
+                     first.load_average_1m >= 0 ? fmt::format("{:.2f}", first.load_average_1m) : "unknown");
+  out += fmt::format("image:   synthetic photo (gradients, sharp-edged objects, texture, noise), quality {}, {}, "
+                     "decoded to packed RGB (accurate IDCT, fancy upsampling: the libjpeg-turbo defaults)\n\n",
+                     first.quality, microbench::chroma_subsampling_name(first.subsampling));
+  Table t;
+  t.headers = {"role", "size", "JPEG (KB)", "bits/pixel", "PSNR (dB)", "images/s per core, median", "IQR (images/s)",
+               "images per CPU-s", "decoded (MB/s)", "on CPU (%)", "decodes"};
+  t.numeric = {false, false, true, true, true, true, true, true, true, true, true};
+  for (const auto& [role, r] : runs)
+    t.rows.push_back({role, fmt::format("{}x{}", r.size.width, r.size.height),
+                      report::fmt_scaled(static_cast<double>(r.jpeg_bytes), 1e3, 1), report::fmt_fixed(r.bits_per_pixel, 2),
+                      report::fmt_fixed(r.psnr_db, 1), report::fmt_fixed(r.images_per_s.median, 0),
+                      report::fmt_fixed(r.images_per_s_iqr, 0), report::fmt_fixed(r.images_per_cpu_s.median, 0),
+                      report::fmt_scaled(r.decoded_bytes_per_s, 1e6, 1), report::fmt_fixed(100 * r.on_cpu, 0),
+                      std::to_string(r.decodes)});
+  out += report::render_text(t);
+  out += "\nimages/s per core: wall-clock rate of one thread (median and interquartile range of the repeats).\n"
+         "images per CPU-s: decodes per second of the thread's own CPU time, the rate of a core nobody else uses.\n"
+         "Cores to feed a device = its images/s / images/s per core (decode only; resize, crop and normalisation come on "
+         "top).\n";
+  for (const auto& [role, r] : runs)
+    if (r.on_cpu < 0.9)
+      out += fmt::format("warning: {}: the thread ran on its CPU {:.0f}% of the wall time: this machine is shared "
+                         "(load average {:.2f}); images per CPU-s is the better per-core figure\n",
+                         role, 100 * r.on_cpu, r.load_average_1m);
+  return out;
+}
+
+int run_probe_jpeg(const ProbeArgs& a) {
+  auto model = microbench::parse_image_size(a.jpeg_size);
+  if (!model) return report_error(model.status().with_context("--size"));
+  auto source = microbench::parse_image_size(a.jpeg_source_size);
+  if (!source) return report_error(source.status().with_context("--source-size"));
+  JpegRuns runs;
+  for (const auto& [role, size] : {std::pair{std::string("model input"), *model}, std::pair{std::string("source"), *source}}) {
+    microbench::JpegDecodeOptions o;
+    o.size = size;
+    o.seconds = a.jpeg_seconds;
+    auto r = microbench::measure_jpeg_decode(o);
+    if (!r) return report_error(r.status());
+    runs.emplace_back(role, std::move(*r));
+  }
+  const std::string text = a.format == "json" ? microbench::jpeg_decode_json(runs).dump(2) + "\n" : render_jpeg_table(runs);
+  Status w = write_output("", text);
+  return w ? kExitOk : report_error(w);
+}
+
 }  // namespace
 
 void add_probe(CLI::App& app, ProbeArgs& a) {
@@ -168,10 +225,26 @@ void add_probe(CLI::App& app, ProbeArgs& a) {
       ->capture_default_str();
   cpu->add_flag("--quiet", a.quiet, "no progress lines on stderr");
   cpu->final_callback([&a] { a.target = "cpu"; });
+
+  auto* jpeg = probe->add_subcommand(
+      "jpeg",
+      "Measure JPEG decoding on one core (libjpeg-turbo): images/s at the model's input size and at a typical "
+      "source photo size, of a synthetic photo encoded at quality 90, 4:2:0");
+  jpeg->add_option("--size", a.jpeg_size, "model input size WIDTHxHEIGHT")->capture_default_str();
+  jpeg->add_option("--source-size", a.jpeg_source_size, "source photo size WIDTHxHEIGHT (ImageNet's most common)")
+      ->capture_default_str();
+  jpeg->add_option("--seconds", a.jpeg_seconds, "decode time per size (s), over 7 repeats")
+      ->check(CLI::Range(0.01, 600.0))
+      ->capture_default_str();
+  jpeg->add_option("--format", a.format, "table or json (rooflens.jpeg_decode/1)")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  jpeg->final_callback([&a] { a.target = "jpeg"; });
 }
 
 int run_probe(const ProbeArgs& a) {
-  if (a.target != "cpu") return report_error(Status::invalid("probe: only 'probe cpu' exists"));
+  if (a.target == "jpeg") return run_probe_jpeg(a);
+  if (a.target != "cpu") return report_error(Status::invalid("probe: only 'probe cpu' and 'probe jpeg' exist"));
   if (a.id.empty()) return report_error(Status::invalid("--id must not be empty"));
   microbench::ProbeOptions o;
   o.max_threads = a.threads;

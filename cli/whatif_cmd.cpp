@@ -9,8 +9,8 @@
 #include "commands.h"
 #include "common.h"
 #include "loading.h"
+#include "whatif_setup.h"
 #include "rooflens/analysis/whatif.h"
-#include "rooflens/passes/pad_channels.h"
 #include "rooflens/report/table.h"
 
 namespace rooflens::cli {
@@ -30,54 +30,9 @@ void add_whatif(CLI::App& app, WhatIfArgs& a) {
 }
 
 int run_whatif(const WhatIfArgs& a) {
-  auto dt = parse_dtype(a.dtype);
-  if (!dt) return report_error(Status::invalid("--dtype '" + a.dtype + "': expected fp32, fp16, bf16, int8 or fp8"));
-  auto batch_or_max = parse_batch_or_max(a.batch);
-  if (!batch_or_max) return report_error(batch_or_max.status());
-  const std::optional<int64_t> batch = *batch_or_max;
-  auto shapes = parse_input_shapes(a.input_shapes);
-  if (!shapes) return report_error(shapes.status());
-  auto dev = device_with_peak(a.device, a.devices_dir, a.dtype);
-  if (!dev) return report_error(dev.status());
-  auto db = load_device_dir(devices_dir(a.devices_dir));
-  if (!db) return report_error(db.status());
-
-  WhatIfOptions o;
-  o.device = *dev;
-  o.dtype = a.dtype;
-  o.batch = batch;
-  o.perf.dtype = a.dtype;
-  if (!a.devices.empty()) {
-    std::stringstream ss(a.devices);
-    std::string id;
-    while (std::getline(ss, id, ',')) {
-      auto d = resolve_device(id, *db);
-      if (!d) return report_error(d.status().with_context("--devices"));
-      o.other_devices.push_back(*d);
-    }
-  } else {
-    for (const auto& d : *db)
-      if (d.is_gpu()) o.other_devices.push_back(d);
-  }
-  o.pad_multiple = dev->tc_channel_multiple.count(a.dtype) ? dev->tc_channel_multiple.at(a.dtype) : 8;
-  o.fold = [](const LoadedModel& l, int f) { return fold_loaded(l, f); };
-  const int multiple = o.pad_multiple;
-  o.fold_aligned = [multiple](const LoadedModel& l, int f) { return fold_loaded(l, f, multiple); };
-  o.pad = [multiple](const LoadedModel& l) -> Expected<LoadedModel> {
-    auto g = pad_channels(l.graph, multiple);
-    if (!g) return g.status();
-    auto an = analyse_loaded_graph(std::move(*g), l.analysis.model, l.analysis.dtype);
-    if (!an) return an.status();
-    return LoadedModel{std::move(an->graph), std::move(an->analysis)};
-  };
-  // One import per dtype; other batches are rebatched from it.
-  std::map<DType, std::optional<Expected<Loaded>>> cache;
-  TypedLoader load = [&](int64_t b, DType d) -> Expected<LoadedModel> {
-    auto l = load_model_rebatched(a.file, d, b, cache[d], *shapes);
-    if (!l) return l.status();
-    return LoadedModel{std::move(l->graph), std::move(l->analysis)};
-  };
-  auto rows = rooflens::run_whatif(load, o);
+  auto setup = make_whatif_setup(a.file, a.device, a.dtype, a.batch, a.input_shapes, a.devices, a.devices_dir);
+  if (!setup) return report_error(setup.status());
+  auto rows = rooflens::run_whatif((*setup)->load, (*setup)->options);
   if (!rows) return report_error(rows.status());
 
   std::string out;

@@ -10,6 +10,7 @@ PKGS=(
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers
   nlohmann-json3-dev libfmt-dev libcli11-dev
   libbz2-dev  # NATS-Bench data files (src/nas/nats_data.cpp)
+  libturbojpeg0-dev  # `rooflens probe jpeg`: JPEG decode rate per core (src/microbench/jpeg_decode.cpp); optional at build time
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev  # `make fuzz` (scripts/run-fuzz.sh): libFuzzer, libclang_rt.fuzzer-x86_64.a
   python3-onnx

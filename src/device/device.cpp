@@ -2,8 +2,11 @@
 #include "rooflens/device/device.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -107,7 +110,66 @@ std::optional<Peak> best_of(const std::vector<Peak>& peaks, const std::string& d
   return best ? best : fallback;
 }
 
+// host_link: {"name": string, "bandwidth": B/s per direction} or null. A PCIe name must carry
+// the theoretical rate of its generation and width, so that a bidirectional datasheet figure
+// ("PCIe Gen4: 64 GB/s") is refused instead of doubling every input-bound prediction.
+Status parse_host_link(const Reader& r, const json& j, bool gpu, std::optional<HostLink>* out) {
+  if (!j.contains("host_link") || j["host_link"].is_null()) return Status::ok();
+  const json& h = j["host_link"];
+  if (!h.is_object()) return r.err("host_link", "must be an object {name, bandwidth} or null");
+  if (!gpu) return r.err("host_link", "a cpu device has no host link (its inputs are already in host memory); use null");
+  for (const auto& [k, v] : h.items())
+    if (k != "name" && k != "bandwidth")
+      return r.err("host_link." + k, "unknown key (expected name and bandwidth; the source goes in sources.host_link)");
+  HostLink link;
+  ROOFLENS_RETURN_IF_ERROR(r.string(h, "name", "host_link.name", &link.name));
+  if (link.name.empty()) return r.err("host_link.name", "must not be empty (e.g. \"PCIe 4.0 x16\")");
+  ROOFLENS_RETURN_IF_ERROR(r.number(h, "bandwidth", "host_link.bandwidth", &link.bandwidth_bytes_per_s));
+  if (link.name.rfind("PCIe", 0) == 0) {
+    auto expected = pcie_bandwidth(link.name);
+    if (!expected) return r.err("host_link.name", expected.status().message());
+    const double got = link.bandwidth_bytes_per_s;
+    if (std::fabs(got - *expected) > 0.01 * *expected) {
+      // Datasheets round the sum ("PCIe Gen4: 64 GB/s" for 2 x 31.5).
+      std::string hint = std::fabs(got - 2 * *expected) <= 0.03 * 2 * *expected
+                             ? " (the bidirectional sum datasheets quote; store one direction)"
+                             : "";
+      return r.err("host_link.bandwidth",
+                   fmt::format("{} carries {:.2f} GB/s per direction ({:.4g} B/s, within 1%), got {:.4g}{}", link.name,
+                               *expected / 1e9, *expected, got, hint));
+    }
+  }
+  if (j.contains("sources") && j["sources"].is_object() && j["sources"].contains("host_link")) {
+    const json& s = j["sources"]["host_link"];
+    if (!s.is_string()) return r.err("sources.host_link", "must be a string");
+    link.source = s.get<std::string>();
+  }
+  *out = link;
+  return Status::ok();
+}
+
 }  // namespace
+
+Expected<double> pcie_bandwidth(const std::string& name) {
+  // Per lane, one direction, B/s: transfer rate x encoding efficiency / 8 bits.
+  static const std::map<std::string, double> kPerLane = {
+      {"1.0", 2.5e9 * 8 / 10 / 8}, {"2.0", 5e9 * 8 / 10 / 8},          {"3.0", 8e9 * 128 / 130 / 8},
+      {"4.0", 16e9 * 128 / 130 / 8}, {"5.0", 32e9 * 128 / 130 / 8}, {"6.0", 64e9 / 8}};
+  const std::string rule = "'" + name + "' is not a PCIe link name of the form \"PCIe <generation> x<lanes>\" "
+                           "(generation 1.0 to 6.0, lanes 1, 2, 4, 8, 16 or 32), e.g. \"PCIe 4.0 x16\"";
+  std::stringstream ss(name);
+  std::string pcie, gen, width, rest;
+  ss >> pcie >> gen >> width;
+  if (pcie != "PCIe" || !kPerLane.count(gen) || width.size() < 2 || width[0] != 'x' || (ss >> rest))
+    return Status::invalid(rule);
+  const std::string lanes_text = width.substr(1);
+  if (lanes_text != "1" && lanes_text != "2" && lanes_text != "4" && lanes_text != "8" && lanes_text != "16" &&
+      lanes_text != "32")
+    return Status::invalid(rule);
+  const double per_lane = kPerLane.at(gen);
+  // The 3.0/4.0/5.0 x16 figures everyone quotes are rounded: 15.75, 31.5, 63.0 GB/s.
+  return per_lane * std::stoi(lanes_text);
+}
 
 std::string_view compute_unit_name(ComputeUnit u) {
   switch (u) {
@@ -219,6 +281,7 @@ Expected<DeviceSpec> parse_device_json(const std::string& text, const std::strin
   } else if (!gpu) {
     return r.err("cpu", "missing (a cpu device needs cores, simd_bits, fma_units)");
   }
+  ROOFLENS_RETURN_IF_ERROR(parse_host_link(r, j, gpu, &d.host_link));
   if (j.contains("efficiency") && !j["efficiency"].is_null()) {
     if (!j["efficiency"].is_object()) return r.err("efficiency", "must be an object class -> share of the roof");
     for (const auto& [k, v] : j["efficiency"].items()) {

@@ -128,10 +128,12 @@ Table devices_table(const std::vector<DeviceSpec>& ds, bool for_csv) {
     t.headers = {"id", "aliases", "name", "kind", "memory (B)", "bandwidth (B/s)"};
     for (const char* d : dts) t.headers.push_back(std::string("peak_") + d + " (FLOP/s)");
     for (const char* d : dts) t.headers.push_back(std::string("cmr_") + d + " (FLOP/B)");
+    t.headers.push_back("host_link");
+    t.headers.push_back("host_link_bandwidth (B/s, one direction)");
   } else {
     t.headers = {"id", "aliases", "memory (GB)", "BW (GB/s)", "FP32 (TFLOP/s)", "FP16 (TFLOP/s)", "INT8 (TOP/s)",
-                 "CMR fp32", "CMR fp16", "CMR int8"};
-    t.numeric = {false, false, true, true, true, true, true, true, true, true};
+                 "CMR fp32", "CMR fp16", "CMR int8", "host link (GB/s, one direction)"};
+    t.numeric = {false, false, true, true, true, true, true, true, true, true, false};
   }
   for (const auto& d : ds) {
     std::string aliases;
@@ -141,12 +143,16 @@ Table devices_table(const std::vector<DeviceSpec>& ds, bool for_csv) {
       std::vector<std::string> row = {d.id, aliases, d.name, d.kind, fmt::format("{:.0f}", d.mem_bytes), fmt::format("{:.0f}", d.mem_bandwidth)};
       for (const char* dt : dts) row.push_back(peak(dt) > 0 ? fmt::format("{:.4e}", peak(dt)) : "");
       for (const char* dt : dts) row.push_back(peak(dt) > 0 ? fmt_fixed(d.cmr(dt), 2) : "");
+      row.push_back(d.host_link ? d.host_link->name : "");
+      row.push_back(d.host_link ? fmt::format("{:.0f}", d.host_link->bandwidth_bytes_per_s) : "");
       t.rows.push_back(row);
     } else {
       auto tf = [&](const char* dt) { return peak(dt) > 0 ? fmt_scaled(peak(dt), 1e12, d.is_gpu() ? 1 : 3) : std::string("-"); };
       auto cmr = [&](const char* dt) { return peak(dt) > 0 ? fmt_fixed(d.cmr(dt), 1) : std::string("-"); };
+      const std::string link =
+          d.host_link ? d.host_link->name + ", " + fmt_scaled(d.host_link->bandwidth_bytes_per_s, 1e9, 1) : "-";
       t.rows.push_back({d.id, aliases, fmt_scaled(d.mem_bytes, 1e9, 1), fmt_scaled(d.mem_bandwidth, 1e9, 0), tf("fp32"),
-                        tf("fp16"), tf("int8"), cmr("fp32"), cmr("fp16"), cmr("int8")});
+                        tf("fp16"), tf("int8"), cmr("fp32"), cmr("fp16"), cmr("int8"), link});
     }
   }
   return t;
@@ -166,9 +172,14 @@ nlohmann::json devices_json(const std::vector<DeviceSpec>& ds) {
     nlohmann::json measured = nlohmann::json::array();
     for (const auto& p : d.measured_peaks)
       measured.push_back({{"dtype", p.dtype}, {"unit", compute_unit_name(p.unit)}, {"flops", p.flops}, {"source", p.source}});
+    // One direction, B/s; null for a CPU.
+    nlohmann::json link = nullptr;
+    if (d.host_link)
+      link = {{"name", d.host_link->name}, {"bandwidth", d.host_link->bandwidth_bytes_per_s},
+              {"source", d.host_link->source}};
     arr.push_back({{"id", d.id}, {"aliases", d.aliases}, {"name", d.name}, {"kind", d.kind}, {"peaks", peaks},
                    {"peaks_detail", detail}, {"measured_peaks", measured}, {"bandwidth", d.mem_bandwidth},
-                   {"memory_bytes", d.mem_bytes}, {"cmr", cmr}, {"file", d.file}});
+                   {"memory_bytes", d.mem_bytes}, {"cmr", cmr}, {"host_link", link}, {"file", d.file}});
   }
   return {{"schema", kDevicesSchema}, {"devices", arr}};
 }

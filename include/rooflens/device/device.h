@@ -31,6 +31,22 @@ struct MemoryLevel {
   double bandwidth = 0;    // B/s
 };
 
+// The link a GPU attaches to its host with (PCIe), through which its inputs arrive.
+// bandwidth_bytes_per_s is the theoretical rate in ONE direction (host to device), after line
+// coding: PCIe 3.0 x16 = 8 GT/s x 16 lanes x 128/130 / 8 = 15.75e9 B/s. Datasheets quote the
+// bidirectional sum ("PCIe Gen4: 64 GB/s"); that is twice this figure.
+struct HostLink {
+  std::string name;                 // "PCIe 4.0 x16"
+  double bandwidth_bytes_per_s = 0;  // B/s, one direction
+  std::string source;               // sources.host_link of the device file
+};
+
+// Theoretical per-direction bandwidth (B/s) of a link named "PCIe <gen> x<lanes>" (gen 1.0 to
+// 6.0, lanes 1, 2, 4, 8, 16 or 32): lanes x transfer rate x encoding efficiency / 8 (8b/10b
+// for 1.0 and 2.0, 128b/130b for 3.0 to 5.0, 6.0 at its raw 64 GT/s before FLIT overhead).
+// Invalid when the name is not of that form.
+Expected<double> pcie_bandwidth(const std::string& name);
+
 struct CpuInfo {
   int cores = 0, threads = 0, simd_bits = 0, fma_units = 0;
   std::vector<std::string> isa;
@@ -51,6 +67,7 @@ struct DeviceSpec {
   double launch_overhead_s = 0;
   int max_threads_per_sm = 0, max_blocks_per_sm = 0;
   std::optional<CpuInfo> cpu;
+  std::optional<HostLink> host_link;  // GPUs; none for a CPU (its inputs are already in host memory)
   double workspace_bytes = 0, reserved_bytes = 0;
   // Fitted kernel efficiencies (share of the roof real kernels reach) per class: "gemm"
   // (convolutions and matrix products), "depthwise", "memory" (bandwidth-bound work).

@@ -1,0 +1,67 @@
+// `rooflens doctor`: the article's checklist on one model and device (analysis/doctor.h).
+#include <thread>
+
+#include "commands.h"
+#include "common.h"
+#include "rooflens/analysis/doctor.h"
+#include "rooflens/microbench/jpeg_decode.h"
+#include "rooflens/report/doctor_report.h"
+#include "whatif_setup.h"
+
+namespace rooflens::cli {
+
+void add_doctor(CLI::App& app, DoctorArgs& a) {
+  auto* cmd = app.add_subcommand("doctor", "Why a model misses the device's peak: the article's checklist with evidence, "
+                                           "ranked by the time each remedy would save, every gain predicted on the "
+                                           "changed model or setting");
+  cmd->add_option("file", a.file, "ONNX model file")->required();
+  cmd->add_option("--device", a.device, "device id or alias, a device .json file, or custom:...")->capture_default_str();
+  cmd->add_option("--dtype", a.dtype, "dtype")->capture_default_str();
+  cmd->add_option("--batch", a.batch, "batch: N or max")->capture_default_str();
+  cmd->add_option("--input-shape", a.input_shapes, "input shape: 3x299x299 (all but batch) or NAME:1x3x299x299");
+  cmd->add_option("--devices", a.devices, "devices for the 'another device' remedies (default: every GPU)");
+  cmd->add_option("--jpeg-rate", a.jpeg_rate, "JPEG decode rate of this machine, images/s per core (rooflens probe jpeg)");
+  cmd->add_flag("--measure-jpeg", a.measure_jpeg, "measure JPEG decoding on this machine now (1 s, libjpeg-turbo, at "
+                                                  "the model's input size) for the input item");
+  cmd->add_option("--format", a.format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+  cmd->add_flag("--verbose", a.verbose, "also list the items that do not apply");
+  cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
+  cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
+}
+
+int run_doctor(const DoctorArgs& a) {
+  if (a.jpeg_rate < 0) return report_error(Status::invalid("--jpeg-rate: must be >= 0 images/s per core"));
+  auto setup = make_whatif_setup(a.file, a.device, a.dtype, a.batch, a.input_shapes, a.devices, a.devices_dir);
+  if (!setup) return report_error(setup.status());
+  DoctorOptions o;
+  o.whatif = (*setup)->options;
+  if (a.jpeg_rate > 0 && a.measure_jpeg) return report_error(Status::invalid("give --jpeg-rate or --measure-jpeg, not both"));
+  if (a.jpeg_rate > 0) o.jpeg_images_per_s_per_core = a.jpeg_rate;
+  if (o.whatif.device.host_link) {
+    o.host_link_bytes_per_s = o.whatif.device.host_link->bandwidth_bytes_per_s;
+    o.host_link_name = o.whatif.device.host_link->name;
+  }
+  if (a.measure_jpeg) {
+    // The model's input size: the last two dims of its first input.
+    auto l = (*setup)->load(1, *parse_dtype(a.dtype));
+    if (!l) return report_error(l.status());
+    const Graph& g = l->graph;
+    microbench::JpegDecodeOptions jo;
+    jo.seconds = 1.0;
+    if (!g.inputs.empty() && g.value(g.inputs[0]).shape && g.value(g.inputs[0]).shape->size() == 4) {
+      const Shape& s = *g.value(g.inputs[0]).shape;
+      jo.size = {static_cast<int>(s[3]), static_cast<int>(s[2])};
+    }
+    auto jr = microbench::measure_jpeg_decode(jo);
+    if (!jr) return report_error(jr.status().with_context("--measure-jpeg"));
+    o.jpeg_images_per_s_per_core = jr->images_per_cpu_s.median;  // per CPU-second: robust on a shared machine
+  }
+  o.host_cores = static_cast<int>(std::thread::hardware_concurrency());
+  auto rep = rooflens::run_doctor(a.file, (*setup)->load, o);
+  if (!rep) return report_error(rep.status());
+  const std::string out = a.format == "json" ? report::doctor_json(*rep).dump(2) + "\n" : report::doctor_text(*rep, a.verbose);
+  Status w = write_output(a.output, out);
+  return w ? kExitOk : report_error(w);
+}
+
+}  // namespace rooflens::cli

@@ -1,0 +1,29 @@
+// What `rooflens whatif` and `rooflens doctor` both need: the what-if options for a model
+// file on a device (fold, fold with aligned widths, channel padding, other devices) and a
+// loader that imports once per dtype and rebatches.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "loading.h"
+#include "rooflens/analysis/whatif.h"
+
+namespace rooflens::cli {
+
+struct WhatIfSetup {
+  WhatIfOptions options;
+  TypedLoader load;  // refers to this setup's cache: keep the setup alive while using it
+  std::map<DType, std::optional<Expected<Loaded>>> cache;
+};
+
+// `devices`: comma-separated ids for the device rows; empty: every GPU of the database.
+Expected<std::unique_ptr<WhatIfSetup>> make_whatif_setup(const std::string& file, const std::string& device,
+                                                         const std::string& dtype, const std::string& batch,
+                                                         const std::vector<std::string>& input_shapes,
+                                                         const std::string& devices, const std::string& devices_dir);
+
+}  // namespace rooflens::cli
