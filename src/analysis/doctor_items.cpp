@@ -101,8 +101,9 @@ Finding memory_bound(const Context& c) {
   Finding f = make(1, "memory-bound", "Memory-bound layers");
   collect_layers(f, c.p, [&](const LayerPrediction& l) -> std::optional<std::string> {
     if (l.bound != Bound::kMemory) return std::nullopt;
-    return fmt::format("AI {:.1f} FLOP/B below the ridge {:.1f}; memory {} vs compute {}", l.ai, c.p.cmr,
-                       us(l.t_memory), us(l.t_compute));
+    return fmt::format("{}AI {:.1f} FLOP/B below the ridge {:.1f}; memory {} vs compute {}",
+                       l.kernel_class == "depthwise" ? "depthwise; " : "", l.ai, c.p.cmr, us(l.t_memory),
+                       us(l.t_compute));
   }, c.o.max_layers);
   verdict_by_share(c, f);
   f.summary = fmt::format("{} layers holding {} of the time are bound by memory bandwidth (arithmetic intensity "

@@ -8,6 +8,9 @@ namespace {
 
 std::string pct(double v) { return fmt::format("{:.1f}%", 100 * v); }
 
+// Remedies predicted slower than this multiple of the baseline are counted, not listed (text).
+constexpr double kShownBelow = 0.95;
+
 nlohmann::json remedy_json(const Remedy& m) {
   nlohmann::json j = {{"name", m.name}, {"how", m.how}, {"ok", m.ok}};
   if (m.ok)
@@ -42,8 +45,11 @@ std::string doctor_text(const DoctorReport& r, bool verbose) {
     }
     for (const std::string& e : f.evidence) out += "   " + e + "\n";
     if (!f.measurement_needed.empty()) out += "   would tell: " + f.measurement_needed + "\n";
+    int slower = 0;
+    for (const Remedy& m : f.remedies) slower += m.ok && m.speedup < kShownBelow;
     if (!f.remedies.empty()) out += "   remedies:\n";
     for (const Remedy& m : f.remedies) {
+      if (m.ok && m.speedup < kShownBelow && !verbose) continue;  // clearly slower: counted below
       if (!m.ok) {
         out += fmt::format("     {:<44} not computed: {}\n", m.name, m.note);
         continue;
@@ -52,6 +58,9 @@ std::string doctor_text(const DoctorReport& r, bool verbose) {
                          m.throughput_before, m.throughput_after, m.speedup, pct(m.utilization_before),
                          pct(m.utilization_after), m.how, m.note.empty() ? "" : "; " + m.note);
     }
+    if (slower > 0 && !verbose)
+      out += fmt::format("     ({} more variant{} predicted more than 5% slower; --verbose or --format json lists them)\n", slower,
+                         slower == 1 ? "" : "s");
   }
   if (!verbose) {
     int hidden = 0;
