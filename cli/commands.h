@@ -220,6 +220,8 @@ struct NasArgs {
   std::string device = "v100";
   std::string dtype = "fp16";
   std::string batch = "256";
+  std::string throughput = "predicted";  // or measured (this CPU, oneDNN)
+  double max_seconds = 0.5;              // per measured network
   std::string out;  // directory: one JSONL log per run, result.json
   bool resume = false;
   std::string report;

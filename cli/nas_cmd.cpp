@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "common.h"
 #include "loading.h"
+#include "nas_measure.h"
 #include "nas_output.h"
 #include "rooflens/nas/search.h"
 #include "rooflens/nas/search_log.h"
@@ -58,6 +59,12 @@ void add_nas(CLI::App& app, NasArgs& a) {
       ->capture_default_str();
   cmd->add_option("--dtype", a.dtype, "fp32, fp16, bf16, int8 or fp8")->capture_default_str();
   cmd->add_option("--batch", a.batch, "images per batch: N, or max")->capture_default_str();
+  cmd->add_option("--throughput", a.throughput, "T of the reward and the logs: predicted (performance model, the "
+                                                "whole space), or measured (each evaluated network run on this CPU "
+                                                "through oneDNN, fp32; --device local.json)")
+      ->check(CLI::IsMember({"predicted", "measured"}))
+      ->capture_default_str();
+  cmd->add_option("--max-seconds", a.max_seconds, "measured: timing budget per network (s)")->capture_default_str();
   cmd->add_option("-o,--out", a.out, "directory for the run logs (<strategy>-seed<k>.jsonl) and result.json")
       ->required();
   cmd->add_flag("--resume", a.resume, "continue the runs logged in --out (after a kill); finished runs are checked");
@@ -160,6 +167,26 @@ int run_nas(const NasArgs& a) {
   const std::string oracle_desc = (*oracle)->describe();
   auto dev = device_with_peak(a.device, a.devices_dir, a.dtype);
   if (!dev) return report_error(dev.status());
+  const bool measured = a.throughput == "measured";
+  if (measured) {
+    if (dev->is_gpu())
+      return report_error(Status::invalid(fmt::format("--throughput measured runs the networks on this CPU; --device {} "
+                                                      "is a GPU (pass this CPU's probe file: rooflens probe cpu --out "
+                                                      "local.json, then --device local.json)",
+                                                      a.device)));
+    if (a.dtype != "fp32")
+      return report_error(Status::invalid("--throughput measured: the CPU backend runs fp32; pass --dtype fp32"));
+    if (batch.max) return report_error(Status::invalid("--throughput measured: give a fixed --batch N"));
+    if (!(a.max_seconds > 0) || a.max_seconds > 600)
+      return report_error(Status::invalid(fmt::format("--max-seconds {}: expected > 0 and <= 600", a.max_seconds)));
+    for (const Task& t : *tasks)
+      if (t.strategy == StrategyKind::kFilter)
+        return report_error(Status::invalid(fmt::format(
+            "--strategy filter with --throughput measured would measure all {} networks on this CPU before the first "
+            "evaluation (about {:.0f} h at --max-seconds {} each, before building and warm-up); filter on predicted "
+            "throughput, or measure with random, rea or reinforce",
+            kSssSpaceSize, kSssSpaceSize * a.max_seconds / 3600, a.max_seconds)));
+  }
   std::error_code ec;
   std::filesystem::create_directories(a.out, ec);
   if (ec) return report_error(Status::invalid(fmt::format("--out '{}': {}", a.out, ec.message())));
@@ -182,13 +209,23 @@ int run_nas(const NasArgs& a) {
   space.source = fmt::format("predicted by the rooflens performance model: NATS-SSS {} on {} ({}), {}, {}",
                              sss_dataset_info(*ds).name, dev->name, dev->id, a.dtype,
                              batch.max ? std::string("max batch") : fmt::format("batch {}", batch.size));
+  ThroughputFn measure;
+  if (measured) {
+    space.source = fmt::format("measured on this CPU through oneDNN (fp32, batch {}, {} s per network; utilization "
+                               "over {}'s fp32 peak); NATS-SSS {}",
+                               batch.size, a.max_seconds, dev->id, sss_dataset_info(*ds).name);
+    measure = cpu_throughput_fn(*ds, batch.size, *dev, a.max_seconds);
+  }
   std::fprintf(stderr, "space: %lld networks predicted in %.2f s (%s)\n", static_cast<long long>(space.points.size()),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), space.source.c_str());
 
   // 2. The runs, spread over threads; each thread has its own oracle (oracles cache).
   std::vector<Expected<LoggedSearch>> results(tasks->size(), Status::internal("not run"));
   const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int jobs = std::max(1, std::min<int>(a.jobs > 0 ? a.jobs : hw, static_cast<int>(tasks->size())));
+  // Measured runs go one at a time: measurements must not share the cores (oneDNN's OpenMP
+  // threads spin at barriers; with another busy thread on the core a layer takes many times longer).
+  const int jobs =
+      measured ? 1 : std::max(1, std::min<int>(a.jobs > 0 ? a.jobs : hw, static_cast<int>(tasks->size())));
   std::atomic<size_t> next{0};
   std::mutex io;
   size_t finished = 0;
@@ -204,7 +241,7 @@ int run_nas(const NasArgs& a) {
       c.strategy = t.strategy;
       c.seed = t.seed;
       const auto start = std::chrono::steady_clock::now();
-      results[i] = run_logged_search(c, space, **own, oracle_desc, t.log, a.resume);
+      results[i] = run_logged_search(c, space, **own, oracle_desc, t.log, a.resume, measure);
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::lock_guard<std::mutex> lock(io);
       ++finished;
@@ -225,7 +262,8 @@ int run_nas(const NasArgs& a) {
     }
   };
   std::vector<std::thread> threads;
-  for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
+  for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
+  worker();  // the calling thread works too
   for (auto& th : threads) th.join();
   for (auto& r : results)
     if (!r) return report_error(r.status());

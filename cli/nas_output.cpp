@@ -98,8 +98,14 @@ int write_nas_outputs(NasOutcome o, AccuracyOracle& oracle) {
   in->reward = reward_text(a);
   in->budget = fmt::format("{} simulated seconds per run (checked before each sample)", a.budget);
   if (o.final_accuracy.empty()) in->notes.push_back("No true frontier: " + o.no_truth_reason);
-  in->notes.push_back("Throughput and utilization are predictions of the rooflens performance model, not "
-                      "measurements; the filter's cost on the simulated clock is therefore 0.");
+  if (a.throughput == "measured")
+    in->notes.push_back("Throughput and utilization of the evaluated networks were measured on this CPU (oneDNN, "
+                        "fp32) while the searches ran; Figure 3 and the true frontier use the performance model's "
+                        "predictions for the whole space. Measurements do not repeat exactly: the JSONL logs are the "
+                        "record, and --resume takes them from there.");
+  else
+    in->notes.push_back("Throughput and utilization are predictions of the rooflens performance model, not "
+                        "measurements; the filter's cost on the simulated clock is therefore 0.");
   const std::string path = (std::filesystem::path(a.out) / "result.json").string();
   Status w = write_output(path, result_json(o, *in, oracle).dump(1) + "\n");
   if (!w) return report_error(w);

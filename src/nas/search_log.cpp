@@ -155,7 +155,8 @@ Expected<LoggedRun> read_search_log(const std::string& path) {
 
 Expected<LoggedSearch> run_logged_search(const SearchConfig& config, const SpaceTable& space, AccuracyOracle& oracle,
                                          const std::string& oracle_description, const std::string& path,
-                                         bool resume) {
+                                         bool resume, ThroughputFn measure) {
+  const bool measured = static_cast<bool>(measure);
   ROOFLENS_RETURN_IF_ERROR(validate_config(config));
   const std::string header = search_log_header(config, oracle_description, space.source);
   LoggedRun logged;
@@ -184,7 +185,7 @@ Expected<LoggedSearch> run_logged_search(const SearchConfig& config, const Space
   }
 
   const auto n_logged = static_cast<int64_t>(logged.evaluations.size());
-  EvalSource live = oracle_source(oracle);
+  EvalSource live = oracle_source(oracle, std::move(measure));
   EvalSource source = [&](int64_t step, int64_t arch, uint64_t oracle_seed) -> Expected<Evaluation> {
     if (step >= n_logged) return live(step, arch, oracle_seed);
     const EvalRecord& e = logged.evaluations[static_cast<size_t>(step)];
@@ -196,6 +197,10 @@ Expected<LoggedSearch> run_logged_search(const SearchConfig& config, const Space
     ev.accuracy = e.accuracy;
     ev.cost_seconds = e.cost_seconds;
     ev.detail = "replayed from the log";
+    if (measured) {  // measurements are not repeatable: the log is the record
+      ev.throughput = e.throughput;
+      ev.utilization = e.utilization;
+    }
     return ev;
   };
   EvalSink sink = [&](const EvalRecord& r) -> Status {

@@ -68,9 +68,13 @@ class Run {
     r.accuracy = e->accuracy;
     r.cost_seconds = e->cost_seconds;
     r.clock_seconds = clock_.now();
-    r.throughput = p.throughput;
-    r.utilization = p.utilization;
-    r.reward = compute_reward(config_.reward, e->accuracy, p.throughput);
+    r.throughput = e->throughput.value_or(p.throughput);
+    r.utilization = e->utilization.value_or(p.utilization);
+    if (!(r.throughput > 0) || !std::isfinite(r.throughput) || !std::isfinite(r.utilization))
+      return Status::invalid(fmt::format("step {} (network {}): throughput {} images/s, utilization {}; expected "
+                                         "finite numbers, throughput > 0",
+                                         step, arch, r.throughput, r.utilization));
+    r.reward = compute_reward(config_.reward, e->accuracy, r.throughput);
     r.oracle_seed = oracle_seed;
     if (sink_) ROOFLENS_RETURN_IF_ERROR(sink_(r));
     result_.evaluations.push_back(r);
@@ -229,8 +233,16 @@ Expected<SearchResult> run_search(const SearchConfig& config, const SpaceTable& 
   return std::move(result);
 }
 
-EvalSource oracle_source(AccuracyOracle& oracle) {
-  return [&oracle](int64_t, int64_t arch, uint64_t oracle_seed) { return oracle.evaluate(arch, oracle_seed); };
+EvalSource oracle_source(AccuracyOracle& oracle, ThroughputFn measure) {
+  return [&oracle, measure = std::move(measure)](int64_t, int64_t arch, uint64_t oracle_seed) -> Expected<Evaluation> {
+    auto e = oracle.evaluate(arch, oracle_seed);
+    if (!e || !measure) return e;
+    auto t = measure(arch);
+    if (!t) return t.status().with_context(fmt::format("measuring network {} ({})", arch, sss_arch_string(arch)));
+    e->throughput = t->first;
+    e->utilization = t->second;
+    return e;
+  };
 }
 
 }  // namespace rooflens::nas

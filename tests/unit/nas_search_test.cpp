@@ -3,6 +3,7 @@
 // are made up so that the behaviour under test is visible; they are not NATS-Bench's.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -371,4 +372,43 @@ TEST_F(SearchLogTest, ResumeRefusesAnotherRunsLog) {
   auto bad = run_logged_search(config_for(StrategyKind::kRandom, 1, 500), fixture_space(), o, "x", path, true);
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.status().message().find(":2"), std::string::npos) << bad.status().message();
+}
+
+TEST_F(SearchLogTest, MeasuredThroughputIsLoggedAndReplayedFromTheLog) {
+  const SearchConfig c = config_for(StrategyKind::kReinforce, 3, 3000);
+  std::atomic<int> calls{0};
+  // Deterministic per network, so a resumed run can be compared byte for byte; far from the
+  // table's values, so a table value in the log would show.
+  ThroughputFn measure = [&](int64_t arch) -> Expected<std::pair<double, double>> {
+    ++calls;
+    return std::make_pair(5000.0 + static_cast<double>(arch % 97), 0.25);
+  };
+  const std::string full = (dir_ / "measured.jsonl").string();
+  FixtureOracle o;
+  auto a = run_logged_search(c, fixture_space(), o, o.describe(), full, false, measure);
+  ASSERT_TRUE(a) << a.status().message();
+  ASSERT_GT(a->result.evaluations.size(), 20u);
+  EXPECT_EQ(calls.load(), static_cast<int>(a->result.evaluations.size()));
+  for (const EvalRecord& r : a->result.evaluations) {
+    EXPECT_EQ(r.throughput, 5000.0 + static_cast<double>(r.arch % 97));
+    EXPECT_EQ(r.utilization, 0.25);
+    EXPECT_DOUBLE_EQ(r.reward, r.accuracy);  // accuracy reward
+  }
+  const std::string want = slurp(full);
+  const std::string part = (dir_ / "measured-part.jsonl").string();
+  std::ofstream(part, std::ios::binary) << want.substr(0, want.size() / 2);
+  calls = 0;
+  FixtureOracle o2;
+  auto b = run_logged_search(c, fixture_space(), o2, o2.describe(), part, true, measure);
+  ASSERT_TRUE(b) << b.status().message();
+  EXPECT_EQ(slurp(part), want);
+  EXPECT_EQ(calls.load(), static_cast<int>(a->result.evaluations.size()) - static_cast<int>(b->replayed_steps));
+  // A measurement that fails stops the run with the network named.
+  ThroughputFn broken = [](int64_t) -> Expected<std::pair<double, double>> {
+    return Status::unavailable("backend refused");
+  };
+  FixtureOracle o3;
+  auto f = run_logged_search(c, fixture_space(), o3, o3.describe(), (dir_ / "broken.jsonl").string(), false, broken);
+  ASSERT_FALSE(f);
+  EXPECT_NE(f.status().message().find("measuring network"), std::string::npos) << f.status().message();
 }

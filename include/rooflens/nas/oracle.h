@@ -22,6 +22,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -35,6 +36,10 @@ struct Evaluation {
   double accuracy = 0;      // percent, top-1: the reward a search sees
   double cost_seconds = 0;  // simulated seconds the evaluation took; finite and >= 0
   std::string detail;       // where the numbers came from (dataset, hp, seed, split)
+  // Throughput (images/s) and utilization (0..1) of the network, when the search measures
+  // them per evaluation instead of reading its space table (search.h). Oracles leave them
+  // empty; the search's measuring source or a replayed log sets them.
+  std::optional<double> throughput, utilization;
 };
 
 // Interface every oracle implements. Architectures are NATS-Bench SSS indices

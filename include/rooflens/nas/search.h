@@ -94,8 +94,8 @@ struct EvalRecord {
   double accuracy = 0;       // percent, what the oracle returned (the search's view)
   double cost_seconds = 0;   // charged to the clock
   double clock_seconds = 0;  // the clock after the charge
-  double throughput = 0;     // images/s, from the space table
-  double utilization = 0;    // 0..1, from the space table
+  double throughput = 0;     // images/s, from the space table (or measured: ThroughputFn)
+  double utilization = 0;    // 0..1, likewise
   double reward = 0;         // compute_reward(accuracy, throughput)
   uint64_t oracle_seed = 0;  // the seed passed to the oracle
 };
@@ -133,8 +133,14 @@ using EvalSink = std::function<Status(const EvalRecord&)>;
 Expected<SearchResult> run_search(const SearchConfig& config, const SpaceTable& space, const EvalSource& source,
                                   const EvalSink& sink = {});
 
-// An EvalSource that asks `oracle`.
-EvalSource oracle_source(AccuracyOracle& oracle);
+// Throughput (images/s) and utilization (0..1) of one network, measured when asked (e.g. on
+// this CPU). May be called from several runs' threads at once: it must be thread-safe.
+using ThroughputFn = std::function<Expected<std::pair<double, double>>(int64_t arch)>;
+
+// An EvalSource that asks `oracle`, and, when `measure` is set, measures the network's
+// throughput and utilization (Evaluation::throughput/utilization) instead of taking them
+// from the space table.
+EvalSource oracle_source(AccuracyOracle& oracle, ThroughputFn measure = {});
 
 // Positions in `evals` of the distinct networks on the (throughput, accuracy) frontier
 // (throughput ascending); used for SearchResult::frontier.

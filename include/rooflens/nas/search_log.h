@@ -57,8 +57,10 @@ struct LoggedSearch {
 //                   remove it; a finished log is never overwritten by accident).
 //  resume == true:  continues the log at `path` as described above; a missing file starts a
 //                   fresh run.
+//  measure:         when set, each evaluated network's throughput and utilization are measured
+//                   (oracle_source); replayed steps take them from the log instead.
 Expected<LoggedSearch> run_logged_search(const SearchConfig& config, const SpaceTable& space,
                                          AccuracyOracle& oracle, const std::string& oracle_description,
-                                         const std::string& path, bool resume);
+                                         const std::string& path, bool resume, ThroughputFn measure = {});
 
 }  // namespace rooflens::nas
