@@ -76,6 +76,11 @@ check nas_strategy_seeds "must be an integer 1..10000" -- nas --oracle csv:one_n
 check nas_space "only sss" -- nas --space nb201 --oracle csv:one_net.csv -o out
 check nas_train_oracle "separate issue" -- nas --oracle train:fashion-mnist -o out
 check nas_net_not_in_table "no row for network" -- nas --oracle csv:one_net.csv --strategy random --budget 100 -o out
+check doctor_missing_file "nope.onnx" -- doctor nope.onnx
+check doctor_bad_dtype "--dtype 'fp7'" -- doctor "$M/resnet18.onnx" --dtype fp7
+check doctor_negative_jpeg "--jpeg-rate" -- doctor "$M/resnet18.onnx" --jpeg-rate -5
+check doctor_two_jpeg "not both" -- doctor "$M/resnet18.onnx" --jpeg-rate 100 --measure-jpeg
+check nas_measured_gpu "is a GPU" -- nas --oracle csv:one_net.csv --throughput measured --device v100 --dtype fp32 -o out
 if [[ -d $NATS ]]; then
   check nas_nats_dataset "answers for CIFAR-10" -- nas --oracle "nats:$NATS" --dataset cifar100 -o out
   check nas_nats_missing_network "pickle.pbz2" -- nas --oracle "nats:$NATS" --strategy random -o out
