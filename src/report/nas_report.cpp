@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "rooflens/report/html_style.h"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -120,16 +122,8 @@ std::string table_html(const Table& t, const char* id) {
   return h + "</tbody></table>\n";
 }
 
-const char* kCss = R"css(
-:root { color-scheme: light; }
-body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 16px 24px; color: #212529; max-width: 1440px; }
-h1 { font-size: 22px; margin: 0 0 6px; }
-h2 { font-size: 17px; margin: 26px 0 8px; border-bottom: 1px solid #dee2e6; padding-bottom: 3px; }
-.source { background: #fff3bf; border: 1px solid #e0c000; padding: 6px 10px; margin: 8px 0; font-size: 14px; }
-dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 3px 14px; font-size: 13px; margin: 8px 0; }
-dl.meta dt { font-weight: bold; }
-dl.meta dd { margin: 0; }
-svg.plot { max-width: 100%; height: auto; border: 1px solid #dee2e6; }
+// Page-specific rules, after the shared ones (report/html_style.h).
+const char* kCss = R"css(svg.plot { max-width: 100%; height: auto; border: 1px solid #dee2e6; }
 .single svg.plot { width: 760px; }
 .multiples { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 10px; max-width: 1360px; }
 .multiples svg.plot { width: 100%; }
@@ -308,7 +302,7 @@ std::string nas_report_html(const NasReportInput& in) {
   h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   h += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   h += "<title>" + esc(in.title.empty() ? default_title(in) : in.title) + "</title>\n";
-  h += std::string("<style>") + kCss + "</style>\n</head>\n<body>\n";
+  h += std::string("<style>") + kReportBaseCss + kCss + "</style>\n</head>\n<body>\n";
   h += header_html(in, gs);
 
   h += "<h2>Summary across strategies and seeds</h2>\n" + table_html(summary_table(in, true), "nas-summary-table");

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "rooflens/report/html_style.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -352,16 +354,8 @@ std::string ai_histogram(const Study& s) {
 
 // --- page pieces ------------------------------------------------------------------------
 
-const char* kCss = R"css(
-:root { color-scheme: light; }
-body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 16px 24px; color: #212529; max-width: 1440px; }
-h1 { font-size: 22px; margin: 0 0 6px; }
-h2 { font-size: 17px; margin: 26px 0 8px; border-bottom: 1px solid #dee2e6; padding-bottom: 3px; }
-.source { background: #fff3bf; border: 1px solid #e0c000; padding: 6px 10px; margin: 8px 0; font-size: 14px; }
-dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 3px 14px; font-size: 13px; margin: 8px 0; }
-dl.meta dt { font-weight: bold; }
-dl.meta dd { margin: 0; }
-.summary { font-size: 13px; }
+// Page-specific rules, after the shared ones (report/html_style.h).
+const char* kCss = R"css(.summary { font-size: 13px; }
 .plots { display: flex; flex-wrap: wrap; gap: 14px; }
 svg.plot { width: calc(50% - 9px); min-width: 520px; max-width: 100%; height: auto; border: 1px solid #dee2e6; }
 #fig-ai-hist { width: 100%; max-width: 1100px; }
@@ -620,7 +614,7 @@ std::string study_html(const Study& s) {
   h += fmt::format("<meta name=\"generator\" content=\"rooflens {}\">\n", kStudySchema);
   h += fmt::format("<title>rooflens study: {} on {}</title>\n", s.models.size(), esc(s.device_name));
   h += std::string("<script>") + kErrorHook + "</script>\n";
-  h += std::string("<style>") + kCss + "</style>\n</head>\n<body>\n";
+  h += std::string("<style>") + kReportBaseCss + kCss + "</style>\n</head>\n<body>\n";
   h += header_html(s);
 
   h += "<h2>Figure 1: accuracy, throughput and utilization, two at a time</h2>\n";
