@@ -62,9 +62,9 @@ int run_devices(const DevicesArgs& a);
 
 namespace rooflens::cli {
 
-// `rooflens probe cpu` (cli/probe_cmd.cpp).
+// `rooflens probe cpu|gpu|jpeg` (cli/probe_cmd.cpp; gpu in cli/probe_gpu_cmd.cpp).
 struct ProbeArgs {
-  std::string target;  // the probe subcommand given ("cpu" or "jpeg")
+  std::string target;  // the probe subcommand given ("cpu", "gpu" or "jpeg")
   int threads = 0;     // 0: every CPU this process may use
   bool quick = false;
   int repeats = 0;     // 0: the probe's default
@@ -78,9 +78,18 @@ struct ProbeArgs {
   std::string jpeg_size = "224x224";
   std::string jpeg_source_size = "500x375";
   double jpeg_seconds = 2.0;  // per size
+  // probe gpu: the CUDA device ordinal, its device-file id, and the device database to find
+  // the datasheet it is compared with (--out, --json, --quick, --repeats, --format and --quiet
+  // are shared with probe cpu).
+  int gpu = 0;
+  std::string gpu_id = "local-gpu-probe";
+  std::string devices_dir;
 };
 void add_probe(CLI::App& app, ProbeArgs& a);
 int run_probe(const ProbeArgs& a);
+// Registers `probe gpu` under the probe subcommand; runs it (cli/probe_gpu_cmd.cpp).
+void add_probe_gpu(CLI::App& probe, ProbeArgs& a);
+int run_probe_gpu(const ProbeArgs& a);
 
 }  // namespace rooflens::cli
 
@@ -97,6 +106,8 @@ struct MeasureArgs {
   std::string output;
   std::string devices_dir;
   double max_seconds = 10;
+  std::string dtype = "fp32";  // fp32, or fp16 on the CUDA backend
+  bool graph = false;          // CUDA backend: replay the model as one CUDA graph
 };
 void add_measure(CLI::App& app, MeasureArgs& a);
 int run_measure(const MeasureArgs& a);

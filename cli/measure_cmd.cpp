@@ -14,6 +14,7 @@
 #include "loading.h"
 #include "rooflens/analysis/validation.h"
 #include "rooflens/device/device.h"
+#include "rooflens/exec/cuda.h"
 #include "rooflens/exec/measure.h"
 #include "rooflens/perf/model.h"
 #include "rooflens/report/table.h"
@@ -22,10 +23,24 @@
 namespace rooflens::cli {
 namespace {
 
-std::unique_ptr<Backend> make_backend(const std::string& name) {
-  if (name == "cpu" || name == "onednn") return make_onednn_backend();
-  if (name == "reference") return make_reference_backend();
-  return nullptr;
+struct BackendChoice {
+  std::string name = "cpu";
+  DType dtype = DType::kF32;
+  bool graph = false;
+};
+
+Expected<std::unique_ptr<Backend>> make_backend(const BackendChoice& c) {
+  if (c.name == "cuda") {
+    CudaBackendOptions o;
+    o.dtype = c.dtype;
+    o.graph = c.graph;
+    return make_cuda_backend(o);
+  }
+  std::unique_ptr<Backend> b;
+  if (c.name == "cpu" || c.name == "onednn") b = make_onednn_backend();
+  if (c.name == "reference") b = make_reference_backend();
+  if (!b) return Status::unavailable("backend '" + c.name + "' is not available in this build");
+  return b;
 }
 
 int default_threads(int t) { return t > 0 ? t : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
@@ -37,27 +52,27 @@ struct Compared {
   std::string peak_label;
 };
 
-Expected<Compared> measure_and_predict(const std::string& path, const std::string& backend_name, int64_t batch,
+Expected<Compared> measure_and_predict(const std::string& path, const BackendChoice& choice, int64_t batch,
                                        int threads, double max_seconds, const DeviceSpec& dev) {
-  auto loaded = load_model(path, {}, DType::kF32, batch);
+  auto loaded = load_model(path, {}, choice.dtype, batch);
   if (!loaded) return loaded.status();
-  auto backend = make_backend(backend_name);
-  if (!backend) return Status::unavailable("backend '" + backend_name + "' is not available in this build");
+  auto backend = make_backend(choice);
+  if (!backend) return backend.status();
   MeasureOptions mo;
   mo.exec.threads = threads;
   mo.timing.max_seconds = max_seconds;
-  auto m = measure_model(loaded->graph, loaded->analysis, *backend, mo);
+  auto m = measure_model(loaded->graph, loaded->analysis, **backend, mo);
   if (!m) return m.status().with_context(path);
   m->threads = threads;
   PerfOptions po;
-  po.dtype = "fp32";
+  po.dtype = dtype_name(choice.dtype);
   auto p = predict(loaded->graph, loaded->analysis, dev, po);
   if (!p) return p.status();
   Compared c{std::move(*m), std::move(*p), 0, ""};
-  if (auto mp = dev.best_measured_peak("fp32")) {
+  if (auto mp = dev.best_measured_peak(po.dtype)) {
     c.peak = mp->flops;
     c.peak_label = "measured";
-  } else if (auto bp = dev.best_peak("fp32")) {
+  } else if (auto bp = dev.best_peak(po.dtype)) {
     c.peak = bp->flops;
     c.peak_label = "datasheet";
   }
@@ -75,7 +90,11 @@ Expected<DeviceSpec> load_dev(const std::string& spec, const std::string& dir) {
 void add_measure(CLI::App& app, MeasureArgs& a) {
   auto* cmd = app.add_subcommand("measure", "Run a model for real on this CPU (oneDNN) and set measured beside predicted");
   cmd->add_option("files", a.files, "ONNX model file")->required();
-  cmd->add_option("--backend", a.backend, "cpu (oneDNN) or reference")->check(CLI::IsMember({"cpu", "onednn", "reference"}))->capture_default_str();
+  cmd->add_option("--backend", a.backend, "cpu (oneDNN), reference, or cuda (cuDNN/cuBLAS on an NVIDIA GPU)")
+      ->check(CLI::IsMember({"cpu", "onednn", "reference", "cuda"}))->capture_default_str();
+  cmd->add_option("--dtype", a.dtype, "fp32, or fp16 (tensor cores) on the cuda backend")
+      ->check(CLI::IsMember({"fp32", "fp16"}))->capture_default_str();
+  cmd->add_flag("--graph", a.graph, "cuda backend: replay the model as one CUDA graph (launch overhead removed; no per-layer times)");
   cmd->add_option("--batch", a.batch, "batch size, or max (the largest that fits the device's memory)")->capture_default_str();
   cmd->add_option("--threads", a.threads, "threads (default: all cores)");
   cmd->add_option("--device", a.device, "device file or id for predictions and the peak (default: this machine's entry; `rooflens probe cpu --out local.json` measures one)")->capture_default_str();
@@ -87,7 +106,27 @@ void add_measure(CLI::App& app, MeasureArgs& a) {
 }
 
 int run_measure(const MeasureArgs& a) {
-  auto dev = load_dev(a.device, a.devices_dir);
+  BackendChoice choice{a.backend, a.dtype == "fp16" ? DType::kF16 : DType::kF32, a.graph};
+  if (a.backend != "cuda" && (a.dtype != "fp32" || a.graph))
+    return report_error(Status::invalid("--dtype fp16 and --graph need --backend cuda (the CPU backends run fp32)"));
+  std::string device = a.device, gpu_name;
+  if (a.backend == "cuda") {
+    auto info = cuda_device_info();
+    if (!info) return report_error(info.status());
+    gpu_name = info->name;
+    if (device == "this-cpu") {
+      // The database entry whose name starts with what the driver calls the GPU.
+      auto db = load_device_dir(devices_dir(a.devices_dir));
+      if (!db) return report_error(db.status());
+      device.clear();
+      for (const auto& d : *db)
+        if (d.kind == "gpu" && d.name.rfind(info->name, 0) == 0) device = d.id;
+      if (device.empty())
+        return report_error(Status::invalid("no device entry matches the GPU '" + info->name +
+                                            "': give --device with its database id or a device file"));
+    }
+  }
+  auto dev = load_dev(device, a.devices_dir);
   if (!dev) return report_error(dev.status());
   const int threads = default_threads(a.threads);
   if (a.files.size() != 1) return report_error(Status::invalid("measure takes one model file"));
@@ -108,14 +147,16 @@ int run_measure(const MeasureArgs& a) {
     if (a.batch.empty() || *end != '\0' || batch <= 0)
       return report_error(Status::invalid("--batch '" + a.batch + "': expected a positive integer or max"));
   }
-  auto c = measure_and_predict(a.files[0], a.backend, batch, threads, a.max_seconds, *dev);
+  auto c = measure_and_predict(a.files[0], choice, batch, threads, a.max_seconds, *dev);
   if (!c) return report_error(c.status());
   std::optional<double> verify_err;
   std::vector<double> errs;
   if (a.verify) {
-    auto loaded = load_model(a.files[0], {}, DType::kF32, batch);
+    auto loaded = load_model(a.files[0], {}, choice.dtype, batch);
     if (!loaded) return report_error(loaded.status());
-    auto be = make_backend(a.backend);
+    auto be_or = make_backend(choice);
+    if (!be_or) return report_error(be_or.status());
+    auto& be = *be_or;
     auto ref = make_reference_backend();
     ExecOptions eo;
     eo.threads = threads;
@@ -141,6 +182,7 @@ int run_measure(const MeasureArgs& a) {
     }
     nlohmann::json j = {{"schema", "rooflens.measure/1"}, {"model", c->p.model}, {"backend", m.backend},
                         {"device", dev->id}, {"batch", m.batch}, {"threads", m.threads},
+                        {"dtype", a.dtype}, {"cuda_graph", a.graph}, {"gpu", gpu_name},
                         {"throughput", m.throughput}, {"throughput_iqr", m.throughput_q3 - m.throughput_q1},
                         {"throughput_q1", m.throughput_q1}, {"throughput_q3", m.throughput_q3},
                         {"latency_s", m.timing.median}, {"runs", m.timing.samples.size()},
@@ -168,8 +210,12 @@ int run_measure(const MeasureArgs& a) {
                         report::fmt_fixed(total > 0 ? 100 * L.time_s / total : 0, 1), L.impl});
     }
     out = report::render_text(t) + "\n";
-    out += fmt::format("measured on this machine ({} backend, {} thread(s)): {}, batch {}\n", m.backend, m.threads,
-                       c->p.model, m.batch);
+    if (a.backend == "cuda")
+      out += fmt::format("measured on {} ({} backend, {}{}): {}, batch {}\n", gpu_name, m.backend, a.dtype,
+                         a.graph ? ", one CUDA graph per batch" : "", c->p.model, m.batch);
+    else
+      out += fmt::format("measured on this machine ({} backend, {} thread(s)): {}, batch {}\n", m.backend, m.threads,
+                         c->p.model, m.batch);
     out += fmt::format("  throughput      {:>10.1f} images/s  (median of {} runs; interquartile {:.1f} .. {:.1f})\n",
                        m.throughput, m.timing.samples.size(), m.throughput_q1, m.throughput_q3);
     out += fmt::format("  latency         {:>10.3f} ms per batch (best {:.3f})\n", m.timing.median * 1e3, m.timing.min * 1e3);
@@ -270,7 +316,7 @@ int run_validate(const ValidateArgs& a) {
     FitSums sums;
     for (size_t i = 0; i < train.size(); ++i) {
       std::fprintf(stderr, "validate: fitting on %s (%zu/%zu)\n", train[i].c_str(), i + 1, train.size());
-      auto c = measure_and_predict(dir + "/" + train[i] + ".onnx", "cpu", a.batch, threads, a.max_seconds, *dev);
+      auto c = measure_and_predict(dir + "/" + train[i] + ".onnx", BackendChoice{}, a.batch, threads, a.max_seconds, *dev);
       if (!c) return report_error(c.status());
       sums.add(*c);
     }
@@ -291,7 +337,7 @@ int run_validate(const ValidateArgs& a) {
   }
   for (size_t i = 0; i < test.size(); ++i) {
     std::fprintf(stderr, "validate: %s (%zu/%zu)\n", test[i].c_str(), i + 1, test.size());
-    auto c = measure_and_predict(dir + "/" + test[i] + ".onnx", "cpu", a.batch, threads, a.max_seconds, *dev);
+    auto c = measure_and_predict(dir + "/" + test[i] + ".onnx", BackendChoice{}, a.batch, threads, a.max_seconds, *dev);
     if (!c) return report_error(c.status());
     pts.push_back({test[i], c->m.throughput, c->p.throughput});
   }

@@ -1,6 +1,7 @@
 // `rooflens probe cpu`: measures this machine (compute peaks per dtype and thread count,
 // bandwidth over working sets, dispatch overhead), prints measured beside theoretical, and
 // writes a device file that `predict --device` accepts.
+// `rooflens probe gpu` is in probe_gpu_cmd.cpp.
 // `rooflens probe jpeg`: JPEG decode rate of one core (libjpeg-turbo) at the model's input
 // size and at a typical source photo size.
 #include <fmt/format.h>
@@ -226,6 +227,8 @@ void add_probe(CLI::App& app, ProbeArgs& a) {
   cpu->add_flag("--quiet", a.quiet, "no progress lines on stderr");
   cpu->final_callback([&a] { a.target = "cpu"; });
 
+  add_probe_gpu(*probe, a);
+
   auto* jpeg = probe->add_subcommand(
       "jpeg",
       "Measure JPEG decoding on one core (libjpeg-turbo): images/s at the model's input size and at a typical "
@@ -244,7 +247,9 @@ void add_probe(CLI::App& app, ProbeArgs& a) {
 
 int run_probe(const ProbeArgs& a) {
   if (a.target == "jpeg") return run_probe_jpeg(a);
-  if (a.target != "cpu") return report_error(Status::invalid("probe: only 'probe cpu' and 'probe jpeg' exist"));
+  if (a.target == "gpu") return run_probe_gpu(a);
+  if (a.target != "cpu")
+    return report_error(Status::invalid("probe: only 'probe cpu', 'probe gpu' and 'probe jpeg' exist"));
   if (a.id.empty()) return report_error(Status::invalid("--id must not be empty"));
   microbench::ProbeOptions o;
   o.max_threads = a.threads;

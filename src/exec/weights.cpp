@@ -179,4 +179,30 @@ Tensor random_input(const Graph& g, ValueId id, uint64_t seed) {
   return t;
 }
 
+Status fold_batchnorm(const Graph& g, NodeId bn, uint64_t seed, Tensor* w, Tensor* bias) {
+  const Node& n = g.node(bn);
+  if (n.inputs.size() < 5) return Status::invalid("BatchNormalization node '" + n.name + "' has fewer than 5 inputs");
+  Tensor t[4];
+  for (int i = 0; i < 4; ++i) {
+    auto s = stored_tensor(g, n.inputs[static_cast<size_t>(i) + 1], seed);
+    if (!s) return s.status();
+    t[i] = std::move(*s);
+  }
+  double eps = 1e-5;
+  if (auto it = n.attrs.find("epsilon"); it != n.attrs.end()) {
+    if (const auto* d = std::get_if<double>(&it->second)) eps = *d;
+  }
+  const size_t m = static_cast<size_t>(w->shape[0]);
+  for (const Tensor& p : t)
+    if (p.data.size() != m)
+      return Status::invalid("BatchNormalization node '" + n.name + "': parameters do not have " + std::to_string(m) + " channels");
+  const size_t per = w->data.size() / m;
+  for (size_t o = 0; o < m; ++o) {
+    const double s = t[0].data[o] / std::sqrt(static_cast<double>(t[3].data[o]) + eps);
+    for (size_t i = 0; i < per; ++i) w->data[o * per + i] = static_cast<float>(w->data[o * per + i] * s);
+    bias->data[o] = static_cast<float>((bias->data[o] - t[2].data[o]) * s + t[1].data[o]);
+  }
+  return Status::ok();
+}
+
 }  // namespace rooflens

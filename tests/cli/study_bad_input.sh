@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bad input to `rooflens study`, `rooflens fold` and `rooflens sss`: each case must exit 2 with exactly one
+# Bad input to `rooflens study`, `fold`, `sss`, `nas`, `doctor` and `probe gpu`: each case must exit 2 with exactly one
 # "rooflens: error: ..." line naming the problem, print nothing on stdout, and leave no
 # report or output file behind.
 # Usage: tests/cli/study_bad_input.sh BINARY
@@ -22,7 +22,7 @@ fail=0
 check() {
   local name=$1 want=$2
   shift 3
-  rm -rf out out.onnx
+  rm -rf out out.onnx out.json
   "$BIN" "$@" >stdout 2>stderr
   local rc=$? reasons=()
   [[ $rc -eq 2 ]] || reasons+=("exit $rc, want 2")
@@ -31,7 +31,7 @@ check() {
   n=$(grep -c '^rooflens: error: ' stderr)
   [[ $n -eq 1 ]] || reasons+=("$n error lines")
   grep -qF -- "$want" stderr || reasons+=("stderr lacks '$want'")
-  [[ -e out/index.html || -e out/result.json || -e out/study.json || -e out/study.csv || -e out.onnx ]] && reasons+=("partial output written")
+  [[ -e out/index.html || -e out/result.json || -e out/study.json || -e out/study.csv || -e out.onnx || -e out.json ]] && reasons+=("partial output written")
   if ((${#reasons[@]})); then
     echo "FAIL $name: ${reasons[*]}"
     sed 's/^/    /' stderr | grep -v '^    study: ' | head -5
@@ -81,6 +81,12 @@ check doctor_bad_dtype "--dtype 'fp7'" -- doctor "$M/resnet18.onnx" --dtype fp7
 check doctor_negative_jpeg "--jpeg-rate" -- doctor "$M/resnet18.onnx" --jpeg-rate -5
 check doctor_two_jpeg "not both" -- doctor "$M/resnet18.onnx" --jpeg-rate 100 --measure-jpeg
 check nas_measured_gpu "is a GPU" -- nas --oracle csv:one_net.csv --throughput measured --device v100 --dtype fp32 -o out
+check probe_gpu_empty_id "--id must not be empty" -- probe gpu --id "" --quiet -o out.json
+check probe_gpu_repeats_0 "--repeats" -- probe gpu --repeats 0 --quiet -o out.json
+# No device 99 on any machine; a build without CUDA says so instead.
+gpu_want="no CUDA device"
+"$BIN" probe gpu --gpu 99 --quiet 2>&1 | grep -q "built without CUDA" && gpu_want="built without CUDA"
+check probe_gpu_no_device "$gpu_want" -- probe gpu --gpu 99 --quiet -o out.json
 if [[ -d $NATS ]]; then
   check nas_nats_dataset "answers for CIFAR-10" -- nas --oracle "nats:$NATS" --dataset cifar100 -o out
   check nas_nats_missing_network "pickle.pbz2" -- nas --oracle "nats:$NATS" --strategy random -o out

@@ -38,6 +38,11 @@ class Backend {
   virtual Status run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) = 0;
   // Per-layer times of the last run (empty if the backend does not time layers).
   virtual std::vector<LayerTiming> layer_timings() const { return {}; }
+  // Device backends keep the inputs of the last run() on the device: run_resident() runs
+  // the model again on them without host copies, which is what throughput measures (the
+  // host link is a separate question). CPU backends have no such run.
+  virtual bool has_resident_run() const { return false; }
+  virtual Status run_resident() { return Status::unsupported(name() + " has no device-resident run"); }
 };
 
 std::unique_ptr<Backend> make_reference_backend();

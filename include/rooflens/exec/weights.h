@@ -19,4 +19,9 @@ Expected<Tensor> stored_tensor(const Graph& g, ValueId v, uint64_t seed);
 // A random input of the value's shape, uniform in [-1, 1], seeded.
 Tensor random_input(const Graph& g, ValueId v, uint64_t seed);
 
+// Folds BatchNormalization node `bn` (scale, bias, mean, var, epsilon) into the weights
+// `w` [M, ...] and bias [M] of the convolution or Gemm that feeds it, as inference
+// engines do: w' = w s, b' = (b - mean) s + beta with s = scale / sqrt(var + eps).
+Status fold_batchnorm(const Graph& g, NodeId bn, uint64_t seed, Tensor* w, Tensor* bias);
+
 }  // namespace rooflens

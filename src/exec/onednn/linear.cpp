@@ -6,6 +6,7 @@
 
 #include "epilogue.h"
 #include "linear.h"
+#include "rooflens/exec/weights.h"
 
 namespace rooflens::onednn {
 
@@ -42,27 +43,6 @@ memory reorder_once(const Tensor& t, const memory::desc& plain, const memory::de
   dnnl::reorder(src, dst).execute(s, src, dst);
   s.wait();
   return dst;
-}
-
-// Folds BatchNormalization (scale, bias, mean, var, epsilon) into weights [M, ...] and bias [M].
-Status fold_bn(OneDnnBackend& b, NodeId bn, Tensor* w, Tensor* bias) {
-  const Graph& g = b.graph();
-  const Node& n = g.node(bn);
-  Tensor t[4];
-  for (int i = 0; i < 4; ++i) {
-    auto s = b.stored(n.inputs[static_cast<size_t>(i) + 1]);
-    if (!s) return s.status();
-    t[i] = std::move(*s);
-  }
-  const double eps = attr_f(n, "epsilon", 1e-5);
-  const size_t m = static_cast<size_t>(w->shape[0]);
-  const size_t per = w->data.size() / m;
-  for (size_t o = 0; o < m; ++o) {
-    const double s = t[0].data[o] / std::sqrt(static_cast<double>(t[3].data[o]) + eps);
-    for (size_t i = 0; i < per; ++i) w->data[o * per + i] = static_cast<float>(w->data[o * per + i] * s);
-    bias->data[o] = static_cast<float>((bias->data[o] - t[2].data[o]) * s + t[1].data[o]);
-  }
-  return Status::ok();
 }
 
 dnnl::primitive_attr make_attr(const Epilogue& e) {
@@ -117,7 +97,7 @@ Expected<size_t> build_conv(OneDnnBackend& b, const LayerReport& L) {
   ValueId tip = n.outputs[0];
   if (L.nodes.size() > 1 && g.node(L.nodes[1]).kind == OpKind::kBatchNormalization &&
       g.node(L.nodes[1]).inputs[0] == tip) {
-    ROOFLENS_RETURN_IF_ERROR(fold_bn(b, L.nodes[1], &w, &bias));
+    ROOFLENS_RETURN_IF_ERROR(fold_batchnorm(g, L.nodes[1], b.options().seed, &w, &bias));
     tip = g.node(L.nodes[1]).outputs[0];
     first = 2;
   }

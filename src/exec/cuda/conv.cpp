@@ -1,0 +1,384 @@
+// Conv layers on cuDNN: NHWC activations and KRSC weights in the compute dtype,
+// BatchNormalization folded into the weights, the fastest algorithm that fits the
+// workspace chosen by cudnnFindConvolutionForwardAlgorithmEx (timed on this device, as
+// cudnn.benchmark does), and conv + bias (+ residual add) (+ ReLU) as one
+// cudnnConvolutionBiasActivationForward call where cuDNN accepts it; otherwise the
+// convolution and element-wise kernels for the rest.
+#include <cmath>
+#include <cstring>
+
+#include "cuda_backend.h"
+#include "rooflens/exec/weights.h"
+
+namespace rooflens::cuda {
+namespace {
+
+std::vector<int64_t> ints_attr(const Node& n, const char* name, std::vector<int64_t> def) {
+  auto it = n.attrs.find(name);
+  if (it == n.attrs.end()) return def;
+  if (const auto* v = std::get_if<std::vector<int64_t>>(&it->second)) return *v;
+  return def;
+}
+int64_t int_attr(const Node& n, const char* name, int64_t def) {
+  auto it = n.attrs.find(name);
+  if (it == n.attrs.end()) return def;
+  if (const auto* v = std::get_if<int64_t>(&it->second)) return *v;
+  return def;
+}
+
+const char* algo_name(cudnnConvolutionFwdAlgo_t a) {
+  switch (a) {
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "implicit_gemm";
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "implicit_precomp_gemm";
+    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "gemm";
+    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "direct";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "fft";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "fft_tiling";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "winograd";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "winograd_nonfused";
+    default: return "unknown";
+  }
+}
+const char* math_name(cudnnMathType_t m) {
+  switch (m) {
+    case CUDNN_TENSOR_OP_MATH: return "tensor_op";
+    case CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION: return "tensor_op_conv";
+    case CUDNN_FMA_MATH: return "fma";
+    default: return "default";
+  }
+}
+
+// cuDNN descriptors of one convolution, destroyed with the step that uses them.
+struct ConvDescs {
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  cudnnActivationDescriptor_t act = nullptr;
+  ~ConvDescs() {
+    if (x) cudnnDestroyTensorDescriptor(x);
+    if (y) cudnnDestroyTensorDescriptor(y);
+    if (bias) cudnnDestroyTensorDescriptor(bias);
+    if (w) cudnnDestroyFilterDescriptor(w);
+    if (conv) cudnnDestroyConvolutionDescriptor(conv);
+    if (act) cudnnDestroyActivationDescriptor(act);
+  }
+};
+
+// Symmetric padding per spatial dim from pads/auto_pad; unsupported when cuDNN's legacy
+// API cannot express it (asymmetric).
+Status spatial_pads(const Node& n, const Shape& xs, const std::vector<int64_t>& k, const std::vector<int64_t>& st,
+                    const std::vector<int64_t>& dil, int64_t pad[2]) {
+  std::string auto_pad = "NOTSET";
+  if (auto it = n.attrs.find("auto_pad"); it != n.attrs.end())
+    if (const auto* s = std::get_if<std::string>(&it->second)) auto_pad = *s;
+  if (auto_pad == "NOTSET") {
+    const auto pads = ints_attr(n, "pads", {0, 0, 0, 0});
+    if (pads.size() != 4) return Status::unsupported("pads of length " + std::to_string(pads.size()));
+    if (pads[0] != pads[2] || pads[1] != pads[3])
+      return Status::unsupported("asymmetric padding (pads " + std::to_string(pads[0]) + "," + std::to_string(pads[1]) +
+                                 "," + std::to_string(pads[2]) + "," + std::to_string(pads[3]) +
+                                 ") cannot be expressed in cuDNN's convolution descriptor");
+    pad[0] = pads[0];
+    pad[1] = pads[1];
+    return Status::ok();
+  }
+  if (auto_pad == "VALID") {
+    pad[0] = pad[1] = 0;
+    return Status::ok();
+  }
+  for (int d = 0; d < 2; ++d) {
+    const int64_t in = xs[2 + static_cast<size_t>(d)];
+    const int64_t out = (in + st[static_cast<size_t>(d)] - 1) / st[static_cast<size_t>(d)];
+    const int64_t total = std::max<int64_t>(
+        0, (out - 1) * st[static_cast<size_t>(d)] + (k[static_cast<size_t>(d)] - 1) * dil[static_cast<size_t>(d)] + 1 - in);
+    if (total % 2) return Status::unsupported("auto_pad " + auto_pad + " needs asymmetric padding here");
+    pad[d] = total / 2;
+  }
+  return Status::ok();
+}
+
+// The activation that follows `tip` as node `next` of the layer, when it can be fused.
+struct Activation {
+  DwAct kind = DwAct::kNone;
+  float lo = 0, hi = 0;
+  ValueId out = kNoValue;
+};
+Activation activation_after(const Graph& g, const LayerReport& L, size_t next, ValueId tip, bool allow_hardswish) {
+  Activation a;
+  if (next >= L.nodes.size()) return a;
+  const Node& n = g.node(L.nodes[next]);
+  if (n.inputs.empty() || n.inputs[0] != tip) return a;
+  if (n.kind == OpKind::kRelu) a.kind = DwAct::kRelu;
+  if (n.kind == OpKind::kHardSwish && allow_hardswish) a.kind = DwAct::kHardSwish;
+  if (n.kind == OpKind::kClip) {
+    const auto [lo, hi] = clip_bounds(g, n);
+    // cuDNN's clipped ReLU is min(max(x, 0), hi); the depthwise kernel takes any bounds.
+    if (allow_hardswish || (lo == 0.f && std::isfinite(hi))) {
+      a.kind = DwAct::kClip;
+      a.lo = lo;
+      a.hi = hi;
+    }
+  }
+  if (a.kind != DwAct::kNone) a.out = n.outputs[0];
+  return a;
+}
+
+// Begin pads (top, left) of any padding, asymmetric included.
+Status begin_pads(const Node& n, const Shape& xs, const std::vector<int64_t>& k, const std::vector<int64_t>& st,
+                  const std::vector<int64_t>& dil, int64_t pad[2]) {
+  std::string auto_pad = "NOTSET";
+  if (auto it = n.attrs.find("auto_pad"); it != n.attrs.end())
+    if (const auto* s = std::get_if<std::string>(&it->second)) auto_pad = *s;
+  if (auto_pad == "NOTSET") {
+    const auto pads = ints_attr(n, "pads", {0, 0, 0, 0});
+    if (pads.size() != 4) return Status::unsupported("pads of length " + std::to_string(pads.size()));
+    pad[0] = pads[0];
+    pad[1] = pads[1];
+    return Status::ok();
+  }
+  for (size_t d = 0; d < 2; ++d) {
+    const int64_t in = xs[2 + d];
+    const int64_t out = auto_pad == "VALID" ? 0 : (in + st[d] - 1) / st[d];
+    const int64_t total = auto_pad == "VALID" ? 0 : std::max<int64_t>(0, (out - 1) * st[d] + (k[d] - 1) * dil[d] + 1 - in);
+    pad[d] = auto_pad == "SAME_LOWER" ? (total + 1) / 2 : total / 2;
+  }
+  return Status::ok();
+}
+
+Expected<size_t> build_depthwise(CudaBackend& b, const LayerReport& L, const Tensor& w, const Tensor& bias, size_t next,
+                                 ValueId tip) {
+  const Graph& g = b.graph();
+  const Node& n = g.node(L.nodes[0]);
+  const Shape& xs = *g.value(n.inputs[0]).shape;
+  const Shape& ys = *g.value(n.outputs[0]).shape;
+  const int64_t c = xs[1], kh = w.shape[2], kw = w.shape[3];
+  const auto st = ints_attr(n, "strides", {1, 1});
+  const auto dil = ints_attr(n, "dilations", {1, 1});
+  int64_t pad[2];
+  ROOFLENS_RETURN_IF_ERROR(begin_pads(n, xs, {kh, kw}, st, dil, pad));
+  Activation act;
+  if (b.options().fuse_conv_epilogue) {
+    act = activation_after(g, L, next, tip, true);
+    if (act.kind != DwAct::kNone) {
+      tip = act.out;
+      ++next;
+    }
+  }
+  // [c][1][kh][kw] -> [kh][kw][c]: neighbouring threads (channels) read neighbouring weights.
+  std::vector<float> hwc(w.data.size());
+  for (int64_t ch = 0; ch < c; ++ch)
+    for (int64_t r = 0; r < kh * kw; ++r) hwc[static_cast<size_t>(r * c + ch)] = w.data[static_cast<size_t>(ch * kh * kw + r)];
+  auto wdev = b.upload(hwc);
+  if (!wdev) return wdev.status();
+  auto bdev = b.upload(bias.data);
+  if (!bdev) return bdev.status();
+  auto x = b.value_as(n.inputs[0], true);
+  if (!x) return x.status();
+  auto y = b.new_output(tip);
+  if (!y) return y.status();
+  const auto I = [](int64_t v) { return static_cast<int>(v); };
+  const DwShape p{I(xs[0]), I(c), I(xs[2]), I(xs[3]), I(ys[2]), I(ys[3]), I(kh), I(kw), I(st[0]), I(st[1]),
+                  I(pad[0]), I(pad[1]), I(dil[0]), I(dil[1])};
+  const void* xp = x->ptr;
+  const void* wp = *wdev;
+  const void* bp = *bdev;
+  void* yp = y->ptr;
+  const Elem e = b.elem();
+  const DwAct kind = act.kind;
+  const float lo = act.lo, hi = act.hi;
+  const char* names[] = {"", "+relu", "+clip", "+hardswish"};
+  b.add_step([=](cudaStream_t s) { return cuda_status(launch_depthwise_nhwc(e, xp, wp, bp, yp, p, kind, lo, hi, s), "depthwise " + L.desc); },
+             std::string("rooflens:depthwise+bias") + names[static_cast<int>(kind)]);
+  b.set_value(tip, *y);
+  return next;
+}
+
+}  // namespace
+
+Expected<size_t> build_conv(CudaBackend& b, const LayerReport& L) {
+  const Graph& g = b.graph();
+  const Node& n = g.node(L.nodes[0]);
+  const Shape& xs = *g.value(n.inputs[0]).shape;
+  const Shape& ys = *g.value(n.outputs[0]).shape;
+  if (xs.size() != 4) return Status::unsupported("only 2-D convolutions run on the CUDA backend");
+  if (!g.value(n.inputs[1]).is_stored) return Status::unsupported("convolution weights computed at run time");
+  auto wt = stored_tensor(g, n.inputs[1], b.seed());
+  if (!wt) return wt.status();
+  Tensor w = std::move(*wt);
+  const int64_t m = ys[1];
+  Tensor bias = Tensor::zeros({m});
+  if (n.inputs.size() > 2 && n.inputs[2] != kNoValue) {
+    auto bt = stored_tensor(g, n.inputs[2], b.seed());
+    if (!bt) return bt.status();
+    bias = std::move(*bt);
+  }
+  size_t next = 1;
+  ValueId tip = n.outputs[0];
+  if (L.nodes.size() > 1 && g.node(L.nodes[1]).kind == OpKind::kBatchNormalization && g.node(L.nodes[1]).inputs[0] == tip) {
+    ROOFLENS_RETURN_IF_ERROR(fold_batchnorm(g, L.nodes[1], b.seed(), &w, &bias));
+    tip = g.node(L.nodes[1]).outputs[0];
+    next = 2;
+  }
+  const int64_t group = int_attr(n, "group", 1);
+  const auto k = std::vector<int64_t>{w.shape[2], w.shape[3]};
+  const auto st = ints_attr(n, "strides", {1, 1});
+  const auto dil = ints_attr(n, "dilations", {1, 1});
+  if (st.size() != 2 || dil.size() != 2) return Status::unsupported("strides/dilations not of length 2");
+  // Depthwise (one filter per channel): rooflens's own kernel with bias and activation.
+  if (group > 1 && group == xs[1] && m == group && w.shape[1] == 1) return build_depthwise(b, L, w, bias, next, tip);
+
+  // The epilogue cuDNN can fuse: (+ residual of the same shape) then ReLU or Clip(0, hi).
+  ValueId residual = kNoValue;
+  Activation act;
+  if (b.options().fuse_conv_epilogue) {
+    if (next < L.nodes.size()) {
+      const Node& a = g.node(L.nodes[next]);
+      if (a.kind == OpKind::kAdd && a.inputs.size() == 2) {
+        const ValueId other = a.inputs[0] == tip ? a.inputs[1] : a.inputs[1] == tip ? a.inputs[0] : kNoValue;
+        if (other != kNoValue && other != tip && g.value(other).shape && *g.value(other).shape == ys &&
+            !g.value(other).is_stored) {
+          residual = other;
+          tip = a.outputs[0];
+          ++next;
+        }
+      }
+    }
+    act = activation_after(g, L, next, tip, false);
+    if (act.kind != DwAct::kNone) {
+      tip = act.out;
+      ++next;
+    }
+  }
+  const bool relu = act.kind == DwAct::kRelu;
+  const bool clipped = act.kind == DwAct::kClip;
+  int64_t pad[2];
+  ROOFLENS_RETURN_IF_ERROR(spatial_pads(n, xs, k, st, dil, pad));
+
+  // OIHW -> OHWI (KRSC), the filter layout of NHWC convolutions.
+  const int64_t ci = w.shape[1], kh = k[0], kw = k[1];
+  std::vector<float> krsc(w.data.size());
+  for (int64_t o = 0; o < m; ++o)
+    for (int64_t c = 0; c < ci; ++c)
+      for (int64_t r = 0; r < kh; ++r)
+        for (int64_t s = 0; s < kw; ++s)
+          krsc[static_cast<size_t>(((o * kh + r) * kw + s) * ci + c)] = w.data[static_cast<size_t>(((o * ci + c) * kh + r) * kw + s)];
+  auto wdev = b.upload(krsc);
+  if (!wdev) return wdev.status();
+  auto bdev = b.upload(bias.data);
+  if (!bdev) return bdev.status();
+  auto x = b.value_as(n.inputs[0], true);
+  if (!x) return x.status();
+  DevValue zval;
+  if (residual != kNoValue) {
+    auto z = b.value_as(residual, true);
+    if (!z) return z.status();
+    zval = *z;
+  }
+  auto y = b.new_output(tip);
+  if (!y) return y.status();
+
+  auto d = std::make_shared<ConvDescs>();
+  const cudnnDataType_t dt = b.cudnn_type();
+  const auto I = [](int64_t v) { return static_cast<int>(v); };
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateTensorDescriptor(&d->x), "descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateTensorDescriptor(&d->y), "descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateTensorDescriptor(&d->bias), "descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateFilterDescriptor(&d->w), "descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateConvolutionDescriptor(&d->conv), "descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateActivationDescriptor(&d->act), "descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(
+      cudnnSetTensor4dDescriptor(d->x, CUDNN_TENSOR_NHWC, dt, I(xs[0]), I(xs[1]), I(xs[2]), I(xs[3])), "input descriptor " + shape_str(xs)));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(
+      cudnnSetTensor4dDescriptor(d->y, CUDNN_TENSOR_NHWC, dt, I(ys[0]), I(ys[1]), I(ys[2]), I(ys[3])), "output descriptor " + shape_str(ys)));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetTensor4dDescriptor(d->bias, CUDNN_TENSOR_NCHW, dt, 1, I(m), 1, 1), "bias descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetFilter4dDescriptor(d->w, dt, CUDNN_TENSOR_NHWC, I(m), I(ci), I(kh), I(kw)), "filter descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetConvolution2dDescriptor(d->conv, I(pad[0]), I(pad[1]), I(st[0]), I(st[1]), I(dil[0]),
+                                                                        I(dil[1]), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+                                        "convolution descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetConvolutionGroupCount(d->conv, I(group)), "group count"));
+  const cudnnMathType_t math = b.elem() == Elem::kF16 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetConvolutionMathType(d->conv, math), "math type"));
+  int on = 0, oc = 0, oh = 0, ow = 0;
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnGetConvolution2dForwardOutputDim(d->conv, d->x, d->w, &on, &oc, &oh, &ow), "output size"));
+  if (on != ys[0] || oc != ys[1] || oh != ys[2] || ow != ys[3])
+    return Status::unsupported("cuDNN computes output " + std::to_string(on) + "x" + std::to_string(oc) + "x" + std::to_string(oh) + "x" +
+                               std::to_string(ow) + ", the graph says " + shape_str(ys));
+
+  // Fastest algorithm within the workspace, timed on this device.
+  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int found = 0;
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(
+      cudnnFindConvolutionForwardAlgorithmEx(b.cudnn(), d->x, x->ptr, d->w, *wdev, d->conv, d->y, y->ptr,
+                                             CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf, b.workspace(), b.workspace_bytes()),
+      "algorithm search"));
+  const cudnnConvolutionFwdAlgoPerf_t* best = nullptr;
+  for (int i = 0; i < found; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= b.workspace_bytes() &&
+        (b.elem() == Elem::kF16 || (perf[i].mathType != CUDNN_TENSOR_OP_MATH &&
+                                    perf[i].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION))) {
+      best = &perf[i];
+      break;
+    }
+  if (!best) return Status::unsupported("cuDNN found no forward algorithm for " + L.desc + " within the workspace");
+  // fp32 stays on FMA math (no TF32), whatever the search reported.
+  const cudnnMathType_t chosen = b.elem() == Elem::kF16 ? best->mathType : CUDNN_FMA_MATH;
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetConvolutionMathType(d->conv, chosen), "math type"));
+  const cudnnConvolutionFwdAlgo_t algo = best->algo;
+  const std::string base = std::string("cudnn:") + algo_name(algo) + "/" + math_name(chosen);
+
+  void* ws = b.workspace();
+  const size_t wsb = b.workspace_bytes();
+  const void* xp = x->ptr;
+  const void* wp = *wdev;
+  const void* bp = *bdev;
+  void* yp = y->ptr;
+  const void* zp = residual != kNoValue ? zval.ptr : yp;
+  const float alpha2 = residual != kNoValue ? 1.f : 0.f;
+  cudnnHandle_t h = b.cudnn();
+  const std::string what = "convolution " + L.desc;
+
+  // One call for conv + bias (+ residual) (+ ReLU or clipped ReLU). IDENTITY needs
+  // IMPLICIT_PRECOMP_GEMM; clipped ReLU is tried (cuDNN documents ReLU only) and dropped
+  // for separate kernels if refused.
+  const bool fusable = relu || clipped || algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+  if (fusable) {
+    const cudnnActivationMode_t mode = relu ? CUDNN_ACTIVATION_RELU : clipped ? CUDNN_ACTIVATION_CLIPPED_RELU : CUDNN_ACTIVATION_IDENTITY;
+    ROOFLENS_RETURN_IF_ERROR(cudnn_status(
+        cudnnSetActivationDescriptor(d->act, mode, CUDNN_NOT_PROPAGATE_NAN, clipped ? static_cast<double>(act.hi) : 0.0),
+        "activation descriptor"));
+    Step fused = [=](cudaStream_t) {
+      const float one = 1.f;
+      return cudnn_status(cudnnConvolutionBiasActivationForward(h, &one, d->x, xp, d->w, wp, d->conv, algo, ws, wsb, &alpha2,
+                                                                d->y, zp, d->bias, bp, d->act, d->y, yp),
+                          what);
+    };
+    // Tried once now: cuDNN refuses some configurations only when called. A refusal
+    // falls back to separate kernels below; a device fault is an error.
+    if (fused(b.stream())) {
+      ROOFLENS_RETURN_IF_ERROR(cuda_status(cudaStreamSynchronize(b.stream()), what));
+      std::string impl = base + "+bias";
+      if (residual != kNoValue) impl += "+add";
+      if (relu) impl += "+relu";
+      if (clipped) impl += "+clip";
+      b.add_step(std::move(fused), impl + " (one call)");
+      b.set_value(tip, *y);
+      return next;
+    }
+  }
+  // Convolution, then bias, residual and ReLU as element-wise kernels (in place).
+  b.add_step(
+      [=](cudaStream_t) {
+        const float one = 1.f, zero = 0.f;
+        return cudnn_status(cudnnConvolutionForward(h, &one, d->x, xp, d->w, wp, d->conv, algo, ws, wsb, &zero, d->y, yp), what);
+      },
+      base);
+  const DevValue bias_v{*bdev, Shape{1, m, 1, 1}, b.elem(), false};
+  ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kAdd, 0, 0, *y, &bias_v, *y, "ew:bias"));
+  if (residual != kNoValue) ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kAdd, 0, 0, *y, &zval, *y, "ew:add"));
+  if (relu) ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kRelu, 0, 0, *y, nullptr, *y, "ew:relu"));
+  if (clipped) ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kClip, act.lo, act.hi, *y, nullptr, *y, "ew:clip"));
+  b.set_value(tip, *y);
+  return next;
+}
+
+}  // namespace rooflens::cuda

@@ -1,0 +1,126 @@
+// CUDA backend internals (see include/rooflens/exec/cuda.h). Each fused layer becomes a
+// list of steps queued on one stream; a step returns the status of the calls it queued.
+// Device values: rank-4 activations are NHWC in the compute dtype; every other tensor
+// (rank != 4, stored weights and constants used as operands) is row-major.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kernels.h"
+#include "rooflens/exec/cuda.h"
+
+namespace rooflens::cuda {
+
+Status cuda_status(cudaError_t e, const std::string& what);
+Status cudnn_status(cudnnStatus_t e, const std::string& what);
+Status cublas_status(cublasStatus_t e, const std::string& what);
+
+struct DevValue {
+  void* ptr = nullptr;
+  Shape shape;
+  Elem elem = Elem::kF16;
+  bool nhwc = false;  // meaningful for rank 4 only
+};
+
+// Logical shape padded to rank 4 (leading 1s) and the element stride of each logical dim.
+struct Layout {
+  int64_t dims[4];
+  int64_t strides[4];
+};
+Layout layout_of(const DevValue& v);
+// The iteration (outermost first) that walks `out` in its physical order: for NHWC the
+// logical dims (n, h, w, c), otherwise (d0, d1, d2, d3).
+void physical_order(const DevValue& out, int order[4]);
+
+using Step = std::function<Status(cudaStream_t)>;
+
+struct LayerPlan {
+  std::string name;
+  std::vector<Step> steps;
+  std::vector<std::string> impls;
+};
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(const CudaBackendOptions& o);
+  ~CudaBackend() override;
+  Status init();  // device, stream, handles, workspace
+
+  std::string name() const override { return opts_.graph ? "cuda-graph" : "cuda"; }
+  bool supports(const Graph& g, NodeId n, std::string* reason) const override;
+  Status prepare(const Graph& g, const ModelAnalysis& fused, const ExecOptions& o) override;
+  Status run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) override;
+  std::vector<LayerTiming> layer_timings() const override;
+  bool has_resident_run() const override { return true; }
+  Status run_resident() override;
+
+  // Used by the layer builders (conv.cpp, nodes.cpp).
+  const Graph& graph() const { return *g_; }
+  const CudaBackendOptions& options() const { return opts_; }
+  Elem elem() const { return opts_.dtype == DType::kF16 ? Elem::kF16 : Elem::kF32; }
+  size_t elem_bytes() const { return elem() == Elem::kF16 ? 2 : 4; }
+  cudnnDataType_t cudnn_type() const { return elem() == Elem::kF16 ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT; }
+  cudnnHandle_t cudnn() const { return cudnn_; }
+  cublasHandle_t cublas() const { return cublas_; }
+  cudaStream_t stream() const { return stream_; }
+  void* workspace() const { return workspace_; }
+  size_t workspace_bytes() const { return opts_.workspace_bytes; }
+  uint64_t seed() const { return seed_; }
+
+  Expected<void*> alloc(size_t bytes);
+  // Uploads host fp32 values converted to the compute dtype (no layout change).
+  Expected<void*> upload(const std::vector<float>& host);
+  // The device value of `v` (activations as produced; stored values and constants
+  // uploaded row-major on first use; views resolved, converting layout if needed).
+  Expected<DevValue> value(ValueId v);
+  // `v` in the requested physical order (NHWC when `nhwc` and rank 4, else row-major),
+  // adding a conversion step to the current layer when needed.
+  Expected<DevValue> value_as(ValueId v, bool nhwc);
+  // A fresh device buffer for a layer's output value `v` (NHWC when rank 4).
+  Expected<DevValue> new_output(ValueId v);
+  void set_value(ValueId v, DevValue d) { values_[v] = std::move(d); }
+  void add_step(Step s, std::string impl);
+  // Queues y = op(a[, b]) with broadcasting, writing `out` (all in logical terms).
+  Status add_elementwise(EwOp op, float alpha, float beta, const DevValue& a, const DevValue* b, const DevValue& out,
+                         const std::string& impl);
+
+ private:
+  Status run_plans(bool timed);
+  Status check_device_state(const std::string& when);
+
+  CudaBackendOptions opts_;
+  const Graph* g_ = nullptr;
+  uint64_t seed_ = 0;
+  cudaStream_t stream_ = nullptr;
+  cudnnHandle_t cudnn_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  void* workspace_ = nullptr;
+  std::vector<void*> allocations_;
+  std::map<ValueId, DevValue> values_;
+  std::map<std::pair<ValueId, bool>, DevValue> converted_;
+  std::vector<LayerPlan> plans_;
+  std::vector<cudaEvent_t> events_;   // one before each layer and one after the last
+  std::vector<float> last_ms_;        // per layer, last timed run
+  std::vector<DevValue> input_f32_, output_f32_;  // host-facing fp32 row-major staging
+  std::vector<Step> input_steps_, output_steps_;   // conversions outside the timed runs
+  cudaGraph_t cuda_graph_ = nullptr;
+  cudaGraphExec_t graph_exec_ = nullptr;
+  bool prepared_ = false;
+};
+
+// Clip's bounds when known before run time (inputs 1/2 or the min/max attributes).
+std::pair<float, float> clip_bounds(const Graph& g, const Node& n);
+
+// Builds one fused layer (nodes.cpp). Conv layers: conv.cpp.
+Status build_fused_layer(CudaBackend& b, const LayerReport& layer);
+Expected<size_t> build_conv(CudaBackend& b, const LayerReport& layer);
+bool node_supported(const Graph& g, NodeId n, std::string* reason);
+
+}  // namespace rooflens::cuda

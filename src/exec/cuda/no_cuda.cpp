@@ -1,0 +1,13 @@
+// Built without CUDA: the entry points say so.
+#include "rooflens/exec/cuda.h"
+
+namespace rooflens {
+
+Expected<CudaDeviceInfo> cuda_device_info(int) {
+  return Status::unavailable("rooflens was built without CUDA (nvcc, cuBLAS or cuDNN not found at configure time)");
+}
+Expected<std::unique_ptr<Backend>> make_cuda_backend(const CudaBackendOptions&) {
+  return Status::unavailable("rooflens was built without CUDA (nvcc, cuBLAS or cuDNN not found at configure time)");
+}
+
+}  // namespace rooflens

@@ -1,0 +1,456 @@
+// Every node outside a convolution's fused call: element-wise ops (own kernels), pooling
+// and softmax (cuDNN), Gemm/MatMul (cuBLAS), concatenation, standalone BatchNormalization,
+// spatial ReduceMean, views; the layer dispatcher and what the backend supports.
+#include <algorithm>
+#include <cmath>
+
+#include "cuda_backend.h"
+#include "rooflens/exec/weights.h"
+
+namespace rooflens::cuda {
+namespace {
+
+std::vector<int64_t> ints_attr(const Node& n, const char* name, std::vector<int64_t> def) {
+  auto it = n.attrs.find(name);
+  if (it == n.attrs.end()) return def;
+  if (const auto* v = std::get_if<std::vector<int64_t>>(&it->second)) return *v;
+  return def;
+}
+int64_t int_attr(const Node& n, const char* name, int64_t def) {
+  auto it = n.attrs.find(name);
+  if (it == n.attrs.end()) return def;
+  if (const auto* v = std::get_if<int64_t>(&it->second)) return *v;
+  return def;
+}
+double real_attr(const Node& n, const char* name, double def) {
+  auto it = n.attrs.find(name);
+  if (it == n.attrs.end()) return def;
+  if (const auto* d = std::get_if<double>(&it->second)) return *d;
+  if (const auto* i = std::get_if<int64_t>(&it->second)) return static_cast<double>(*i);
+  return def;
+}
+// A scalar operand known before run time (Clip's min/max inputs).
+std::optional<double> scalar_input(const Graph& g, const Node& n, size_t i) {
+  if (n.inputs.size() <= i || n.inputs[i] == kNoValue) return std::nullopt;
+  const Value& v = g.value(n.inputs[i]);
+  if (v.reals && v.reals->size() == 1) return (*v.reals)[0];
+  return std::nullopt;
+}
+const Shape& shape_of(const Graph& g, ValueId v) { return *g.value(v).shape; }
+
+Status unary(CudaBackend& b, const Node& n, EwOp op, float alpha = 0, float beta = 0) {
+  auto x = b.value(n.inputs[0]);
+  if (!x) return x.status();
+  auto y = b.new_output(n.outputs[0]);
+  if (!y) return y.status();
+  ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(op, alpha, beta, *x, nullptr, *y, "ew:" + n.op_type));
+  b.set_value(n.outputs[0], *y);
+  return Status::ok();
+}
+
+Status binary(CudaBackend& b, const Node& n) {
+  const EwOp op = n.kind == OpKind::kAdd ? EwOp::kAdd : n.kind == OpKind::kSub ? EwOp::kSub : n.kind == OpKind::kMul ? EwOp::kMul : EwOp::kDiv;
+  auto x = b.value(n.inputs[0]);
+  if (!x) return x.status();
+  auto z = b.value(n.inputs[1]);
+  if (!z) return z.status();
+  auto y = b.new_output(n.outputs[0]);
+  if (!y) return y.status();
+  ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(op, 0, 0, *x, &*z, *y, "ew:" + n.op_type));
+  b.set_value(n.outputs[0], *y);
+  return Status::ok();
+}
+
+struct PoolDescs {
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+  cudnnPoolingDescriptor_t pool = nullptr;
+  ~PoolDescs() {
+    if (x) cudnnDestroyTensorDescriptor(x);
+    if (y) cudnnDestroyTensorDescriptor(y);
+    if (pool) cudnnDestroyPoolingDescriptor(pool);
+  }
+};
+
+// Pooling over the spatial dims of an NHWC tensor; `global` takes the whole plane.
+Status pooling(CudaBackend& b, const Node& n, bool max, bool global, ValueId out_v) {
+  const Graph& g = b.graph();
+  const Shape& xs = shape_of(g, n.inputs[0]);
+  if (xs.size() != 4) return Status::unsupported("only 2-D pooling runs on the CUDA backend");
+  Shape ys = {xs[0], xs[1], 1, 1};
+  int64_t k[2] = {xs[2], xs[3]}, st[2] = {1, 1}, pad[2] = {0, 0};
+  bool include_pad = false;
+  if (!global) {
+    ys = shape_of(g, out_v);
+    const auto ks = ints_attr(n, "kernel_shape", {});
+    const auto ss = ints_attr(n, "strides", {1, 1});
+    const auto ps = ints_attr(n, "pads", {0, 0, 0, 0});
+    const auto ds = ints_attr(n, "dilations", {1, 1});
+    std::string auto_pad = "NOTSET";
+    if (auto it = n.attrs.find("auto_pad"); it != n.attrs.end())
+      if (const auto* s = std::get_if<std::string>(&it->second)) auto_pad = *s;
+    if (auto_pad != "NOTSET" && auto_pad != "VALID") return Status::unsupported("pooling with auto_pad " + auto_pad);
+    if (ks.size() != 2 || ss.size() != 2 || ps.size() != 4) return Status::unsupported("pooling attributes not 2-D");
+    if (ds[0] != 1 || ds[1] != 1) return Status::unsupported("dilated pooling");
+    k[0] = ks[0];
+    k[1] = ks[1];
+    st[0] = ss[0];
+    st[1] = ss[1];
+    if (auto_pad == "NOTSET") {
+      pad[0] = ps[0];
+      pad[1] = ps[1];
+    }
+    include_pad = int_attr(n, "count_include_pad", 0) != 0;
+    // cuDNN pads symmetrically and rounds the output size down; max pooling with
+    // asymmetric pads or ceil_mode runs on rooflens's own kernel instead.
+    const auto floor_out = [&](int d) { return (xs[2 + d] + 2 * pad[d] - k[d]) / st[d] + 1; };
+    const bool symmetric = auto_pad != "NOTSET" || (ps[0] == ps[2] && ps[1] == ps[3]);
+    if (!symmetric || floor_out(0) != ys[2] || floor_out(1) != ys[3]) {
+      if (!max) return Status::unsupported("average pooling with asymmetric pads or ceil_mode");
+      auto x = b.value_as(n.inputs[0], true);
+      if (!x) return x.status();
+      auto y = b.new_output(out_v);
+      if (!y) return y.status();
+      const auto I = [](int64_t v) { return static_cast<int>(v); };
+      const PoolShape p{I(xs[0]), I(xs[1]), I(xs[2]), I(xs[3]), I(ys[2]), I(ys[3]), I(k[0]), I(k[1]), I(st[0]), I(st[1]), I(pad[0]), I(pad[1])};
+      const void* xp = x->ptr;
+      void* yp = y->ptr;
+      const Elem e = x->elem;
+      b.add_step([=](cudaStream_t s) { return cuda_status(launch_maxpool_nhwc(e, xp, yp, p, s), "MaxPool"); }, "ew:maxpool");
+      b.set_value(out_v, *y);
+      return Status::ok();
+    }
+  }
+  auto x = b.value_as(n.inputs[0], true);
+  if (!x) return x.status();
+  auto y = b.new_output(out_v);
+  if (!y) return y.status();
+  auto d = std::make_shared<PoolDescs>();
+  const auto I = [](int64_t v) { return static_cast<int>(v); };
+  const cudnnDataType_t dt = b.cudnn_type();
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateTensorDescriptor(&d->x), "descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateTensorDescriptor(&d->y), "descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreatePoolingDescriptor(&d->pool), "descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetTensor4dDescriptor(d->x, CUDNN_TENSOR_NHWC, dt, I(xs[0]), I(xs[1]), I(xs[2]), I(xs[3])), "pool input"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetTensor4dDescriptor(d->y, CUDNN_TENSOR_NHWC, dt, I(ys[0]), I(ys[1]), I(ys[2]), I(ys[3])), "pool output"));
+  const cudnnPoolingMode_t mode = max ? CUDNN_POOLING_MAX
+                                  : include_pad ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                                                : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(
+      cudnnSetPooling2dDescriptor(d->pool, mode, CUDNN_NOT_PROPAGATE_NAN, I(k[0]), I(k[1]), I(pad[0]), I(pad[1]), I(st[0]), I(st[1])),
+      "pooling descriptor"));
+  int on = 0, oc = 0, oh = 0, ow = 0;
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnGetPooling2dForwardOutputDim(d->pool, d->x, &on, &oc, &oh, &ow), "pool output size"));
+  if (oh != ys[2] || ow != ys[3])
+    return Status::unsupported("cuDNN pooling gives " + std::to_string(oh) + "x" + std::to_string(ow) + ", the graph says " +
+                               shape_str(ys) + " (ceil_mode is not expressible in cuDNN)");
+  cudnnHandle_t h = b.cudnn();
+  const void* xp = x->ptr;
+  void* yp = y->ptr;
+  const std::string what = n.op_type + " '" + n.name + "'";
+  b.add_step(
+      [=](cudaStream_t) {
+        const float one = 1.f, zero = 0.f;
+        return cudnn_status(cudnnPoolingForward(h, d->pool, &one, d->x, xp, &zero, d->y, yp), what);
+      },
+      max ? "cudnn:pool_max" : "cudnn:pool_avg");
+  // Rank-2 outputs (ReduceMean without keepdims) are the same bytes as N x C x 1 x 1.
+  b.set_value(out_v, *y);
+  return Status::ok();
+}
+
+Status reduce_mean(CudaBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  const Shape& xs = shape_of(g, n.inputs[0]);
+  std::vector<int64_t> axes = ints_attr(n, "axes", {});
+  if (n.inputs.size() > 1 && n.inputs[1] != kNoValue) {
+    const auto& v = g.value(n.inputs[1]).ints;
+    if (!v) return Status::unsupported("ReduceMean axes not known before run time");
+    axes = *v;
+  }
+  for (auto& a : axes) a = a < 0 ? a + static_cast<int64_t>(xs.size()) : a;
+  std::sort(axes.begin(), axes.end());
+  if (xs.size() != 4 || axes != std::vector<int64_t>{2, 3})
+    return Status::unsupported("ReduceMean runs on the CUDA backend only over the spatial axes of a 4-D tensor");
+  return pooling(b, n, false, true, n.outputs[0]);
+}
+
+Status batchnorm(CudaBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  const Shape& xs = shape_of(g, n.inputs[0]);
+  if (xs.size() < 2) return Status::unsupported("BatchNormalization on a rank-1 tensor");
+  const int64_t c = xs[1];
+  // y = x s + t, s = scale / sqrt(var + eps), t = beta - mean s: the fold of an identity "weight".
+  Tensor s = Tensor::zeros({c, 1}), t = Tensor::zeros({c});
+  for (auto& v : s.data) v = 1.f;
+  ROOFLENS_RETURN_IF_ERROR(fold_batchnorm(g, static_cast<NodeId>(&n - g.nodes.data()), b.seed(), &s, &t));
+  auto sp = b.upload(s.data);
+  if (!sp) return sp.status();
+  auto tp = b.upload(t.data);
+  if (!tp) return tp.status();
+  Shape cs(xs.size(), 1);
+  cs[1] = c;
+  const DevValue sv{*sp, cs, b.elem(), false}, tv{*tp, cs, b.elem(), false};
+  auto x = b.value(n.inputs[0]);
+  if (!x) return x.status();
+  auto y = b.new_output(n.outputs[0]);
+  if (!y) return y.status();
+  ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kMul, 0, 0, *x, &sv, *y, "ew:bn_scale"));
+  ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kAdd, 0, 0, *y, &tv, *y, "ew:bn_shift"));
+  b.set_value(n.outputs[0], *y);
+  return Status::ok();
+}
+
+Status softmax(CudaBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  const Shape& xs = shape_of(g, n.inputs[0]);
+  int64_t axis = int_attr(n, "axis", -1);
+  if (axis < 0) axis += static_cast<int64_t>(xs.size());
+  if (xs.size() != 2 || axis != 1) return Status::unsupported("Softmax runs on the CUDA backend over the last axis of a 2-D tensor only");
+  auto x = b.value(n.inputs[0]);
+  if (!x) return x.status();
+  auto y = b.new_output(n.outputs[0]);
+  if (!y) return y.status();
+  cudnnTensorDescriptor_t raw = nullptr;
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateTensorDescriptor(&raw), "descriptor"));
+  std::shared_ptr<cudnnTensorStruct> d(raw, [](cudnnTensorDescriptor_t p) { cudnnDestroyTensorDescriptor(p); });
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(
+      cudnnSetTensor4dDescriptor(raw, CUDNN_TENSOR_NCHW, b.cudnn_type(), static_cast<int>(xs[0]), static_cast<int>(xs[1]), 1, 1),
+      "softmax descriptor"));
+  cudnnHandle_t h = b.cudnn();
+  const void* xp = x->ptr;
+  void* yp = y->ptr;
+  b.add_step(
+      [=](cudaStream_t) {
+        const float one = 1.f, zero = 0.f;
+        return cudnn_status(cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &one, d.get(), xp, &zero, d.get(), yp),
+                            "Softmax");
+      },
+      "cudnn:softmax");
+  b.set_value(n.outputs[0], *y);
+  return Status::ok();
+}
+
+Status concat(CudaBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  const Shape& ys = shape_of(g, n.outputs[0]);
+  const int64_t rank = static_cast<int64_t>(ys.size());
+  if (rank > 4) return Status::unsupported("Concat of rank above 4");
+  int64_t axis = int_attr(n, "axis", 1);
+  if (axis < 0) axis += rank;
+  auto y = b.new_output(n.outputs[0]);
+  if (!y) return y.status();
+  const Layout lo = layout_of(*y);
+  int ord[4];
+  physical_order(*y, ord);
+  const int64_t axis4 = axis + 4 - rank;
+  int64_t offset = 0;
+  for (ValueId in : n.inputs) {
+    auto a = b.value(in);
+    if (!a) return a.status();
+    const Layout la = layout_of(*a);
+    EwShape s;
+    for (int k = 0; k < 4; ++k) {
+      s.dims[k] = la.dims[ord[k]];
+      s.out_strides[k] = lo.strides[ord[k]];
+      s.a_strides[k] = la.strides[ord[k]];
+    }
+    s.out_offset = offset * lo.strides[axis4];
+    offset += la.dims[axis4];
+    const void* ap = a->ptr;
+    void* yp = y->ptr;
+    const Elem e = a->elem;
+    b.add_step([=](cudaStream_t st) {
+      return cuda_status(launch_elementwise(EwOp::kCopy, 0, 0, e, e, ap, nullptr, yp, s, st), "Concat");
+    }, "ew:concat");
+  }
+  if (offset != lo.dims[axis4]) return Status::internal("Concat inputs do not add up to the output along the axis");
+  b.set_value(n.outputs[0], *y);
+  return Status::ok();
+}
+
+// Constant zero padding: the output is cleared, then the input copied into its interior.
+Status pad(CudaBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  std::string mode = "constant";
+  if (auto it = n.attrs.find("mode"); it != n.attrs.end())
+    if (const auto* m = std::get_if<std::string>(&it->second)) mode = *m;
+  if (mode != "constant") return Status::unsupported("Pad mode '" + mode + "' (the CUDA backend pads with zeros only)");
+  std::vector<int64_t> pads = ints_attr(n, "pads", {});
+  if (n.inputs.size() > 1 && n.inputs[1] != kNoValue) {
+    const auto& v = g.value(n.inputs[1]).ints;
+    if (!v) return Status::unsupported("Pad amounts not known before run time");
+    pads = *v;
+  }
+  if (n.inputs.size() > 3 && n.inputs[3] != kNoValue) return Status::unsupported("Pad with axes");
+  const double value = scalar_input(g, n, 2).value_or(real_attr(n, "value", 0.0));
+  if (value != 0.0) return Status::unsupported("Pad with the non-zero constant " + std::to_string(value));
+  const Shape& xs = shape_of(g, n.inputs[0]);
+  const size_t r = xs.size();
+  if (r > 4 || pads.size() != 2 * r) return Status::unsupported("Pad of rank " + std::to_string(r));
+  for (int64_t p : pads)
+    if (p < 0) return Status::unsupported("Pad with negative amounts (cropping)");
+  auto x = b.value(n.inputs[0]);
+  if (!x) return x.status();
+  auto y = b.new_output(n.outputs[0]);
+  if (!y) return y.status();
+  const Layout ly = layout_of(*y), lx = layout_of(*x);
+  int ord[4];
+  physical_order(*y, ord);
+  EwShape s;
+  for (int k = 0; k < 4; ++k) {
+    s.dims[k] = lx.dims[ord[k]];
+    s.out_strides[k] = ly.strides[ord[k]];
+    s.a_strides[k] = lx.strides[ord[k]];
+  }
+  for (size_t d = 0; d < r; ++d) s.out_offset += pads[d] * ly.strides[d + 4 - r];
+  const size_t bytes = static_cast<size_t>(checked_numel(y->shape).value_or(0)) * b.elem_bytes();
+  const void* xp = x->ptr;
+  void* yp = y->ptr;
+  const Elem e = x->elem;
+  b.add_step([=](cudaStream_t st) {
+    ROOFLENS_RETURN_IF_ERROR(cuda_status(cudaMemsetAsync(yp, 0, bytes, st), "Pad"));
+    return cuda_status(launch_elementwise(EwOp::kCopy, 0, 0, e, e, xp, nullptr, yp, s, st), "Pad");
+  }, "ew:pad");
+  b.set_value(n.outputs[0], *y);
+  return Status::ok();
+}
+
+// Gemm (Y = alpha A op(B) + beta C) and 2-D MatMul with stored B, through cuBLAS.
+Status gemm(CudaBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  const bool is_gemm = n.kind == OpKind::kGemm;
+  const Shape& as = shape_of(g, n.inputs[0]);
+  if (as.size() != 2) return Status::unsupported(n.op_type + " on a rank-" + std::to_string(as.size()) + " input");
+  if (is_gemm && int_attr(n, "transA", 0) != 0) return Status::unsupported("Gemm with transA=1");
+  if (!g.value(n.inputs[1]).is_stored && !g.value(n.inputs[1]).reals) return Status::unsupported(n.op_type + " with weights computed at run time");
+  const bool trans_b = is_gemm && int_attr(n, "transB", 0) != 0;
+  const float alpha = is_gemm ? static_cast<float>(real_attr(n, "alpha", 1.0)) : 1.f;
+  const float beta = is_gemm ? static_cast<float>(real_attr(n, "beta", 1.0)) : 0.f;
+  const Shape& ws = shape_of(g, n.inputs[1]);
+  const int64_t m = as[0], kdim = as[1], nout = trans_b ? ws[0] : ws[1];
+  auto a = b.value_as(n.inputs[0], false);
+  if (!a) return a.status();
+  auto w = b.value(n.inputs[1]);
+  if (!w) return w.status();
+  auto y = b.new_output(n.outputs[0]);
+  if (!y) return y.status();
+  const bool f16 = b.elem() == Elem::kF16;
+  const cudaDataType_t t = f16 ? CUDA_R_16F : CUDA_R_32F;
+  const cublasComputeType_t ct = f16 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_PEDANTIC;
+  cublasHandle_t h = b.cublas();
+  const void* ap = a->ptr;
+  const void* wp = w->ptr;
+  void* yp = y->ptr;
+  const int M = static_cast<int>(m), K = static_cast<int>(kdim), N = static_cast<int>(nout);
+  const std::string what = n.op_type + " '" + n.name + "'";
+  // Row-major Y[M,N] = A[M,K] B: column-major Y^T[N,M] = op(B^T) A^T.
+  b.add_step(
+      [=](cudaStream_t) {
+        const float zero = 0.f;
+        return cublas_status(cublasGemmEx(h, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, wp, t,
+                                          trans_b ? K : N, ap, t, K, &zero, yp, t, N, ct, CUBLAS_GEMM_DEFAULT),
+                             what);
+      },
+      f16 ? "cublas:gemm_f16" : "cublas:gemm_f32");
+  if (is_gemm && n.inputs.size() > 2 && n.inputs[2] != kNoValue && beta != 0.f) {
+    auto ct_host = stored_tensor(g, n.inputs[2], b.seed());
+    if (!ct_host) return ct_host.status();
+    for (auto& v : ct_host->data) v *= beta;
+    auto cp = b.upload(ct_host->data);
+    if (!cp) return cp.status();
+    const DevValue cv{*cp, ct_host->shape, b.elem(), false};
+    ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kAdd, 0, 0, *y, &cv, *y, "ew:bias"));
+  }
+  b.set_value(n.outputs[0], *y);
+  return Status::ok();
+}
+
+Status lower_node(CudaBackend& b, NodeId id) {
+  const Graph& g = b.graph();
+  const Node& n = g.node(id);
+  switch (n.kind) {
+    case OpKind::kRelu: return unary(b, n, EwOp::kRelu);
+    case OpKind::kLeakyRelu: return unary(b, n, EwOp::kLeakyRelu, static_cast<float>(real_attr(n, "alpha", 0.01)));
+    case OpKind::kSigmoid: return unary(b, n, EwOp::kSigmoid);
+    case OpKind::kTanh: return unary(b, n, EwOp::kTanh);
+    case OpKind::kHardSwish: return unary(b, n, EwOp::kHardSwish);
+    case OpKind::kSqrt: return unary(b, n, EwOp::kSqrt);
+    case OpKind::kNeg: return unary(b, n, EwOp::kNeg);
+    case OpKind::kHardSigmoid:
+      return unary(b, n, EwOp::kHardSigmoid, static_cast<float>(real_attr(n, "alpha", 0.2)), static_cast<float>(real_attr(n, "beta", 0.5)));
+    case OpKind::kClip: {
+      const auto [lo, hi] = clip_bounds(g, n);
+      return unary(b, n, EwOp::kClip, lo, hi);
+    }
+    case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul: case OpKind::kDiv: return binary(b, n);
+    case OpKind::kMaxPool: case OpKind::kAveragePool: return pooling(b, n, n.kind == OpKind::kMaxPool, false, n.outputs[0]);
+    case OpKind::kGlobalAveragePool: case OpKind::kGlobalMaxPool:
+      return pooling(b, n, n.kind == OpKind::kGlobalMaxPool, true, n.outputs[0]);
+    case OpKind::kReduceMean: return reduce_mean(b, n);
+    case OpKind::kBatchNormalization: return batchnorm(b, n);
+    case OpKind::kSoftmax: return softmax(b, n);
+    case OpKind::kConcat: return concat(b, n);
+    case OpKind::kPad: return pad(b, n);
+    case OpKind::kGemm: case OpKind::kMatMul: return gemm(b, n);
+    case OpKind::kFlatten: case OpKind::kReshape: case OpKind::kSqueeze: case OpKind::kUnsqueeze:
+    case OpKind::kIdentity: case OpKind::kDropout: {
+      auto v = b.value(n.outputs[0]);  // resolves the view (a copy only when the layout demands it)
+      return v ? Status::ok() : v.status();
+    }
+    default: return Status::unsupported(n.op_type + " is not run by the CUDA backend");
+  }
+}
+
+}  // namespace
+
+std::pair<float, float> clip_bounds(const Graph& g, const Node& n) {
+  const double lo = scalar_input(g, n, 1).value_or(real_attr(n, "min", -INFINITY));
+  const double hi = scalar_input(g, n, 2).value_or(real_attr(n, "max", INFINITY));
+  return {static_cast<float>(lo), static_cast<float>(hi)};
+}
+
+bool node_supported(const Graph& g, NodeId id, std::string* reason) {
+  const Node& n = g.node(id);
+  switch (n.kind) {
+    case OpKind::kConv: case OpKind::kRelu: case OpKind::kLeakyRelu: case OpKind::kSigmoid: case OpKind::kTanh:
+    case OpKind::kHardSwish: case OpKind::kSqrt: case OpKind::kNeg: case OpKind::kHardSigmoid: case OpKind::kClip:
+    case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul: case OpKind::kDiv: case OpKind::kMaxPool:
+    case OpKind::kAveragePool: case OpKind::kGlobalAveragePool: case OpKind::kGlobalMaxPool: case OpKind::kReduceMean:
+    case OpKind::kBatchNormalization: case OpKind::kSoftmax: case OpKind::kConcat: case OpKind::kGemm: case OpKind::kMatMul:
+    case OpKind::kFlatten: case OpKind::kReshape: case OpKind::kSqueeze: case OpKind::kUnsqueeze: case OpKind::kIdentity:
+    case OpKind::kDropout: case OpKind::kPad:
+      break;
+    default:
+      *reason = n.kind == OpKind::kUnknown ? "unknown op " + n.op_type : n.op_type + " is not run by the CUDA backend yet";
+      return false;
+  }
+  for (ValueId v : n.outputs) {
+    if (v == kNoValue) continue;
+    const auto& s = g.value(v).shape;
+    if (s && s->size() > 4) {
+      *reason = "output of rank " + std::to_string(s->size()) + " (the CUDA backend runs tensors of rank <= 4)";
+      return false;
+    }
+  }
+  if (n.kind == OpKind::kMaxPool && n.outputs.size() > 1 && n.outputs[1] != kNoValue && !g.value(n.outputs[1]).consumers.empty()) {
+    *reason = "MaxPool indices output";
+    return false;
+  }
+  return true;
+}
+
+Status build_fused_layer(CudaBackend& b, const LayerReport& L) {
+  const Graph& g = b.graph();
+  const Node& anchor = g.node(L.nodes[0]);
+  size_t next = 0;
+  if (anchor.kind == OpKind::kConv) {
+    auto r = build_conv(b, L);
+    if (!r) return r.status();
+    next = *r;
+  }
+  for (size_t i = next; i < L.nodes.size(); ++i)
+    ROOFLENS_RETURN_IF_ERROR(lower_node(b, L.nodes[i]).with_context(g.node(L.nodes[i]).op_type + " node '" + g.node(L.nodes[i]).name + "'"));
+  return Status::ok();
+}
+
+}  // namespace rooflens::cuda
