@@ -61,6 +61,7 @@ Expected<Compared> measure_and_predict(const std::string& path, const BackendCho
   MeasureOptions mo;
   mo.exec.threads = threads;
   mo.timing.max_seconds = max_seconds;
+  if (choice.name == "cuda") mo.timing.min_warmup_seconds = 1.0;  // GPU clocks up from idle
   auto m = measure_model(loaded->graph, loaded->analysis, **backend, mo);
   if (!m) return m.status().with_context(path);
   m->threads = threads;

@@ -18,7 +18,11 @@ double quantile(std::vector<double> v, double q) {
 
 Expected<TimingResult> time_runs(const std::function<Status()>& run_once, const TimingOptions& o,
                                  const std::function<void(int)>& after_each) {
-  for (int i = 0; i < o.warmup; ++i) ROOFLENS_RETURN_IF_ERROR(run_once());
+  const auto w0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < o.warmup ||
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count() < o.min_warmup_seconds;
+       ++i)
+    ROOFLENS_RETURN_IF_ERROR(run_once());
   TimingResult r;
   double total = 0;
   for (int i = 0; i < o.max_repeats; ++i) {

@@ -27,10 +27,12 @@ std::string no_device_reason() {
   return info ? "" : info.status().message();
 }
 
-#define SKIP_WITHOUT_GPU()                                        \
-  do {                                                            \
-    const std::string why = no_device_reason();                   \
-    if (!why.empty()) GTEST_SKIP() << "needs a CUDA GPU: " << why; \
+#define SKIP_WITHOUT_GPU()                                            \
+  do {                                                                \
+    const std::string why = no_device_reason();                       \
+    if (!why.empty()) {                                               \
+      GTEST_SKIP() << "needs a CUDA GPU: " << why;                    \
+    }                                                                 \
   } while (0)
 
 double rel_error(const std::vector<Tensor>& a, const std::vector<Tensor>& ref) {
@@ -98,13 +100,17 @@ void expect_matches_reference(Graph& g) {
     std::vector<Tensor> again;
     ASSERT_TRUE((*be)->run(inputs, &again));
     EXPECT_EQ(rel_error(again, got), 0.0);
-    if (!c.graph) EXPECT_EQ((*be)->layer_timings().size(), m.layers.size());
+    if (!c.graph) {
+      EXPECT_EQ((*be)->layer_timings().size(), m.layers.size());
+    }
   }
 }
 
 TEST(Cuda, NoDeviceIsReportedAsUnavailable) {
   auto info = cuda_device_info();
-  if (info) GTEST_SKIP() << "a CUDA device is present (" << info->name << ")";
+  if (info) {
+    GTEST_SKIP() << "a CUDA device is present (" << info->name << ")";
+  }
   EXPECT_EQ(info.status().code(), StatusCode::kUnavailable);
   EXPECT_FALSE(info.status().message().empty());
   auto be = make_cuda_backend({});
@@ -148,7 +154,9 @@ TEST(Cuda, PoolingNormalizationSqueezeExciteAndHead) {
   ValueId mpc = b.add1("MaxPool", "mp.ceil", {bn}, {{"kernel_shape", std::vector<int64_t>{3, 3}},
                                                     {"strides", std::vector<int64_t>{2, 2}}, {"ceil_mode", int64_t{1}},
                                                     {"pads", std::vector<int64_t>{0, 1, 1, 0}}});
-  ValueId ap = b.add1("AveragePool", "ap", {bn}, {{"kernel_shape", std::vector<int64_t>{3, 3}},
+  // BatchNormalization + ReLU outside a convolution (DenseNet): one fused pass.
+  ValueId bnr = b.add1("Relu", "bn2.relu", {b.batchnorm("bn2", x, 8)});
+  ValueId ap = b.add1("AveragePool", "ap", {bnr}, {{"kernel_shape", std::vector<int64_t>{3, 3}},
                                                   {"strides", std::vector<int64_t>{2, 2}},
                                                   {"pads", std::vector<int64_t>{1, 1, 1, 1}}});
   ValueId sum = b.add1("Sub", "sub", {b.add1("Add", "mp.sum", {mp, mpc}), b.add1("Tanh", "tanh", {ap})});
@@ -184,7 +192,9 @@ TEST(Cuda, RefusesWhatItCannotRunWithAReason) {
   auto inferred = infer_shapes(g);
   ASSERT_TRUE(inferred);
   auto be = make_cuda_backend({});
-  if (!be) GTEST_SKIP() << "needs a CUDA GPU: " << be.status().message();
+  if (!be) {
+    GTEST_SKIP() << "needs a CUDA GPU: " << be.status().message();
+  }
   std::string reason;
   EXPECT_FALSE((*be)->supports(g, 0, &reason));
   EXPECT_NE(reason.find("Transpose"), std::string::npos);

@@ -59,13 +59,17 @@ constexpr size_t kCublasWorkspaceBytes = size_t{32} << 20;
 bool layouts_coincide(const Shape& s) { return s.size() != 4 || s[2] * s[3] == 1 || s[1] == 1; }
 
 Expected<Step> elementwise_step(EwOp op, float alpha, float beta, const DevValue& a, const DevValue* b,
-                                const DevValue& out, const std::string& impl) {
+                                const DevValue& out, const std::string& impl, EwPostOp post = {},
+                                const DevValue* c = nullptr) {
   if (a.shape.size() > 4 || out.shape.size() > 4 || (b && b->shape.size() > 4))
     return Status::unsupported("tensors of rank above 4 are not run by the CUDA backend");
-  if (b && b->elem != a.elem) return Status::internal("element-wise operands of different storage types");
+  if ((b && b->elem != a.elem) || (c && c->elem != a.elem))
+    return Status::internal("element-wise operands of different storage types");
+  if (c && c->shape.size() > 4) return Status::unsupported("tensors of rank above 4 are not run by the CUDA backend");
   const Layout lo = layout_of(out), la = layout_of(a);
-  Layout lb{};
+  Layout lb{}, lc{};
   if (b) lb = layout_of(*b);
+  if (c) lc = layout_of(*c);
   int ord[4];
   physical_order(out, ord);
   EwShape s;
@@ -81,13 +85,19 @@ Expected<Step> elementwise_step(EwOp op, float alpha, float beta, const DevValue
         return Status::invalid("cannot broadcast " + shape_str(b->shape) + " to " + shape_str(out.shape));
       s.b_strides[k] = lb.dims[d] == 1 ? 0 : lb.strides[d];
     }
+    if (c) {
+      if (lc.dims[d] != lo.dims[d] && lc.dims[d] != 1)
+        return Status::invalid("cannot broadcast " + shape_str(c->shape) + " to " + shape_str(out.shape));
+      s.c_strides[k] = lc.dims[d] == 1 ? 0 : lc.strides[d];
+    }
   }
   const void* ap = a.ptr;
   const void* bp = b ? b->ptr : nullptr;
+  const void* cp = c ? c->ptr : nullptr;
   void* yp = out.ptr;
   const Elem ein = a.elem, eout = out.elem;
   return Step([=](cudaStream_t st) {
-    return cuda_status(launch_elementwise(op, alpha, beta, ein, eout, ap, bp, yp, s, st), impl);
+    return cuda_status(launch_elementwise(op, alpha, beta, ein, eout, ap, bp, yp, s, st, post, cp), impl);
   });
 }
 
@@ -190,8 +200,8 @@ void CudaBackend::add_step(Step s, std::string impl) {
 }
 
 Status CudaBackend::add_elementwise(EwOp op, float alpha, float beta, const DevValue& a, const DevValue* b,
-                                    const DevValue& out, const std::string& impl) {
-  auto s = elementwise_step(op, alpha, beta, a, b, out, impl);
+                                    const DevValue& out, const std::string& impl, EwPostOp post, const DevValue* c) {
+  auto s = elementwise_step(op, alpha, beta, a, b, out, impl, post, c);
   if (!s) return s.status();
   add_step(std::move(*s), impl);
   return Status::ok();

@@ -6,6 +6,7 @@
 // convolution and element-wise kernels for the rest.
 #include <cmath>
 #include <cstring>
+#include <tuple>
 
 #include "cuda_backend.h"
 #include "rooflens/exec/weights.h"
@@ -97,32 +98,6 @@ Status spatial_pads(const Node& n, const Shape& xs, const std::vector<int64_t>& 
   return Status::ok();
 }
 
-// The activation that follows `tip` as node `next` of the layer, when it can be fused.
-struct Activation {
-  DwAct kind = DwAct::kNone;
-  float lo = 0, hi = 0;
-  ValueId out = kNoValue;
-};
-Activation activation_after(const Graph& g, const LayerReport& L, size_t next, ValueId tip, bool allow_hardswish) {
-  Activation a;
-  if (next >= L.nodes.size()) return a;
-  const Node& n = g.node(L.nodes[next]);
-  if (n.inputs.empty() || n.inputs[0] != tip) return a;
-  if (n.kind == OpKind::kRelu) a.kind = DwAct::kRelu;
-  if (n.kind == OpKind::kHardSwish && allow_hardswish) a.kind = DwAct::kHardSwish;
-  if (n.kind == OpKind::kClip) {
-    const auto [lo, hi] = clip_bounds(g, n);
-    // cuDNN's clipped ReLU is min(max(x, 0), hi); the depthwise kernel takes any bounds.
-    if (allow_hardswish || (lo == 0.f && std::isfinite(hi))) {
-      a.kind = DwAct::kClip;
-      a.lo = lo;
-      a.hi = hi;
-    }
-  }
-  if (a.kind != DwAct::kNone) a.out = n.outputs[0];
-  return a;
-}
-
 // Begin pads (top, left) of any padding, asymmetric included.
 Status begin_pads(const Node& n, const Shape& xs, const std::vector<int64_t>& k, const std::vector<int64_t>& st,
                   const std::vector<int64_t>& dil, int64_t pad[2]) {
@@ -158,8 +133,8 @@ Expected<size_t> build_depthwise(CudaBackend& b, const LayerReport& L, const Ten
   ROOFLENS_RETURN_IF_ERROR(begin_pads(n, xs, {kh, kw}, st, dil, pad));
   Activation act;
   if (b.options().fuse_conv_epilogue) {
-    act = activation_after(g, L, next, tip, true);
-    if (act.kind != DwAct::kNone) {
+    act = activation_after(g, L, next, tip);
+    if (act.post.kind != EwPost::kNone) {
       tip = act.out;
       ++next;
     }
@@ -184,16 +159,38 @@ Expected<size_t> build_depthwise(CudaBackend& b, const LayerReport& L, const Ten
   const void* bp = *bdev;
   void* yp = y->ptr;
   const Elem e = b.elem();
-  const DwAct kind = act.kind;
-  const float lo = act.lo, hi = act.hi;
-  const char* names[] = {"", "+relu", "+clip", "+hardswish"};
-  b.add_step([=](cudaStream_t s) { return cuda_status(launch_depthwise_nhwc(e, xp, wp, bp, yp, p, kind, lo, hi, s), "depthwise " + L.desc); },
-             std::string("rooflens:depthwise+bias") + names[static_cast<int>(kind)]);
+  const EwPostOp post = act.post;
+  b.add_step([=](cudaStream_t s) { return cuda_status(launch_depthwise_nhwc(e, xp, wp, bp, yp, p, post, s), "depthwise " + L.desc); },
+             std::string("rooflens:depthwise+bias") + post_name(post));
   b.set_value(tip, *y);
   return next;
 }
 
 }  // namespace
+
+const char* post_name(EwPostOp p) {
+  switch (p.kind) {
+    case EwPost::kRelu: return "+relu";
+    case EwPost::kClip: return "+clip";
+    case EwPost::kHardSwish: return "+hardswish";
+    default: return "";
+  }
+}
+
+Activation activation_after(const Graph& g, const LayerReport& L, size_t next, ValueId tip) {
+  Activation a;
+  if (next >= L.nodes.size()) return a;
+  const Node& n = g.node(L.nodes[next]);
+  if (n.inputs.empty() || n.inputs[0] != tip) return a;
+  if (n.kind == OpKind::kRelu) a.post.kind = EwPost::kRelu;
+  if (n.kind == OpKind::kHardSwish) a.post.kind = EwPost::kHardSwish;
+  if (n.kind == OpKind::kClip) {
+    a.post.kind = EwPost::kClip;
+    std::tie(a.post.lo, a.post.hi) = clip_bounds(g, n);
+  }
+  if (a.post.kind != EwPost::kNone) a.out = n.outputs[0];
+  return a;
+}
 
 Expected<size_t> build_conv(CudaBackend& b, const LayerReport& L) {
   const Graph& g = b.graph();
@@ -243,14 +240,13 @@ Expected<size_t> build_conv(CudaBackend& b, const LayerReport& L) {
         }
       }
     }
-    act = activation_after(g, L, next, tip, false);
-    if (act.kind != DwAct::kNone) {
+    act = activation_after(g, L, next, tip);
+    if (act.post.kind != EwPost::kNone) {
       tip = act.out;
       ++next;
     }
   }
-  const bool relu = act.kind == DwAct::kRelu;
-  const bool clipped = act.kind == DwAct::kClip;
+  const bool relu = act.post.kind == EwPost::kRelu;
   int64_t pad[2];
   ROOFLENS_RETURN_IF_ERROR(spatial_pads(n, xs, k, st, dil, pad));
 
@@ -337,14 +333,12 @@ Expected<size_t> build_conv(CudaBackend& b, const LayerReport& L) {
   cudnnHandle_t h = b.cudnn();
   const std::string what = "convolution " + L.desc;
 
-  // One call for conv + bias (+ residual) (+ ReLU or clipped ReLU). IDENTITY needs
-  // IMPLICIT_PRECOMP_GEMM; clipped ReLU is tried (cuDNN documents ReLU only) and dropped
-  // for separate kernels if refused.
-  const bool fusable = relu || clipped || algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+  // One call for conv + bias (+ residual) (+ ReLU): cuDNN fuses ReLU only, and IDENTITY
+  // only with IMPLICIT_PRECOMP_GEMM. Other activations go with the bias into one pass.
+  const bool fusable = relu || (act.post.kind == EwPost::kNone && algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM);
   if (fusable) {
-    const cudnnActivationMode_t mode = relu ? CUDNN_ACTIVATION_RELU : clipped ? CUDNN_ACTIVATION_CLIPPED_RELU : CUDNN_ACTIVATION_IDENTITY;
     ROOFLENS_RETURN_IF_ERROR(cudnn_status(
-        cudnnSetActivationDescriptor(d->act, mode, CUDNN_NOT_PROPAGATE_NAN, clipped ? static_cast<double>(act.hi) : 0.0),
+        cudnnSetActivationDescriptor(d->act, relu ? CUDNN_ACTIVATION_RELU : CUDNN_ACTIVATION_IDENTITY, CUDNN_NOT_PROPAGATE_NAN, 0.0),
         "activation descriptor"));
     Step fused = [=](cudaStream_t) {
       const float one = 1.f;
@@ -359,7 +353,6 @@ Expected<size_t> build_conv(CudaBackend& b, const LayerReport& L) {
       std::string impl = base + "+bias";
       if (residual != kNoValue) impl += "+add";
       if (relu) impl += "+relu";
-      if (clipped) impl += "+clip";
       b.add_step(std::move(fused), impl + " (one call)");
       b.set_value(tip, *y);
       return next;
@@ -372,11 +365,13 @@ Expected<size_t> build_conv(CudaBackend& b, const LayerReport& L) {
         return cudnn_status(cudnnConvolutionForward(h, &one, d->x, xp, d->w, wp, d->conv, algo, ws, wsb, &zero, d->y, yp), what);
       },
       base);
+  // Bias (+ residual) and the activation in one element-wise pass, in place.
   const DevValue bias_v{*bdev, Shape{1, m, 1, 1}, b.elem(), false};
-  ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kAdd, 0, 0, *y, &bias_v, *y, "ew:bias"));
-  if (residual != kNoValue) ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kAdd, 0, 0, *y, &zval, *y, "ew:add"));
-  if (relu) ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kRelu, 0, 0, *y, nullptr, *y, "ew:relu"));
-  if (clipped) ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kClip, act.lo, act.hi, *y, nullptr, *y, "ew:clip"));
+  const std::string ew = std::string("ew:bias") + (residual != kNoValue ? "+add" : "") + post_name(act.post);
+  if (residual != kNoValue)
+    ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kAdd3, 0, 0, *y, &bias_v, *y, ew, act.post, &zval));
+  else
+    ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kAdd, 0, 0, *y, &bias_v, *y, ew, act.post));
   b.set_value(tip, *y);
   return next;
 }

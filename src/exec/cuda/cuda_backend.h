@@ -87,9 +87,9 @@ class CudaBackend final : public Backend {
   Expected<DevValue> new_output(ValueId v);
   void set_value(ValueId v, DevValue d) { values_[v] = std::move(d); }
   void add_step(Step s, std::string impl);
-  // Queues y = op(a[, b]) with broadcasting, writing `out` (all in logical terms).
+  // Queues y = post(op(a[, b[, c]])) with broadcasting, writing `out` (all in logical terms).
   Status add_elementwise(EwOp op, float alpha, float beta, const DevValue& a, const DevValue* b, const DevValue& out,
-                         const std::string& impl);
+                         const std::string& impl, EwPostOp post = {}, const DevValue* c = nullptr);
 
  private:
   Status run_plans(bool timed);
@@ -117,6 +117,16 @@ class CudaBackend final : public Backend {
 
 // Clip's bounds when known before run time (inputs 1/2 or the min/max attributes).
 std::pair<float, float> clip_bounds(const Graph& g, const Node& n);
+
+// The activation node that reads `tip` as node `next` of the layer, when an element-wise
+// pass can apply it on the way (ReLU, Clip, HardSwish); kind kNone otherwise.
+struct Activation {
+  EwPostOp post;
+  ValueId out = kNoValue;
+};
+Activation activation_after(const Graph& g, const LayerReport& L, size_t next, ValueId tip);
+const char* post_name(EwPostOp p);  // "+relu", "+clip", "+hardswish" or ""
+
 
 // Builds one fused layer (nodes.cpp). Conv layers: conv.cpp.
 Status build_fused_layer(CudaBackend& b, const LayerReport& layer);

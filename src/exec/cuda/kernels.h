@@ -25,6 +25,16 @@ enum class EwOp : int {
   kSub,
   kMul,
   kDiv,
+  kMulAdd,  // ternary: y = a b + c
+  kAdd3,    // ternary: y = a + b + c
+};
+
+// An activation applied to the result of any element-wise op, in the same pass (a conv's
+// bias and its ReLU6 or hard-swish, BatchNormalization and its ReLU).
+enum class EwPost : int { kNone = 0, kRelu, kClip, kHardSwish };
+struct EwPostOp {
+  EwPost kind = EwPost::kNone;
+  float lo = 0, hi = 0;  // kClip bounds
 };
 
 // Iteration over up to 4 dimensions, outermost first. For each operand, the element
@@ -35,13 +45,16 @@ struct EwShape {
   int64_t out_strides[4] = {0, 0, 0, 0};
   int64_t a_strides[4] = {0, 0, 0, 0};
   int64_t b_strides[4] = {0, 0, 0, 0};
+  int64_t c_strides[4] = {0, 0, 0, 0};
   int64_t out_offset = 0;
 };
 
-// Launches y = op(a[, b]) over `shape` on `stream`. a and b share `in`; y is `out`.
-// Returns the launch error (cudaSuccess when queued).
+// Launches y = post(op(a[, b[, c]])) over `shape` on `stream`. a, b and c share `in`; y is
+// `out`. Index arithmetic is 32-bit whenever every offset fits. Returns the launch error
+// (cudaSuccess when queued).
 cudaError_t launch_elementwise(EwOp op, float alpha, float beta, Elem in, Elem out, const void* a,
-                               const void* b, void* y, const EwShape& shape, cudaStream_t stream);
+                               const void* b, void* y, const EwShape& shape, cudaStream_t stream,
+                               EwPostOp post = {}, const void* c = nullptr);
 
 // Max pooling of an NHWC tensor with any padding (asymmetric, or the extra row/column of
 // ceil_mode): the output size is the caller's; window positions start at -pad.
@@ -51,14 +64,13 @@ struct PoolShape {
 cudaError_t launch_maxpool_nhwc(Elem e, const void* x, void* y, const PoolShape& p, cudaStream_t stream);
 
 // Depthwise convolution (one filter per channel) of an NHWC tensor with the bias and an
-// activation fused: y = act(sum_taps x w + bias). Weights are [kh][kw][c]; padding may be
+// activation fused: y = post(sum_taps x w + bias). Weights are [kh][kw][c]; padding may be
 // asymmetric (the output size is the caller's; windows start at -pad_top/-pad_left).
-enum class DwAct : int { kNone = 0, kRelu, kClip, kHardSwish };
 struct DwShape {
   int n, c, h, w, oh, ow, kh, kw, sh, sw, pad_top, pad_left, dil_h, dil_w;
 };
 cudaError_t launch_depthwise_nhwc(Elem e, const void* x, const void* wt, const void* bias, void* y, const DwShape& p,
-                                  DwAct act, float lo, float hi, cudaStream_t stream);
+                                  EwPostOp post, cudaStream_t stream);
 
 // Fills `n` elements with NaN (to prove that a run writes every output element).
 cudaError_t launch_fill_nan(Elem e, void* y, int64_t n, cudaStream_t stream);

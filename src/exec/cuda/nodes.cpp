@@ -174,7 +174,8 @@ Status reduce_mean(CudaBackend& b, const Node& n) {
   return pooling(b, n, false, true, n.outputs[0]);
 }
 
-Status batchnorm(CudaBackend& b, const Node& n) {
+// `post`/`post_out`: an activation node fused into the same pass (its output is set).
+Status batchnorm(CudaBackend& b, const Node& n, EwPostOp post = {}, ValueId post_out = kNoValue) {
   const Graph& g = b.graph();
   const Shape& xs = shape_of(g, n.inputs[0]);
   if (xs.size() < 2) return Status::unsupported("BatchNormalization on a rank-1 tensor");
@@ -192,11 +193,11 @@ Status batchnorm(CudaBackend& b, const Node& n) {
   const DevValue sv{*sp, cs, b.elem(), false}, tv{*tp, cs, b.elem(), false};
   auto x = b.value(n.inputs[0]);
   if (!x) return x.status();
-  auto y = b.new_output(n.outputs[0]);
+  const ValueId out = post_out != kNoValue ? post_out : n.outputs[0];
+  auto y = b.new_output(out);
   if (!y) return y.status();
-  ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kMul, 0, 0, *x, &sv, *y, "ew:bn_scale"));
-  ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kAdd, 0, 0, *y, &tv, *y, "ew:bn_shift"));
-  b.set_value(n.outputs[0], *y);
+  ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kMulAdd, 0, 0, *x, &sv, *y, std::string("ew:bn") + post_name(post), post, &tv));
+  b.set_value(out, *y);
   return Status::ok();
 }
 
@@ -448,8 +449,18 @@ Status build_fused_layer(CudaBackend& b, const LayerReport& L) {
     if (!r) return r.status();
     next = *r;
   }
-  for (size_t i = next; i < L.nodes.size(); ++i)
-    ROOFLENS_RETURN_IF_ERROR(lower_node(b, L.nodes[i]).with_context(g.node(L.nodes[i]).op_type + " node '" + g.node(L.nodes[i]).name + "'"));
+  for (size_t i = next; i < L.nodes.size(); ++i) {
+    const Node& n = g.node(L.nodes[i]);
+    const std::string where = n.op_type + " node '" + n.name + "'";
+    if (n.kind == OpKind::kBatchNormalization) {
+      // BatchNormalization and the activation after it: one pass.
+      const Activation act = activation_after(g, L, i + 1, n.outputs[0]);
+      ROOFLENS_RETURN_IF_ERROR(batchnorm(b, n, act.post, act.out).with_context(where));
+      if (act.post.kind != EwPost::kNone) ++i;
+      continue;
+    }
+    ROOFLENS_RETURN_IF_ERROR(lower_node(b, L.nodes[i]).with_context(where));
+  }
   return Status::ok();
 }
 
