@@ -257,6 +257,9 @@ struct DoctorArgs {
   double jpeg_rate = 0;  // images/s per core (rooflens probe jpeg); 0: unknown
   bool measure_jpeg = false;
   bool verbose = false;
+  bool zoo = false;         // every bundled model, ranked by the largest single gain
+  std::string models;       // comma-separated zoo models (with --zoo: a subset)
+  std::string models_dir;
 };
 void add_doctor(CLI::App& app, DoctorArgs& a);
 int run_doctor(const DoctorArgs& a);

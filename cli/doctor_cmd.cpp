@@ -1,8 +1,11 @@
 // `rooflens doctor`: the article's checklist on one model and device (analysis/doctor.h).
+#include <cstdio>
+#include <sstream>
 #include <thread>
 
 #include "commands.h"
 #include "common.h"
+#include "loading.h"
 #include "rooflens/analysis/doctor.h"
 #include "rooflens/microbench/jpeg_decode.h"
 #include "rooflens/report/doctor_report.h"
@@ -14,7 +17,10 @@ void add_doctor(CLI::App& app, DoctorArgs& a) {
   auto* cmd = app.add_subcommand("doctor", "Why a model misses the device's peak: the article's checklist with evidence, "
                                            "ranked by the time each remedy would save, every gain predicted on the "
                                            "changed model or setting");
-  cmd->add_option("file", a.file, "ONNX model file")->required();
+  cmd->add_option("file", a.file, "ONNX model file (or --zoo)");
+  cmd->add_flag("--zoo", a.zoo, "every bundled model, ranked by the largest single gain the doctor finds");
+  cmd->add_option("--models", a.models, "with --zoo: comma-separated model names from the zoo");
+  cmd->add_option("--models-dir", a.models_dir, "directory of the bundled models (default: models/)");
   cmd->add_option("--device", a.device, "device id or alias, a device .json file, or custom:...")->capture_default_str();
   cmd->add_option("--dtype", a.dtype, "dtype")->capture_default_str();
   cmd->add_option("--batch", a.batch, "batch: N or max")->capture_default_str();
@@ -29,8 +35,66 @@ void add_doctor(CLI::App& app, DoctorArgs& a) {
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
 }
 
+namespace {
+
+// `--zoo`: the doctor on every bundled model (or --models), one progress line per model on
+// stderr, then the models ranked by the largest single gain.
+int run_doctor_zoo(const DoctorArgs& a) {
+  if (!a.file.empty()) return report_error(Status::invalid("give a model file or --zoo, not both"));
+  if (a.measure_jpeg || !a.input_shapes.empty())
+    return report_error(Status::invalid("--measure-jpeg and --input-shape apply to one model, not to --zoo"));
+  const std::string dir = models_dir(a.models_dir);
+  auto zoo = zoo_index(dir);
+  if (zoo.empty()) return report_error(Status::invalid("no zoo index (zoo.json) in '" + dir + "'"));
+  std::vector<std::string> names;
+  if (a.models.empty()) {
+    for (const auto& [name, _] : zoo) names.push_back(name);
+  } else {
+    std::stringstream ss(a.models);
+    for (std::string m; std::getline(ss, m, ',');) {
+      if (!zoo.count(m)) return report_error(Status::invalid("--models: '" + m + "' is not in the zoo (" + dir + "/zoo.json)"));
+      names.push_back(m);
+    }
+  }
+  std::vector<report::DoctorZooRow> rows;
+  for (size_t i = 0; i < names.size(); ++i) {
+    std::fprintf(stderr, "doctor --zoo: [%zu/%zu] %s\n", i + 1, names.size(), names[i].c_str());
+    report::DoctorZooRow row{names[i], std::nullopt, ""};
+    auto setup = make_whatif_setup(dir + "/" + names[i] + ".onnx", a.device, a.dtype, a.batch, {}, a.devices, a.devices_dir);
+    if (!setup) {
+      // A bad device or dtype fails every model alike: stop at the first.
+      if (setup.status().code() == StatusCode::kInvalidInput && i == 0) return report_error(setup.status());
+      row.error = setup.status().message();
+      rows.push_back(std::move(row));
+      continue;
+    }
+    DoctorOptions o;
+    o.whatif = (*setup)->options;
+    if (a.jpeg_rate > 0) o.jpeg_images_per_s_per_core = a.jpeg_rate;
+    if (o.whatif.device.host_link) {
+      o.host_link_bytes_per_s = o.whatif.device.host_link->bandwidth_bytes_per_s;
+      o.host_link_name = o.whatif.device.host_link->name;
+    }
+    o.host_cores = static_cast<int>(std::thread::hardware_concurrency());
+    auto rep = rooflens::run_doctor(names[i], (*setup)->load, o);
+    if (rep) row.report = std::move(*rep);
+    else row.error = rep.status().message();
+    rows.push_back(std::move(row));
+  }
+  const std::string setting = a.device + ", " + a.dtype + ", batch " + a.batch;
+  const std::string out = a.format == "json" ? report::doctor_zoo_json(std::move(rows), a.device, a.dtype, a.batch).dump(2) + "\n"
+                                             : report::doctor_zoo_text(std::move(rows), setting);
+  Status w = write_output(a.output, out);
+  return w ? kExitOk : report_error(w);
+}
+
+}  // namespace
+
 int run_doctor(const DoctorArgs& a) {
   if (a.jpeg_rate < 0) return report_error(Status::invalid("--jpeg-rate: must be >= 0 images/s per core"));
+  if (a.zoo) return run_doctor_zoo(a);
+  if (!a.models.empty()) return report_error(Status::invalid("--models needs --zoo"));
+  if (a.file.empty()) return report_error(Status::invalid("give a model file, or --zoo for every bundled model"));
   auto setup = make_whatif_setup(a.file, a.device, a.dtype, a.batch, a.input_shapes, a.devices, a.devices_dir);
   if (!setup) return report_error(setup.status());
   DoctorOptions o;

@@ -21,6 +21,17 @@ std::string_view verdict_name(Verdict v) {
   return "?";
 }
 
+std::optional<BestRemedy> best_remedy(const DoctorReport& r) {
+  std::optional<BestRemedy> best;
+  for (const Finding& f : r.findings) {
+    if (f.verdict != Verdict::kApplies) continue;
+    for (const Remedy& m : f.remedies)
+      if (m.ok && m.time_saved() > 0 && (!best || m.time_saved() > best->remedy.time_saved()))
+        best = BestRemedy{f.item, f.key, m};
+  }
+  return best;
+}
+
 double Finding::best_time_saved() const {
   double best = 0;
   for (const Remedy& r : remedies)

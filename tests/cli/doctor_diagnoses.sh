@@ -34,4 +34,10 @@ for m in squeezenet1_1 mobilenet_v3_small; do
   check "$m b1: starvation applies" '^[0-9]+\. \[applies\] Work starvation' "$st"
   check "$m b1: batch 64 gain" 'batch 64 +[0-9]+ -> +[0-9]+ img/s \([0-9.]+x' "$st"
 done
+# --zoo on three models at batch 1: one ranked row each, the largest gain first (JSON).
+zj=$("$BIN" doctor --zoo --models squeezenet1_1,resnet50,mobilenet_v3_small --device v100 --dtype fp16 --batch 1 \
+     --format json 2>/dev/null) || { echo "FAIL doctor --zoo: exit $?"; exit 1; }
+ranked=$(python3 -c 'import json,sys; m=json.load(sys.stdin)["models"]; s=[x["best"]["time_saved"] for x in m];
+print(len(m), all(a >= b for a, b in zip(s, s[1:])), all(x["best"]["speedup"] > 1 for x in m))' <<<"$zj")
+check "doctor --zoo: three models ranked by time saved, each with a gain" '^3 True True$' "$ranked"
 exit $fail

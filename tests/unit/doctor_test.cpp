@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "rooflens/analysis/doctor.h"
+#include "rooflens/report/doctor_report.h"
 #include "rooflens/ir/graph_builder.h"
 #include "rooflens/passes/fold.h"
 #include "rooflens/passes/pad_channels.h"
@@ -185,4 +186,66 @@ TEST(Doctor, ItemsThatNeedMeasurementsSayWhichOne) {
   EXPECT_GE(ov.remedies[0].speedup, 1);
 }
 
+}  // namespace rooflens
+
+namespace rooflens {
+namespace {
+
+Remedy made_remedy(const std::string& name, double speedup, bool ok = true) {
+  Remedy r;
+  r.name = name;
+  r.ok = ok;
+  r.throughput_before = 100;
+  r.throughput_after = 100 * speedup;
+  r.speedup = speedup;
+  return r;
+}
+
+Finding made_finding(int item, const std::string& key, Verdict v, std::vector<Remedy> remedies) {
+  Finding f;
+  f.item = item;
+  f.key = key;
+  f.verdict = v;
+  f.remedies = std::move(remedies);
+  return f;
+}
+
+TEST(DoctorZoo, BestRemedyIsTheLargestGainOfAnApplyingFinding) {
+  DoctorReport r;
+  r.findings.push_back(made_finding(9, "launch", Verdict::kApplies, {made_remedy("graph capture", 1.3)}));
+  // Larger, but its finding does not apply, or the remedy could not be computed: ignored.
+  r.findings.push_back(made_finding(1, "memory-bound", Verdict::kDoesNotApply, {made_remedy("fold", 3.0)}));
+  r.findings.push_back(made_finding(5, "tensor-cores", Verdict::kApplies,
+                                    {made_remedy("pad channels to 8", 2.5, false), made_remedy("run in fp8", 1.8)}));
+  auto b = best_remedy(r);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->item, 5);
+  EXPECT_EQ(b->remedy.name, "run in fp8");
+  DoctorReport none;
+  none.findings.push_back(made_finding(2, "starvation", Verdict::kApplies, {made_remedy("batch 2", 0.9)}));
+  EXPECT_FALSE(best_remedy(none));
+}
+
+TEST(DoctorZoo, RowsAreRankedByTimeSavedWithFailuresLast) {
+  auto report_with = [](double speedup) {
+    DoctorReport r;
+    r.baseline.throughput = 100;
+    r.findings.push_back(made_finding(9, "launch", Verdict::kApplies, {made_remedy("graph capture", speedup)}));
+    return r;
+  };
+  std::vector<report::DoctorZooRow> rows = {{"small", report_with(1.1), ""},
+                                            {"broken", std::nullopt, "cannot import"},
+                                            {"big", report_with(4.0), ""}};
+  auto j = report::doctor_zoo_json(rows, "v100", "fp16", "max");
+  ASSERT_EQ(j["models"].size(), 3u);
+  EXPECT_EQ(j["models"][0]["model"], "big");
+  EXPECT_EQ(j["models"][1]["model"], "small");
+  EXPECT_EQ(j["models"][2]["model"], "broken");
+  EXPECT_NEAR(j["models"][0]["best"]["time_saved"].get<double>(), 0.75, 1e-12);
+  const std::string text = report::doctor_zoo_text(rows, "v100, fp16, batch max");
+  EXPECT_LT(text.find("big"), text.find("small"));
+  EXPECT_NE(text.find("not diagnosed: cannot import"), std::string::npos);
+}
+
+}  // namespace
 }  // namespace rooflens

@@ -101,6 +101,15 @@ struct DoctorReport {
   std::vector<Finding> findings;  // applies first, ranked by best_time_saved, then the rest
 };
 
+// The largest single gain in a report: over the findings that apply, the remedy that saves
+// the most of the model's time. nullopt when none helps.
+struct BestRemedy {
+  int item = 0;
+  std::string finding;  // the finding's key ("tensor-cores", "launch", ...)
+  Remedy remedy;
+};
+std::optional<BestRemedy> best_remedy(const DoctorReport& r);
+
 // Runs the checklist. `load` loads the model at a batch and dtype (as run_whatif's).
 // Errors: the baseline cannot be loaded or predicted.
 Expected<DoctorReport> run_doctor(const std::string& model, const TypedLoader& load, const DoctorOptions& o);

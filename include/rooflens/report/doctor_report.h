@@ -1,7 +1,9 @@
 // The doctor's report (analysis/doctor.h) as text and as JSON (schema rooflens.doctor/1).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -13,5 +15,17 @@ namespace rooflens::report {
 // with before/after throughput and utilization. `verbose` also lists items that do not apply.
 std::string doctor_text(const DoctorReport& r, bool verbose);
 nlohmann::json doctor_json(const DoctorReport& r);
+
+// `rooflens doctor --zoo`: one row per model, ranked by the largest single gain.
+struct DoctorZooRow {
+  std::string model;
+  std::optional<DoctorReport> report;  // empty when the model could not be diagnosed
+  std::string error;                   // why not
+};
+// Rows sorted by the time the best remedy saves (largest first; failures last), with the
+// first finding that applies and the best remedy's before/after throughput.
+std::string doctor_zoo_text(std::vector<DoctorZooRow> rows, const std::string& setting);
+nlohmann::json doctor_zoo_json(std::vector<DoctorZooRow> rows, const std::string& device, const std::string& dtype,
+                               const std::string& batch);
 
 }  // namespace rooflens::report
