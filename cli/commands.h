@@ -257,6 +257,9 @@ struct DoctorArgs {
   double jpeg_rate = 0;  // images/s per core (rooflens probe jpeg); 0: unknown
   bool measure_jpeg = false;
   bool verbose = false;
+  bool measured = false;    // also run the model on this CPU (oneDNN) for items 6 and the remedies' evidence
+  int threads = 0;          // --measured: threads (0: all cores)
+  double max_seconds = 5;   // --measured: time cap for the timed repeats
   bool zoo = false;         // every bundled model, ranked by the largest single gain
   std::string models;       // comma-separated zoo models (with --zoo: a subset)
   std::string models_dir;

@@ -7,6 +7,7 @@
 #include "common.h"
 #include "loading.h"
 #include "rooflens/analysis/doctor.h"
+#include "rooflens/exec/measure.h"
 #include "rooflens/microbench/jpeg_decode.h"
 #include "rooflens/report/doctor_report.h"
 #include "whatif_setup.h"
@@ -29,6 +30,11 @@ void add_doctor(CLI::App& app, DoctorArgs& a) {
   cmd->add_option("--jpeg-rate", a.jpeg_rate, "JPEG decode rate of this machine, images/s per core (rooflens probe jpeg)");
   cmd->add_flag("--measure-jpeg", a.measure_jpeg, "measure JPEG decoding on this machine now (1 s, libjpeg-turbo, at "
                                                   "the model's input size) for the input item");
+  cmd->add_flag("--measured", a.measured, "also run the model on this CPU through oneDNN (fp32) and compare every "
+                                          "layer with its bound (item 6); needs a CPU device, e.g. the file of "
+                                          "`rooflens probe cpu --out local.json`");
+  cmd->add_option("--threads", a.threads, "--measured: threads (default: all cores)");
+  cmd->add_option("--max-seconds", a.max_seconds, "--measured: time cap for the timed repeats")->capture_default_str();
   cmd->add_option("--format", a.format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
   cmd->add_flag("--verbose", a.verbose, "also list the items that do not apply");
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
@@ -95,6 +101,8 @@ int run_doctor(const DoctorArgs& a) {
   if (a.zoo) return run_doctor_zoo(a);
   if (!a.models.empty()) return report_error(Status::invalid("--models needs --zoo"));
   if (a.file.empty()) return report_error(Status::invalid("give a model file, or --zoo for every bundled model"));
+  if (a.measured && a.dtype != "fp32")
+    return report_error(Status::invalid("--measured: the CPU backend runs fp32, not " + a.dtype + " (--dtype fp32)"));
   auto setup = make_whatif_setup(a.file, a.device, a.dtype, a.batch, a.input_shapes, a.devices, a.devices_dir);
   if (!setup) return report_error(setup.status());
   DoctorOptions o;
@@ -123,6 +131,29 @@ int run_doctor(const DoctorArgs& a) {
   o.host_cores = static_cast<int>(std::thread::hardware_concurrency());
   auto rep = rooflens::run_doctor(a.file, (*setup)->load, o);
   if (!rep) return report_error(rep.status());
+  if (a.measured) {
+    // The model at the baseline's batch (max resolved above), measured layer by layer here.
+    if (o.whatif.device.is_gpu())
+      return report_error(Status::invalid("--measured runs the model on this CPU: give a CPU device (--device "
+                                          "local.json from `rooflens probe cpu --out local.json`), not '" +
+                                          o.whatif.device.id + "'"));
+    auto l = (*setup)->load(rep->baseline.batch, DType::kF32);
+    if (!l) return report_error(l.status());
+    auto backend = make_onednn_backend();
+    if (!backend) return report_error(Status::unavailable("--measured needs the oneDNN backend (built without oneDNN)"));
+    MeasureOptions mo;
+    mo.exec.threads = a.threads;
+    mo.timing.max_seconds = a.max_seconds;
+    std::fprintf(stderr, "doctor: measuring %s at batch %lld on this CPU (oneDNN)...\n", a.file.c_str(),
+                 static_cast<long long>(rep->baseline.batch));
+    auto m = measure_model(l->graph, l->analysis, *backend, mo);
+    if (!m) return report_error(m.status().with_context(a.file));
+    std::vector<MeasuredLayer> layers;
+    for (const auto& ml : m->layers) layers.push_back({ml.name, ml.time_s, ml.impl});
+    o.measured = std::move(layers);
+    rep = rooflens::run_doctor(a.file, (*setup)->load, o);
+    if (!rep) return report_error(rep.status());
+  }
   const std::string out = a.format == "json" ? report::doctor_json(*rep).dump(2) + "\n" : report::doctor_text(*rep, a.verbose);
   Status w = write_output(a.output, out);
   return w ? kExitOk : report_error(w);

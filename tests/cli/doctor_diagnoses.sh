@@ -34,6 +34,17 @@ for m in squeezenet1_1 mobilenet_v3_small; do
   check "$m b1: starvation applies" '^[0-9]+\. \[applies\] Work starvation' "$st"
   check "$m b1: batch 64 gain" 'batch 64 +[0-9]+ -> +[0-9]+ img/s \([0-9.]+x' "$st"
 done
+# --measured on this CPU: item 6 compares every measured layer with its bound and names the
+# oneDNN implementation of each layer it lists (ResNet-18, batch 4, 1 s of repeats).
+out=$("$BIN" doctor "$M/resnet18.onnx" --device epyc-milan-2c --dtype fp32 --batch 4 --measured --max-seconds 1 \
+      --verbose 2>/dev/null) || { echo "FAIL doctor --measured: exit $?"; exit 1; }
+un=$(section "Unoptimized code" "$out")
+check "resnet18 --measured: item 6 decided from measurements" '^[0-9]+\. \[(applies|does not apply)\] Unoptimized code' "$un"
+check "resnet18 --measured: layers compared with their bound" 'layers, [0-9.]+% of the measured time, run more than 2x above' "$un"
+if grep -qE '^[0-9]+\. \[applies\] Unoptimized' <<<"$un"; then
+  check "resnet18 --measured: each listed layer has its oneDNN implementation" 'measured [0-9.]+ .s vs bound .*x\), [a-z_:0-9]+' "$un"
+fi
+
 # --zoo on three models at batch 1: one ranked row each, the largest gain first (JSON).
 zj=$("$BIN" doctor --zoo --models squeezenet1_1,resnet50,mobilenet_v3_small --device v100 --dtype fp16 --batch 1 \
      --format json 2>/dev/null) || { echo "FAIL doctor --zoo: exit $?"; exit 1; }
