@@ -249,3 +249,77 @@ TEST(DoctorZoo, RowsAreRankedByTimeSavedWithFailuresLast) {
 
 }  // namespace
 }  // namespace rooflens
+
+namespace rooflens {
+namespace {
+
+// The cnn above, analysed at the dtype the doctor asks for.
+TypedLoader typed_cnn_loader() {
+  return [](int64_t b, DType t) -> Expected<LoadedModel> {
+    Graph g = cnn(b, 64, 4);
+    ModelAnalysis m = test::analyze(g, t);
+    return LoadedModel{std::move(g), std::move(m)};
+  };
+}
+
+DeviceSpec device_named(const std::string& id) {
+  auto db = load_device_dir(std::string(ROOFLENS_SOURCE_DIR) + "/data/devices");
+  EXPECT_TRUE(db) << db.status().message();
+  auto d = resolve_device(id, *db);
+  EXPECT_TRUE(d) << d.status().message();
+  return *d;
+}
+
+TEST(Doctor, DtypeRemediesEqualPredictAtThatDtypeByHand) {
+  const DeviceSpec d = device_named("h100-sxm");
+  DoctorOptions o = options(d, 64);
+  o.whatif.dtypes = {"fp32", "fp16", "int8", "fp8"};
+  auto r = run_doctor("cnn", typed_cnn_loader(), o);
+  ASSERT_TRUE(r) << r.status().message();
+  int checked = 0;
+  for (const Finding& f : r->findings)
+    for (const Remedy& m : f.remedies) {
+      if (m.name.rfind("run in ", 0) != 0 || !m.ok) continue;
+      const std::string dt = m.name.substr(7);
+      auto t = parse_dtype(dt);
+      ASSERT_TRUE(t) << dt;
+      auto l = typed_cnn_loader()(64, *t);
+      ASSERT_TRUE(l);
+      PerfOptions po;
+      po.dtype = dt;
+      auto p = predict(l->graph, l->analysis, d, po);
+      ASSERT_TRUE(p) << p.status().message();
+      EXPECT_NEAR(m.throughput_after, p->throughput, 1e-9 * p->throughput) << f.key << ": " << m.name;
+      ++checked;
+    }
+  EXPECT_GT(checked, 0) << "no dtype remedy was offered";
+}
+
+TEST(Doctor, HostLinkRemediesEqualTheLinkCapByHand) {
+  const DeviceSpec d = v100();
+  DoctorOptions o = options(d, 64);
+  o.host_link_bytes_per_s = 0.5e9;  // a slow link: the input item applies
+  o.host_link_name = "test link";
+  auto r = run_doctor("cnn", typed_cnn_loader(), o);
+  ASSERT_TRUE(r) << r.status().message();
+  const Finding& f = finding(*r, "input");
+  EXPECT_EQ(f.verdict, Verdict::kApplies);
+  // By hand: one 3 x 64 x 64 image in the graph input's dtype over the link, against the
+  // prediction.
+  auto l = typed_cnn_loader()(64, DType::kF16);
+  ASSERT_TRUE(l);
+  const DType in = l->graph.value(l->graph.inputs[0]).dtype;
+  const double bytes_per_image = 3.0 * 64 * 64 * static_cast<double>(dtype_bytes(in == DType::kUnknown ? DType::kF32 : in));
+  const double cap = 0.5e9 / bytes_per_image;
+  const double predicted = r->baseline.throughput;
+  const Remedy* faster = remedy(f, "a host link twice as fast (next PCIe generation)");
+  ASSERT_NE(faster, nullptr);
+  EXPECT_NEAR(faster->throughput_before, std::min(predicted, cap), 1e-9 * cap);
+  EXPECT_NEAR(faster->throughput_after, std::min(predicted, 2 * cap), 1e-9 * cap);
+  const Remedy* u8 = remedy(f, "send uint8 images, convert on the device");
+  ASSERT_NE(u8, nullptr);
+  EXPECT_NEAR(u8->throughput_after, std::min(predicted, 0.5e9 / (3.0 * 64 * 64)), 1e-9 * cap);
+}
+
+}  // namespace
+}  // namespace rooflens
