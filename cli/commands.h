@@ -151,6 +151,7 @@ struct StudyArgs {
   int threads = 0, jobs = 0;
   double max_seconds = 3;
   std::string devices_dir;
+  bool doctor = false;  // --report: add the doctor's section (largest gain per model)
 };
 void add_study(CLI::App& app, StudyArgs& a);
 int run_study(const StudyArgs& a);

@@ -14,9 +14,12 @@
 #include "loading.h"
 #include "rooflens/analysis/study_inputs.h"
 #include "rooflens/analysis/study_run.h"
+#include "rooflens/analysis/doctor.h"
 #include "rooflens/exec/measure.h"
+#include "rooflens/report/doctor_report.h"
 #include "rooflens/report/study_html.h"
 #include "rooflens/report/study_report.h"
+#include "whatif_setup.h"
 
 namespace rooflens::cli {
 
@@ -41,6 +44,8 @@ void add_study(CLI::App& app, StudyArgs& a) {
   cmd->add_option("--util-peak", a.util_peak, "utilization the plots and frontiers use: datasheet or measured (where the device has one)")
       ->check(CLI::IsMember({"datasheet", "measured"}))->capture_default_str();
   cmd->add_option("--report", a.report, "write index.html, study.json, study.csv and one SVG per figure into this directory");
+  cmd->add_flag("--doctor", a.doctor, "with --report: run the doctor on every model and add its section (the largest "
+                                      "gain per model) to index.html, and doctor.json");
   cmd->add_option("--format", a.format, "stdout: summary, table, csv or json")
       ->check(CLI::IsMember({"summary", "table", "csv", "json"}))->capture_default_str();
   cmd->add_option("-o,--output", a.output, "write stdout's text to this file (atomically)");
@@ -105,6 +110,8 @@ int run_study(const StudyArgs& a) {
       return report_error(Status::invalid("--fold-factor '" + a.fold_factor + "': must be an integer >= 2"));
     fold_factor = static_cast<int>(v);
   }
+  if (a.doctor && a.report.empty())
+    return report_error(Status::invalid("--doctor adds a section to the report page: give --report DIR"));
   const std::string batch_s = !a.batch.empty() ? a.batch : measured ? "8" : "max";
   auto batch_or_max = parse_batch_or_max(batch_s);
   if (!batch_or_max) return report_error(batch_or_max.status());
@@ -248,13 +255,47 @@ int run_study(const StudyArgs& a) {
     s->notes.push_back("peaks and CMR from the database entry '" + dev->id + "', not from this machine: run `rooflens probe "
                        "cpu --out local.json` and pass --device local.json for this CPU's measured peaks");
 
+  // The doctor on every model, at the study's device, dtype and batch (--doctor).
+  std::string doctor_html, doctor_json;
+  if (a.doctor) {
+    std::vector<report::DoctorZooRow> rows;
+    size_t i = 0;
+    for (const auto& [name, path] : models) {
+      std::fprintf(stderr, "study: doctor %s (%zu/%zu)\n", name.c_str(), ++i, models.size());
+      report::DoctorZooRow row{name, std::nullopt, ""};
+      auto setup = make_whatif_setup(path, dev->id, dtype_s, batch_s, {}, "", a.devices_dir);
+      if (!setup) {
+        row.error = setup.status().message();
+      } else {
+        DoctorOptions o;
+        o.whatif = (*setup)->options;
+        if (o.whatif.device.host_link) {
+          o.host_link_bytes_per_s = o.whatif.device.host_link->bandwidth_bytes_per_s;
+          o.host_link_name = o.whatif.device.host_link->name;
+        }
+        o.host_cores = static_cast<int>(std::thread::hardware_concurrency());
+        auto rep = rooflens::run_doctor(name, (*setup)->load, o);
+        if (rep) row.report = std::move(*rep);
+        else row.error = rep.status().message();
+      }
+      rows.push_back(std::move(row));
+    }
+    const std::string setting = dev->id + ", " + dtype_s + ", batch " + batch_s;
+    doctor_html = report::doctor_section_html(rows, setting);
+    doctor_json = report::doctor_zoo_json(std::move(rows), dev->id, dtype_s, batch_s).dump(2) + "\n";
+  }
+
   // Everything is computed before anything is written: a failure leaves no partial report.
   std::string json;  // rendered once, for the report and/or stdout
   if (!a.report.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(a.report, ec);
     if (ec) return report_error(Status::invalid("--report '" + a.report + "': cannot create the directory: " + ec.message()));
-    const std::string html = report::study_html(*s);
+    const std::string html = report::study_html(*s, doctor_html);
+    if (a.doctor) {
+      Status w = write_output(a.report + "/doctor.json", doctor_json);
+      if (!w) return report_error(w);
+    }
     json = report::study_json(*s).dump(2) + "\n";
     const std::string csv = report::study_csv(*s);
     // The figures also as standalone SVG files (for slides and docs); index.html last, so a

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "rooflens/report/doctor_report.h"
+#include "rooflens/report/svg_plot.h"
 #include "rooflens/report/table.h"
 
 namespace rooflens::report {
@@ -35,7 +36,7 @@ std::string doctor_zoo_text(std::vector<DoctorZooRow> rows, const std::string& s
   rank(rows);
   Table t;
   t.headers = {"model", "throughput (img/s)", "utilization (%)", "largest gain: remedy", "item", "speedup",
-               "after (img/s)", "first finding"};
+               "remedy's before -> after (img/s)", "first finding"};
   t.numeric = {false, true, true, false, false, true, true, false};
   size_t failed = 0;
   for (const auto& r : rows) {
@@ -49,7 +50,8 @@ std::string doctor_zoo_text(std::vector<DoctorZooRow> rows, const std::string& s
     const Finding* f = first_applying(*r.report);
     t.rows.push_back({r.model, fmt_fixed(base.throughput, 0), fmt_fixed(100 * base.utilization, 1),
                       best ? best->remedy.name : "none helps", best ? fmt::format("{} {}", best->item, best->finding) : "",
-                      best ? fmt_fixed(best->remedy.speedup, 2) + "x" : "", best ? fmt_fixed(best->remedy.throughput_after, 0) : "",
+                      best ? fmt_fixed(best->remedy.speedup, 2) + "x" : "",
+                      best ? fmt_fixed(best->remedy.throughput_before, 0) + " -> " + fmt_fixed(best->remedy.throughput_after, 0) : "",
                       f ? f->key : "none applies"});
   }
   std::string out = fmt::format("doctor --zoo: {} ({} model(s); every gain predicted on the changed model or setting)\n\n",
@@ -57,6 +59,44 @@ std::string doctor_zoo_text(std::vector<DoctorZooRow> rows, const std::string& s
   out += render_text(t);
   if (failed) out += fmt::format("\n{} model(s) could not be diagnosed (reasons in the table).\n", failed);
   return out;
+}
+
+std::string doctor_section_html(std::vector<DoctorZooRow> rows, const std::string& setting) {
+  rank(rows);
+  const auto esc = [](const std::string& x) { return xml_escape(x); };
+  std::string h = "<section id=\"doctor\">\n<h2>The doctor: the largest gain for each model</h2>\n";
+  h += "<p>The checklist of Iandola et al. run on every model of this study (" + esc(setting) +
+       "): the remedy that saves the most of each model's time, with the checklist item it answers. Every gain is a "
+       "prediction of the performance model on the changed model or setting; a remedy's <i>before</i> differs from the "
+       "model's throughput when it answers a problem the prediction leaves out (a serial copy loop, a slow host "
+       "link). <code>rooflens doctor MODEL</code> shows the evidence and every remedy.</p>\n";
+  h += "<table id=\"doctor-table\">\n<thead><tr><th>model</th><th>throughput (img/s)</th><th>utilization (%)</th>"
+       "<th>largest gain: remedy</th><th>item</th><th>speedup</th><th>remedy's before &rarr; after (img/s)</th>"
+       "<th>time saved (%)</th>"
+       "<th>findings that apply</th></tr></thead>\n<tbody>\n";
+  for (const auto& r : rows) {
+    h += "<tr data-model=\"" + esc(r.model) + "\"><td>" + esc(r.model) + "</td>";
+    if (!r.report) {
+      h += "<td colspan=\"8\">not diagnosed: " + esc(r.error) + "</td></tr>\n";
+      continue;
+    }
+    const auto& base = r.report->baseline;
+    const auto best = best_remedy(*r.report);
+    std::string applies;
+    for (const Finding& f : r.report->findings)
+      if (f.verdict == Verdict::kApplies) applies += (applies.empty() ? "" : ", ") + f.key;
+    h += fmt::format("<td class=\"num\">{:.0f}</td><td class=\"num\">{:.1f}</td>", base.throughput, 100 * base.utilization);
+    if (best)
+      h += fmt::format("<td>{}</td><td>{} {}</td><td class=\"num\">{:.2f}x</td><td class=\"num\">{:.0f} &rarr; {:.0f}</td>"
+                       "<td class=\"num\">{:.1f}</td>",
+                       esc(best->remedy.name), best->item, esc(best->finding), best->remedy.speedup,
+                       best->remedy.throughput_before, best->remedy.throughput_after, 100 * best->remedy.time_saved());
+    else
+      h += "<td>none helps</td><td></td><td></td><td></td><td></td>";
+    h += "<td>" + esc(applies.empty() ? "none" : applies) + "</td></tr>\n";
+  }
+  h += "</tbody>\n</table>\n</section>\n";
+  return h;
 }
 
 nlohmann::json doctor_zoo_json(std::vector<DoctorZooRow> rows, const std::string& device, const std::string& dtype,

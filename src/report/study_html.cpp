@@ -597,7 +597,7 @@ std::vector<std::pair<std::string, std::string>> study_svgs(const Study& s) {
   };
 }
 
-std::string study_html(const Study& s) {
+std::string study_html(const Study& s, const std::string& sections) {
   const auto svgs = study_svgs(s);
   auto svg = [&](const char* id) -> const std::string& {
     for (const auto& [k, v] : svgs)
@@ -652,6 +652,7 @@ std::string study_html(const Study& s) {
                    s.cmr);
 
   h += "<h2>Models</h2>\n" + table_html(s);
+  h += sections;
   if (!s.notes.empty()) {
     h += "<h2>Notes</h2>\n<ul class=\"note\">\n";
     for (const auto& n : s.notes) h += "<li>" + esc(n) + "</li>\n";

@@ -51,4 +51,12 @@ zj=$("$BIN" doctor --zoo --models squeezenet1_1,resnet50,mobilenet_v3_small --de
 ranked=$(python3 -c 'import json,sys; m=json.load(sys.stdin)["models"]; s=[x["best"]["time_saved"] for x in m];
 print(len(m), all(a >= b for a, b in zip(s, s[1:])), all(x["best"]["speedup"] > 1 for x in m))' <<<"$zj")
 check "doctor --zoo: three models ranked by time saved, each with a gain" '^3 True True$' "$ranked"
+# study --report --doctor: the doctor's section in the study's page, one row per model.
+rep=$(mktemp -d)
+"$BIN" study --models resnet50,mobilenet_v2 --device v100 --report "$rep" --doctor >/dev/null 2>&1 \
+  || { echo "FAIL study --doctor: exit $?"; rm -rf "$rep"; exit 1; }
+rows=$(awk '/<table id="doctor-table">/,/<\/table>/' "$rep/index.html" | grep -c '<tr data-model=')
+check "study --doctor: the section has one row per model" '^2$' "$rows"
+check "study --doctor: doctor.json written" 'rooflens.doctor-zoo/1' "$(cat "$rep/doctor.json" 2>/dev/null)"
+rm -rf "$rep"
 exit $fail

@@ -85,6 +85,7 @@ check doctor_zoo_and_file "not both" -- doctor "$M/resnet18.onnx" --zoo
 check doctor_zoo_unknown_model "'nonet' is not in the zoo" -- doctor --zoo --models resnet18,nonet
 check doctor_models_without_zoo "--models needs --zoo" -- doctor "$M/resnet18.onnx" --models resnet18
 check doctor_zoo_bad_device "v999" -- doctor --zoo --models resnet18 --device v999
+check study_doctor_without_report "give --report DIR" -- study --models resnet18 --doctor
 check doctor_measured_on_gpu "give a CPU device" -- doctor "$M/resnet18.onnx" --measured --device v100 --dtype fp32
 check doctor_measured_fp16 "runs fp32" -- doctor "$M/resnet18.onnx" --measured --device epyc-milan-2c --dtype fp16
 check nas_measured_gpu "is a GPU" -- nas --oracle csv:one_net.csv --throughput measured --device v100 --dtype fp32 -o out

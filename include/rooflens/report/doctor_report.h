@@ -27,5 +27,9 @@ struct DoctorZooRow {
 std::string doctor_zoo_text(std::vector<DoctorZooRow> rows, const std::string& setting);
 nlohmann::json doctor_zoo_json(std::vector<DoctorZooRow> rows, const std::string& device, const std::string& dtype,
                                const std::string& batch);
+// The same ranking as a section of the study's HTML page (`rooflens study --report DIR
+// --doctor`): <section id="doctor"> with <table id="doctor-table">, one <tr data-model> per
+// model, largest gain first.
+std::string doctor_section_html(std::vector<DoctorZooRow> rows, const std::string& setting);
 
 }  // namespace rooflens::report

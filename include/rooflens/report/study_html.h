@@ -21,7 +21,9 @@
 
 namespace rooflens::report {
 
-std::string study_html(const Study& s);
+// `sections`: further HTML sections placed after the models table (the doctor's, from
+// doctor_section_html), so every command adds to one page.
+std::string study_html(const Study& s, const std::string& sections = "");
 
 // The plots alone as standalone SVG documents: (id, svg), in page order.
 std::vector<std::pair<std::string, std::string>> study_svgs(const Study& s);
