@@ -26,7 +26,7 @@ std::optional<BestRemedy> best_remedy(const DoctorReport& r) {
   for (const Finding& f : r.findings) {
     if (f.verdict != Verdict::kApplies) continue;
     for (const Remedy& m : f.remedies)
-      if (m.ok && m.time_saved() > 0 && (!best || m.time_saved() > best->remedy.time_saved()))
+      if (m.ok && !m.other_device && m.time_saved() > 0 && (!best || m.time_saved() > best->remedy.time_saved()))
         best = BestRemedy{f.item, f.key, m};
   }
   return best;
@@ -35,7 +35,7 @@ std::optional<BestRemedy> best_remedy(const DoctorReport& r) {
 double Finding::best_time_saved() const {
   double best = 0;
   for (const Remedy& r : remedies)
-    if (r.ok) best = std::max(best, r.time_saved());
+    if (r.ok && !r.other_device) best = std::max(best, r.time_saved());
   return best;
 }
 

@@ -55,6 +55,21 @@ void add_pad_remedy(const Context& c, Finding& f) {
     if (r.group == "pad") f.remedies.push_back(remedy_from_row(c.rows.front(), r, r.variant, "predicted on the padded graph"));
 }
 
+// The fastest other device of the database at the same dtype (at the baseline's batch, or
+// its own largest batch with --batch max), when it beats the baseline.
+void add_device_remedy(const Context& c, Finding& f) {
+  const WhatIfRow* best = nullptr;
+  for (const WhatIfRow& r : c.rows)
+    if (r.group == "device" && r.ok && r.throughput > c.rows.front().throughput && (!best || r.throughput > best->throughput))
+      best = &r;
+  if (!best) return;
+  Remedy m = remedy_from_row(c.rows.front(), *best, "another device: " + best->device_id,
+                             fmt::format("predicted on {} at batch {}", best->device_id, best->batch));
+  m.other_device = true;
+  m.note = "another device: listed for comparison, not counted when findings are ranked";
+  f.remedies.push_back(m);
+}
+
 void verdict_by_share(const Context& c, Finding& f) {
   f.verdict = f.layers_total > 0 && f.time_share >= c.o.min_time_share ? Verdict::kApplies : Verdict::kDoesNotApply;
 }
@@ -112,6 +127,7 @@ Finding memory_bound(const Context& c) {
   add_fold_remedies(c, f);
   add_dtype_remedies(c, f);
   add_batch_remedies(c, f);
+  add_device_remedy(c, f);
   return f;
 }
 

@@ -321,5 +321,26 @@ TEST(Doctor, HostLinkRemediesEqualTheLinkCapByHand) {
   EXPECT_NEAR(u8->throughput_after, std::min(predicted, 0.5e9 / (3.0 * 64 * 64)), 1e-9 * cap);
 }
 
+TEST(Doctor, AnotherDeviceIsPredictedOnThatDeviceByHandAndNotRankedAsAModelRemedy) {
+  const DeviceSpec d = v100();
+  const DeviceSpec h = device_named("h100-sxm");
+  DoctorOptions o = options(d, 64);
+  o.whatif.other_devices = {h};
+  auto r = run_doctor("cnn", typed_cnn_loader(), o);
+  ASSERT_TRUE(r) << r.status().message();
+  const Finding& m = finding(*r, "memory-bound");
+  const Remedy* other = remedy(m, "another device: " + h.id);
+  ASSERT_NE(other, nullptr);
+  EXPECT_TRUE(other->other_device);
+  auto l = typed_cnn_loader()(64, DType::kF16);
+  ASSERT_TRUE(l);
+  EXPECT_NEAR(other->throughput_after, predicted_throughput(*l, h), 1e-9 * other->throughput_after);
+  // The largest gain on the device given never is "buy another device".
+  auto best = best_remedy(*r);
+  if (best) {
+    EXPECT_FALSE(best->remedy.other_device);
+  }
+}
+
 }  // namespace
 }  // namespace rooflens

@@ -50,6 +50,9 @@ struct Remedy {
   double utilization_before = 0, utilization_after = 0;  // of the datasheet peak
   double speedup = 1;   // throughput_after / throughput_before
   std::string note;     // caveats (e.g. "needs retraining")
+  // Runs on another device of the database: listed, but not counted when findings are
+  // ranked or the largest gain on the device given is chosen (best_remedy).
+  bool other_device = false;
   // Share of the model's time saved: 1 - 1 / speedup (0 when it does not help).
   double time_saved() const { return speedup > 1 ? 1 - 1 / speedup : 0; }
 };
