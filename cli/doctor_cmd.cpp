@@ -9,6 +9,7 @@
 #include "rooflens/analysis/doctor.h"
 #include "rooflens/exec/measure.h"
 #include "rooflens/microbench/jpeg_decode.h"
+#include "rooflens/microbench/probe.h"
 #include "rooflens/report/doctor_report.h"
 #include "whatif_setup.h"
 
@@ -151,6 +152,9 @@ int run_doctor(const DoctorArgs& a) {
     std::vector<MeasuredLayer> layers;
     for (const auto& ml : m->layers) layers.push_back({ml.name, ml.time_s, ml.impl});
     o.measured = std::move(layers);
+    // Item 7: the clock right after the sustained run, as the CPU probe measures it.
+    if (auto clk = microbench::measure_core_clock_hz()) o.clock_measured_hz = *clk;
+    else std::fprintf(stderr, "doctor: clock not measured: %s\n", clk.status().message().c_str());
     rep = rooflens::run_doctor(a.file, (*setup)->load, o);
     if (!rep) return report_error(rep.status());
   }

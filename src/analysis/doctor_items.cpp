@@ -322,12 +322,26 @@ Finding unoptimized_code(const Context& c) {
 
 Finding thermal(const Context& c) {
   Finding f = make(7, "thermal", "Thermal and power envelope");
+  const DeviceSpec& d = c.o.whatif.device;
+  const double reference = d.clock_boost_hz > 0 ? d.clock_boost_hz : d.clock_base_hz;
+  if (c.o.clock_measured_hz && reference > 0 && !d.is_gpu()) {
+    const double ratio = *c.o.clock_measured_hz / reference;
+    f.evidence.push_back(fmt::format("core clock right after the sustained run: {:.2f} GHz (dependent-add chain); the "
+                                     "device file's clock: {:.2f} GHz",
+                                     *c.o.clock_measured_hz / 1e9, reference / 1e9));
+    f.verdict = ratio < c.o.throttle_factor ? Verdict::kApplies : Verdict::kDoesNotApply;
+    f.time_share = ratio < 1 ? 1 - ratio : 0;
+    f.summary = ratio < c.o.throttle_factor
+                    ? fmt::format("the cores ran at {:.0f}% of the device file's clock after sustained load", 100 * ratio)
+                    : fmt::format("the cores held {:.0f}% of the device file's clock under sustained load", 100 * ratio);
+    return f;
+  }
   f.verdict = Verdict::kCannotTell;
   f.summary = "the clock under sustained load is not measured";
   f.measurement_needed = c.o.whatif.device.is_gpu()
                              ? "the SM clock during a sustained run (nvidia-smi --query-gpu=clocks.sm) against the "
                                "boost clock of the datasheet"
-                             : "this CPU's clock during a sustained run against the probe's clock";
+                             : "this CPU's clock during a sustained run against the probe's clock (--measured)";
   return f;
 }
 

@@ -461,4 +461,29 @@ Expected<ProbeResult> run_cpu_probe(const ProbeOptions& options) {
   return r;
 }
 
+Expected<double> measure_core_clock_hz(int repeats, double seconds) {
+  if (repeats < 1 || seconds <= 0) return Status::invalid("clock sampling needs at least one repeat of positive length");
+  uint64_t iters = 1 << 14;
+  volatile uint64_t sink = 0;
+  for (int i = 0; i < 40; ++i) {
+    const auto t0 = Clock::now();
+    sink = dependent_add_chain(iters);
+    const double t = seconds_since(t0);
+    if (t > 0.002) {
+      iters = static_cast<uint64_t>(static_cast<double>(iters) * seconds / t) + 1;
+      break;
+    }
+    iters *= 2;
+  }
+  double best = 0;
+  for (int rep = 0; rep < repeats; ++rep) {
+    const auto t0 = Clock::now();
+    sink = dependent_add_chain(iters);
+    best = std::max(best, static_cast<double>(iters) * kAddsPerChainIter / seconds_since(t0));
+  }
+  (void)sink;
+  if (best < 1e8 || best > 1e10) return Status::internal("the add-chain clock estimate is implausible: " + std::to_string(best) + " Hz");
+  return best;
+}
+
 }  // namespace rooflens::microbench

@@ -41,6 +41,8 @@ out=$("$BIN" doctor "$M/resnet18.onnx" --device epyc-milan-2c --dtype fp32 --bat
 un=$(section "Unoptimized code" "$out")
 check "resnet18 --measured: item 6 decided from measurements" '^[0-9]+\. \[(applies|does not apply)\] Unoptimized code' "$un"
 check "resnet18 --measured: layers compared with their bound" 'layers, [0-9.]+% of the measured time, run more than 2x above' "$un"
+th=$(section "Thermal and power envelope" "$out")
+check "resnet18 --measured: item 7 from the clock measured after the run" 'core clock right after the sustained run: [0-9.]+ GHz' "$th"
 if grep -qE '^[0-9]+\. \[applies\] Unoptimized' <<<"$un"; then
   check "resnet18 --measured: each listed layer has its oneDNN implementation" 'measured [0-9.]+ .s vs bound .*x\), [a-z_:0-9]+' "$un"
 fi

@@ -342,5 +342,24 @@ TEST(Doctor, AnotherDeviceIsPredictedOnThatDeviceByHandAndNotRankedAsAModelRemed
   }
 }
 
+TEST(Doctor, ThermalItemComparesTheMeasuredClockWithTheDeviceFile) {
+  const DeviceSpec cpu = device_named("epyc-milan-2c");
+  ASSERT_GT(cpu.clock_boost_hz, 0);
+  auto run = [&](std::optional<double> clock) {
+    DoctorOptions o = options(cpu, 8);
+    o.whatif.dtype = "fp32";
+    o.whatif.perf.dtype = "fp32";
+    o.whatif.pad = nullptr;
+    o.whatif.fold_factors = {};
+    o.clock_measured_hz = clock;
+    auto r = run_doctor("cnn", typed_cnn_loader(), o);
+    EXPECT_TRUE(r) << r.status().message();
+    return r ? finding(*r, "thermal").verdict : Verdict::kCannotTell;
+  };
+  EXPECT_EQ(run(std::nullopt), Verdict::kCannotTell);
+  EXPECT_EQ(run(0.6 * cpu.clock_boost_hz), Verdict::kApplies);
+  EXPECT_EQ(run(0.98 * cpu.clock_boost_hz), Verdict::kDoesNotApply);
+}
+
 }  // namespace
 }  // namespace rooflens

@@ -92,6 +92,10 @@ struct DoctorOptions {
   // Per-layer measured times of a run on the device at the same batch (CPU, --measured).
   std::optional<std::vector<MeasuredLayer>> measured;
   double unoptimized_factor = 2;  // item 6: measured above this multiple of the bound
+  // Item 7: the core clock measured right after the measured run (Hz, this CPU), against
+  // the device file's clock; below `throttle_factor` x that clock, the envelope applies.
+  std::optional<double> clock_measured_hz;
+  double throttle_factor = 0.9;
   size_t max_layers = 8;          // layers listed per finding
   // A finding "applies" when the layers concerned hold at least this share of the time.
   double min_time_share = 0.05;

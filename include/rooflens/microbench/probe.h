@@ -98,6 +98,11 @@ struct ProbeResult {
 // threads cannot be pinned or memory for the largest working set cannot be allocated.
 Expected<ProbeResult> run_cpu_probe(const ProbeOptions& options);
 
+// The clock one core runs at now, Hz: the best of `repeats` dependent-add chains of about
+// `seconds` each on the calling thread (the probe's own clock method). For the doctor's
+// thermal item: sampled right after a sustained run.
+Expected<double> measure_core_clock_hz(int repeats = 5, double seconds = 0.02);
+
 // The level a working set falls in: the per-core share (working set / threads, as each
 // thread sweeps its own arrays) against L1d and L2, the whole set against the last-level
 // cache; "DRAM" beyond. Unknown cache sizes (0) are skipped.
