@@ -361,5 +361,37 @@ TEST(Doctor, ThermalItemComparesTheMeasuredClockWithTheDeviceFile) {
   EXPECT_EQ(run(0.98 * cpu.clock_boost_hz), Verdict::kDoesNotApply);
 }
 
+TEST(Doctor, OverlapAndDecodeRemediesEqualTheirRatesByHand) {
+  const DeviceSpec d = v100();
+  DoctorOptions o = options(d, 64);
+  o.host_link_bytes_per_s = 16e9;
+  o.host_link_name = "test link";
+  o.jpeg_images_per_s_per_core = 50;  // slow decoding: 2 cores cannot keep up
+  o.host_cores = 2;
+  auto r = run_doctor("cnn", typed_cnn_loader(), o);
+  ASSERT_TRUE(r) << r.status().message();
+  auto l = typed_cnn_loader()(64, DType::kF16);
+  ASSERT_TRUE(l);
+  const DType in = l->graph.value(l->graph.inputs[0]).dtype;
+  const double batch_bytes = 64 * 3.0 * 64 * 64 * static_cast<double>(dtype_bytes(in == DType::kUnknown ? DType::kF32 : in));
+  // By hand: a batch's copy over the link, and its predicted compute, serial against overlapped.
+  const double copy = batch_bytes / 16e9, compute = r->baseline.time_s;
+  const Remedy* ov = remedy(finding(*r, "overlap"), "overlap copies with compute (pinned memory, a second stream)");
+  ASSERT_NE(ov, nullptr);
+  EXPECT_NEAR(ov->throughput_before, 64 / (copy + compute), 1e-9 * ov->throughput_before);
+  EXPECT_NEAR(ov->throughput_after, 64 / std::max(copy, compute), 1e-9 * ov->throughput_after);
+  // Decoding: 50 img/s per core on 2 cores caps the pipeline; enough cores lift the cap to
+  // the link's (or the prediction, whichever is lower).
+  const Finding& f = finding(*r, "input");
+  EXPECT_EQ(f.verdict, Verdict::kApplies);
+  const Remedy* dec = nullptr;
+  for (const Remedy& m : f.remedies)
+    if (m.name.rfind("decode on ", 0) == 0) dec = &m;
+  ASSERT_NE(dec, nullptr);
+  const double link_cap = 16e9 / (batch_bytes / 64);
+  EXPECT_NEAR(dec->throughput_before, std::min(r->baseline.throughput, 100.0), 1e-9 * 100);
+  EXPECT_NEAR(dec->throughput_after, std::min(r->baseline.throughput, link_cap), 1e-9 * link_cap);
+}
+
 }  // namespace
 }  // namespace rooflens
