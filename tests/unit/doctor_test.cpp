@@ -393,5 +393,35 @@ TEST(Doctor, OverlapAndDecodeRemediesEqualTheirRatesByHand) {
   EXPECT_NEAR(dec->throughput_after, std::min(r->baseline.throughput, link_cap), 1e-9 * link_cap);
 }
 
+TEST(Doctor, UnoptimizedCodeRemedyIsTheMeasuredTimeLessTheExcessByHand) {
+  const DeviceSpec cpu = device_named("epyc-milan-2c");
+  DoctorOptions o = options(cpu, 8);
+  o.whatif.dtype = "fp32";
+  o.whatif.perf.dtype = "fp32";
+  o.whatif.pad = nullptr;
+  o.whatif.fold_factors = {};
+  // Measured times: the stem 3x its predicted bound, every other layer at 1.5x.
+  auto base = run_doctor("cnn", typed_cnn_loader(), o);
+  ASSERT_TRUE(base) << base.status().message();
+  std::vector<MeasuredLayer> measured;
+  double total = 0, excess = 0;
+  for (const auto& l : base->baseline.layers) {
+    const double factor = l.name == "stem" ? 3.0 : 1.5;
+    measured.push_back({l.name, factor * l.time_s, "jit:test"});
+    total += factor * l.time_s;
+    if (factor > 2) excess += (factor - 1) * l.time_s;
+  }
+  o.measured = measured;
+  auto r = run_doctor("cnn", typed_cnn_loader(), o);
+  ASSERT_TRUE(r) << r.status().message();
+  const Finding& f = finding(*r, "unoptimized");
+  ASSERT_EQ(f.layers_total, 1);
+  EXPECT_EQ(f.layers[0].name, "stem");
+  EXPECT_NE(f.layers[0].detail.find("jit:test"), std::string::npos) << f.layers[0].detail;
+  ASSERT_EQ(f.remedies.size(), 1u);
+  EXPECT_NEAR(f.remedies[0].throughput_before, 8 / total, 1e-9 * (8 / total));
+  EXPECT_NEAR(f.remedies[0].throughput_after, 8 / (total - excess), 1e-9 * (8 / total));
+}
+
 }  // namespace
 }  // namespace rooflens
