@@ -1,7 +1,6 @@
 // `rooflens doctor`: the article's checklist on one model and device (analysis/doctor.h).
 #include <cstdio>
 #include <sstream>
-#include <thread>
 
 #include "commands.h"
 #include "common.h"
@@ -75,15 +74,7 @@ int run_doctor_zoo(const DoctorArgs& a) {
       rows.push_back(std::move(row));
       continue;
     }
-    DoctorOptions o;
-    o.whatif = (*setup)->options;
-    if (a.jpeg_rate > 0) o.jpeg_images_per_s_per_core = a.jpeg_rate;
-    if (o.whatif.device.host_link) {
-      o.host_link_bytes_per_s = o.whatif.device.host_link->bandwidth_bytes_per_s;
-      o.host_link_name = o.whatif.device.host_link->name;
-    }
-    o.host_cores = static_cast<int>(std::thread::hardware_concurrency());
-    auto rep = rooflens::run_doctor(names[i], (*setup)->load, o);
+    auto rep = rooflens::run_doctor(names[i], (*setup)->load, doctor_options(**setup, a.jpeg_rate));
     if (rep) row.report = std::move(*rep);
     else row.error = rep.status().message();
     rows.push_back(std::move(row));
@@ -106,14 +97,12 @@ int run_doctor(const DoctorArgs& a) {
     return report_error(Status::invalid("--measured: the CPU backend runs fp32, not " + a.dtype + " (--dtype fp32)"));
   auto setup = make_whatif_setup(a.file, a.device, a.dtype, a.batch, a.input_shapes, a.devices, a.devices_dir);
   if (!setup) return report_error(setup.status());
-  DoctorOptions o;
-  o.whatif = (*setup)->options;
   if (a.jpeg_rate > 0 && a.measure_jpeg) return report_error(Status::invalid("give --jpeg-rate or --measure-jpeg, not both"));
-  if (a.jpeg_rate > 0) o.jpeg_images_per_s_per_core = a.jpeg_rate;
-  if (o.whatif.device.host_link) {
-    o.host_link_bytes_per_s = o.whatif.device.host_link->bandwidth_bytes_per_s;
-    o.host_link_name = o.whatif.device.host_link->name;
-  }
+  DoctorOptions o = doctor_options(**setup, a.jpeg_rate);
+  if (a.measured && o.whatif.device.is_gpu())
+    return report_error(Status::invalid("--measured runs the model on this CPU: give a CPU device (--device "
+                                        "local.json from `rooflens probe cpu --out local.json`), not '" +
+                                        o.whatif.device.id + "'"));
   if (a.measure_jpeg) {
     // The model's input size: the last two dims of its first input.
     auto l = (*setup)->load(1, *parse_dtype(a.dtype));
@@ -129,15 +118,10 @@ int run_doctor(const DoctorArgs& a) {
     if (!jr) return report_error(jr.status().with_context("--measure-jpeg"));
     o.jpeg_images_per_s_per_core = jr->images_per_cpu_s.median;  // per CPU-second: robust on a shared machine
   }
-  o.host_cores = static_cast<int>(std::thread::hardware_concurrency());
   auto rep = rooflens::run_doctor(a.file, (*setup)->load, o);
   if (!rep) return report_error(rep.status());
   if (a.measured) {
     // The model at the baseline's batch (max resolved above), measured layer by layer here.
-    if (o.whatif.device.is_gpu())
-      return report_error(Status::invalid("--measured runs the model on this CPU: give a CPU device (--device "
-                                          "local.json from `rooflens probe cpu --out local.json`), not '" +
-                                          o.whatif.device.id + "'"));
     auto l = (*setup)->load(rep->baseline.batch, DType::kF32);
     if (!l) return report_error(l.status());
     auto backend = make_onednn_backend();

@@ -267,14 +267,7 @@ int run_study(const StudyArgs& a) {
       if (!setup) {
         row.error = setup.status().message();
       } else {
-        DoctorOptions o;
-        o.whatif = (*setup)->options;
-        if (o.whatif.device.host_link) {
-          o.host_link_bytes_per_s = o.whatif.device.host_link->bandwidth_bytes_per_s;
-          o.host_link_name = o.whatif.device.host_link->name;
-        }
-        o.host_cores = static_cast<int>(std::thread::hardware_concurrency());
-        auto rep = rooflens::run_doctor(name, (*setup)->load, o);
+        auto rep = rooflens::run_doctor(name, (*setup)->load, doctor_options(**setup));
         if (rep) row.report = std::move(*rep);
         else row.error = rep.status().message();
       }

@@ -2,6 +2,7 @@
 #include "whatif_setup.h"
 
 #include <sstream>
+#include <thread>
 
 #include "common.h"
 #include "rooflens/passes/pad_channels.h"
@@ -59,6 +60,18 @@ Expected<std::unique_ptr<WhatIfSetup>> make_whatif_setup(const std::string& file
     return LoadedModel{std::move(l->graph), std::move(l->analysis)};
   };
   return s;
+}
+
+DoctorOptions doctor_options(const WhatIfSetup& s, double jpeg_images_per_s_per_core) {
+  DoctorOptions o;
+  o.whatif = s.options;
+  if (jpeg_images_per_s_per_core > 0) o.jpeg_images_per_s_per_core = jpeg_images_per_s_per_core;
+  if (o.whatif.device.host_link) {
+    o.host_link_bytes_per_s = o.whatif.device.host_link->bandwidth_bytes_per_s;
+    o.host_link_name = o.whatif.device.host_link->name;
+  }
+  o.host_cores = static_cast<int>(std::thread::hardware_concurrency());
+  return o;
 }
 
 }  // namespace rooflens::cli

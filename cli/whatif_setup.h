@@ -3,6 +3,8 @@
 // loader that imports once per dtype and rebatches.
 #pragma once
 
+#include "rooflens/analysis/doctor.h"
+
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,5 +27,10 @@ Expected<std::unique_ptr<WhatIfSetup>> make_whatif_setup(const std::string& file
                                                          const std::string& dtype, const std::string& batch,
                                                          const std::vector<std::string>& input_shapes,
                                                          const std::string& devices, const std::string& devices_dir);
+
+// The doctor's options for a setup: its what-if options, the device's host link, this
+// machine's cores, and this machine's JPEG decode rate when known (images/s per core; 0:
+// unknown).
+DoctorOptions doctor_options(const WhatIfSetup& s, double jpeg_images_per_s_per_core = 0);
 
 }  // namespace rooflens::cli

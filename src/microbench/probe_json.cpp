@@ -12,10 +12,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-json stats_json(const SampleStats& s) {
-  return {{"median", s.median}, {"best", s.best}, {"worst", s.worst}, {"spread", s.spread}, {"samples", s.samples}};
-}
-
 json positive_or_null(double v) { return v > 0 ? json(v) : json(nullptr); }
 
 std::string accumulator_of(const std::string& dtype) { return dtype == "int8" ? "int32" : "fp32"; }
@@ -49,7 +45,7 @@ json host_json(const ProbeResult& r) {
           {"llc_bytes", r.llc_bytes},
           {"llc_source", r.llc_source},
           {"clock_reported_hz", c.clock_reported_hz},
-          {"clock_measured_hz", stats_json(r.clock_measured_hz)},
+          {"clock_measured_hz", sample_stats_json(r.clock_measured_hz)},
           {"clock_hz", r.clock_hz},
           {"clock_source", r.clock_source},
           {"mem_total_bytes", c.mem_total_bytes},
@@ -83,8 +79,8 @@ json probe_json(const ProbeResult& r) {
                        {"instruction", m.instruction},
                        {"threads", m.threads},
                        {"cores", m.cores},
-                       {"flops", stats_json(m.flops)},
-                       {"on_cpu_fraction", stats_json(m.on_cpu)},
+                       {"flops", sample_stats_json(m.flops)},
+                       {"on_cpu_fraction", sample_stats_json(m.on_cpu)},
                        {"theoretical_flops", m.theoretical},
                        {"theoretical_flops_at_reported_clock", m.theoretical_reported_clock},
                        {"efficiency_best", m.theoretical > 0 ? m.flops.best / m.theoretical : 0.0},
@@ -96,10 +92,10 @@ json probe_json(const ProbeResult& r) {
                      {"working_set_bytes", m.working_set_bytes},
                      {"threads", m.threads},
                      {"level", m.level},
-                     {"bytes_per_s", stats_json(m.bytes_per_s)},
-                     {"on_cpu_fraction", stats_json(m.on_cpu)}});
+                     {"bytes_per_s", sample_stats_json(m.bytes_per_s)},
+                     {"on_cpu_fraction", sample_stats_json(m.on_cpu)}});
   json dispatch = json::array();
-  for (const auto& m : r.dispatch) dispatch.push_back({{"threads", m.threads}, {"seconds", stats_json(m.seconds)}});
+  for (const auto& m : r.dispatch) dispatch.push_back({{"threads", m.threads}, {"seconds", sample_stats_json(m.seconds)}});
   json paths = json::array();
   for (const auto& p : r.paths)
     paths.push_back({{"isa", p.isa},

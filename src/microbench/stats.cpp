@@ -9,6 +9,10 @@
 
 namespace rooflens::microbench {
 
+nlohmann::ordered_json sample_stats_json(const SampleStats& s) {
+  return {{"median", s.median}, {"best", s.best}, {"worst", s.worst}, {"spread", s.spread}, {"samples", s.samples}};
+}
+
 SampleStats summarize(std::vector<double> samples, bool higher_is_better) {
   SampleStats s;
   s.samples = samples;

@@ -2,6 +2,7 @@
 // samples, so they are tested on synthetic data.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,8 @@ struct SampleStats {
   bool higher_is_better = true;
 };
 SampleStats summarize(std::vector<double> samples, bool higher_is_better = true);
+// {median, best, worst, spread, samples}: how the probes' JSON writes a figure.
+nlohmann::ordered_json sample_stats_json(const SampleStats& s);
 
 // "fp32 avx512, 2 thread(s): spread 18% across 5 repeats (median 150.2, best 183.1 GFLOP/s)"
 // when s.spread > limit; nothing otherwise. Figures are printed divided by `scale`.

@@ -4,28 +4,20 @@
 // cudnn.benchmark does), and conv + bias (+ residual add) (+ ReLU) as one
 // cudnnConvolutionBiasActivationForward call where cuDNN accepts it; otherwise the
 // convolution and element-wise kernels for the rest.
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <tuple>
 
+#include "rooflens/ir/node_attrs.h"
 #include "cuda_backend.h"
 #include "rooflens/exec/weights.h"
 
 namespace rooflens::cuda {
 namespace {
 
-std::vector<int64_t> ints_attr(const Node& n, const char* name, std::vector<int64_t> def) {
-  auto it = n.attrs.find(name);
-  if (it == n.attrs.end()) return def;
-  if (const auto* v = std::get_if<std::vector<int64_t>>(&it->second)) return *v;
-  return def;
-}
-int64_t int_attr(const Node& n, const char* name, int64_t def) {
-  auto it = n.attrs.find(name);
-  if (it == n.attrs.end()) return def;
-  if (const auto* v = std::get_if<int64_t>(&it->second)) return *v;
-  return def;
-}
 
 const char* algo_name(cudnnConvolutionFwdAlgo_t a) {
   switch (a) {
@@ -65,58 +57,38 @@ struct ConvDescs {
   }
 };
 
-// Symmetric padding per spatial dim from pads/auto_pad; unsupported when cuDNN's legacy
-// API cannot express it (asymmetric).
-Status spatial_pads(const Node& n, const Shape& xs, const std::vector<int64_t>& k, const std::vector<int64_t>& st,
-                    const std::vector<int64_t>& dil, int64_t pad[2]) {
-  std::string auto_pad = "NOTSET";
-  if (auto it = n.attrs.find("auto_pad"); it != n.attrs.end())
-    if (const auto* s = std::get_if<std::string>(&it->second)) auto_pad = *s;
+// Begin and end pads per spatial dim (top, left, bottom, right) from pads or auto_pad.
+Status conv_pads(const Node& n, const Shape& xs, const std::vector<int64_t>& k, const std::vector<int64_t>& st,
+                 const std::vector<int64_t>& dil, int64_t pads[4]) {
+  const std::string auto_pad = attr_string_or(n, "auto_pad", "NOTSET");
   if (auto_pad == "NOTSET") {
-    const auto pads = ints_attr(n, "pads", {0, 0, 0, 0});
-    if (pads.size() != 4) return Status::unsupported("pads of length " + std::to_string(pads.size()));
-    if (pads[0] != pads[2] || pads[1] != pads[3])
-      return Status::unsupported("asymmetric padding (pads " + std::to_string(pads[0]) + "," + std::to_string(pads[1]) +
-                                 "," + std::to_string(pads[2]) + "," + std::to_string(pads[3]) +
-                                 ") cannot be expressed in cuDNN's convolution descriptor");
-    pad[0] = pads[0];
-    pad[1] = pads[1];
-    return Status::ok();
-  }
-  if (auto_pad == "VALID") {
-    pad[0] = pad[1] = 0;
-    return Status::ok();
-  }
-  for (int d = 0; d < 2; ++d) {
-    const int64_t in = xs[2 + static_cast<size_t>(d)];
-    const int64_t out = (in + st[static_cast<size_t>(d)] - 1) / st[static_cast<size_t>(d)];
-    const int64_t total = std::max<int64_t>(
-        0, (out - 1) * st[static_cast<size_t>(d)] + (k[static_cast<size_t>(d)] - 1) * dil[static_cast<size_t>(d)] + 1 - in);
-    if (total % 2) return Status::unsupported("auto_pad " + auto_pad + " needs asymmetric padding here");
-    pad[d] = total / 2;
-  }
-  return Status::ok();
-}
-
-// Begin pads (top, left) of any padding, asymmetric included.
-Status begin_pads(const Node& n, const Shape& xs, const std::vector<int64_t>& k, const std::vector<int64_t>& st,
-                  const std::vector<int64_t>& dil, int64_t pad[2]) {
-  std::string auto_pad = "NOTSET";
-  if (auto it = n.attrs.find("auto_pad"); it != n.attrs.end())
-    if (const auto* s = std::get_if<std::string>(&it->second)) auto_pad = *s;
-  if (auto_pad == "NOTSET") {
-    const auto pads = ints_attr(n, "pads", {0, 0, 0, 0});
-    if (pads.size() != 4) return Status::unsupported("pads of length " + std::to_string(pads.size()));
-    pad[0] = pads[0];
-    pad[1] = pads[1];
+    const auto p = attr_ints_or(n, "pads", {0, 0, 0, 0});
+    if (p.size() != 4) return Status::unsupported("pads of length " + std::to_string(p.size()));
+    std::copy(p.begin(), p.end(), pads);
     return Status::ok();
   }
   for (size_t d = 0; d < 2; ++d) {
     const int64_t in = xs[2 + d];
-    const int64_t out = auto_pad == "VALID" ? 0 : (in + st[d] - 1) / st[d];
-    const int64_t total = auto_pad == "VALID" ? 0 : std::max<int64_t>(0, (out - 1) * st[d] + (k[d] - 1) * dil[d] + 1 - in);
-    pad[d] = auto_pad == "SAME_LOWER" ? (total + 1) / 2 : total / 2;
+    const int64_t out = (in + st[d] - 1) / st[d];
+    const int64_t total =
+        auto_pad == "VALID" ? 0 : std::max<int64_t>(0, (out - 1) * st[d] + (k[d] - 1) * dil[d] + 1 - in);
+    pads[d] = auto_pad == "SAME_LOWER" ? (total + 1) / 2 : total / 2;
+    pads[d + 2] = total - pads[d];
   }
+  return Status::ok();
+}
+
+// The symmetric padding cuDNN's convolution descriptor takes; unsupported when asymmetric.
+Status spatial_pads(const Node& n, const Shape& xs, const std::vector<int64_t>& k, const std::vector<int64_t>& st,
+                    const std::vector<int64_t>& dil, int64_t pad[2]) {
+  int64_t p[4];
+  ROOFLENS_RETURN_IF_ERROR(conv_pads(n, xs, k, st, dil, p));
+  if (p[0] != p[2] || p[1] != p[3])
+    return Status::unsupported(fmt::format("asymmetric padding (pads {},{},{},{}) cannot be expressed in cuDNN's "
+                                           "convolution descriptor",
+                                           p[0], p[1], p[2], p[3]));
+  pad[0] = p[0];
+  pad[1] = p[1];
   return Status::ok();
 }
 
@@ -127,10 +99,10 @@ Expected<size_t> build_depthwise(CudaBackend& b, const LayerReport& L, const Ten
   const Shape& xs = *g.value(n.inputs[0]).shape;
   const Shape& ys = *g.value(n.outputs[0]).shape;
   const int64_t c = xs[1], kh = w.shape[2], kw = w.shape[3];
-  const auto st = ints_attr(n, "strides", {1, 1});
-  const auto dil = ints_attr(n, "dilations", {1, 1});
-  int64_t pad[2];
-  ROOFLENS_RETURN_IF_ERROR(begin_pads(n, xs, {kh, kw}, st, dil, pad));
+  const auto st = attr_ints_or(n, "strides", {1, 1});
+  const auto dil = attr_ints_or(n, "dilations", {1, 1});
+  int64_t pad[4];  // the kernel takes the begin pads; the output size is the graph's
+  ROOFLENS_RETURN_IF_ERROR(conv_pads(n, xs, {kh, kw}, st, dil, pad));
   Activation act;
   if (b.options().fuse_conv_epilogue) {
     act = activation_after(g, L, next, tip);
@@ -216,10 +188,10 @@ Expected<size_t> build_conv(CudaBackend& b, const LayerReport& L) {
     tip = g.node(L.nodes[1]).outputs[0];
     next = 2;
   }
-  const int64_t group = int_attr(n, "group", 1);
+  const int64_t group = attr_int_or(n, "group", 1);
   const auto k = std::vector<int64_t>{w.shape[2], w.shape[3]};
-  const auto st = ints_attr(n, "strides", {1, 1});
-  const auto dil = ints_attr(n, "dilations", {1, 1});
+  const auto st = attr_ints_or(n, "strides", {1, 1});
+  const auto dil = attr_ints_or(n, "dilations", {1, 1});
   if (st.size() != 2 || dil.size() != 2) return Status::unsupported("strides/dilations not of length 2");
   // Depthwise (one filter per channel): rooflens's own kernel with bias and activation.
   if (group > 1 && group == xs[1] && m == group && w.shape[1] == 1) return build_depthwise(b, L, w, bias, next, tip);

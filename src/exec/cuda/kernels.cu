@@ -14,6 +14,10 @@ __device__ __forceinline__ float load(const __half* p, int64_t i) { return __hal
 __device__ __forceinline__ void store(float* p, int64_t i, float v) { p[i] = v; }
 __device__ __forceinline__ void store(__half* p, int64_t i, float v) { p[i] = __float2half_rn(v); }
 
+constexpr int kThreads = 256;
+// Blocks for a grid-stride loop over n items: one item per thread, at most 2^20 blocks.
+int grid_for(int64_t n) { return static_cast<int>(std::min<int64_t>((n + kThreads - 1) / kThreads, int64_t{1} << 20)); }
+
 __device__ __forceinline__ float apply(EwOp op, float a, float b, float c, float alpha, float beta) {
   switch (op) {
     case EwOp::kCopy: return a;
@@ -116,15 +120,13 @@ Strides<I> narrow(const EwShape& s) {
 template <typename Ti, typename To, typename I>
 void launch_indexed(EwOp op, float alpha, float beta, EwPostOp post, const void* a, const void* b, const void* c, void* y,
                     const EwShape& s, int64_t n, bool flat, cudaStream_t stream) {
-  const int threads = 256;
-  const int64_t want = (n + threads - 1) / threads;
-  const int blocks = static_cast<int>(want < 1048576 ? want : 1048576);
+  const int blocks = grid_for(n);
   const auto* at = static_cast<const Ti*>(a);
   const auto* bt = static_cast<const Ti*>(b);
   const auto* ct = static_cast<const Ti*>(c);
   auto* yt = static_cast<To*>(y);
-  if (flat) ew_flat<Ti, To, I><<<blocks, threads, 0, stream>>>(op, alpha, beta, post, at, bt, ct, yt, static_cast<I>(n));
-  else ew_strided<Ti, To, I><<<blocks, threads, 0, stream>>>(op, alpha, beta, post, at, bt, ct, yt, narrow<I>(s), static_cast<I>(n));
+  if (flat) ew_flat<Ti, To, I><<<blocks, kThreads, 0, stream>>>(op, alpha, beta, post, at, bt, ct, yt, static_cast<I>(n));
+  else ew_strided<Ti, To, I><<<blocks, kThreads, 0, stream>>>(op, alpha, beta, post, at, bt, ct, yt, narrow<I>(s), static_cast<I>(n));
 }
 
 // fp16, 8 channels per thread with 16-byte accesses: out and a dense; b and c each dense
@@ -172,9 +174,7 @@ bool try_h8(EwOp op, float alpha, float beta, EwPostOp post, const void* a, cons
   if (c && !h8_operand(s, s.c_strides, &c_dense)) return false;
   if (n >= (int64_t{1} << 31) - (int64_t{1} << 29)) return false;
   const int64_t n8 = n / 8, c8 = s.dims[3] / 8, inner8 = s.dims[1] * s.dims[2] * c8;
-  const int64_t want = (n8 + 255) / 256;
-  const int blocks = static_cast<int>(want < 1048576 ? want : 1048576);
-  ew_h8<int32_t><<<blocks, 256, 0, stream>>>(op, alpha, beta, post, static_cast<const __half*>(a), static_cast<const __half*>(b),
+  ew_h8<int32_t><<<grid_for(n8), kThreads, 0, stream>>>(op, alpha, beta, post, static_cast<const __half*>(a), static_cast<const __half*>(b),
                                              static_cast<const __half*>(c), static_cast<__half*>(y), static_cast<int32_t>(n8),
                                              static_cast<int32_t>(c8), static_cast<int32_t>(inner8),
                                              static_cast<int32_t>(s.b_strides[0]), static_cast<int32_t>(s.c_strides[0]), b_dense,
@@ -317,30 +317,26 @@ cudaError_t launch_depthwise_nhwc(Elem e, const void* x, const void* wt, const v
                                   EwPostOp post, cudaStream_t stream) {
   const int64_t total = static_cast<int64_t>(p.n) * p.oh * p.ow * p.c;
   if (total == 0) return cudaSuccess;
-  const int64_t want = (total + 255) / 256;
-  const int blocks = static_cast<int>(want < 1048576 ? want : 1048576);
   const int64_t in_size = static_cast<int64_t>(p.n) * p.h * p.w * p.c;
   const bool narrow_index = std::max(total, in_size) < (int64_t{1} << 31) - (int64_t{1} << 29);
+  const auto launch = [&](auto tag) {
+    using T = decltype(tag);
+    const auto* xt = static_cast<const T*>(x);
+    const auto* wtt = static_cast<const T*>(wt);
+    const auto* bt = static_cast<const T*>(bias);
+    auto* yt = static_cast<T*>(y);
+    if (narrow_index) depthwise_nhwc<T, int32_t><<<grid_for(total), kThreads, 0, stream>>>(xt, wtt, bt, yt, p, post, static_cast<int32_t>(total));
+    else depthwise_nhwc<T, int64_t><<<grid_for(total), kThreads, 0, stream>>>(xt, wtt, bt, yt, p, post, total);
+  };
   if (e == Elem::kF32) {
-    const auto* xt = static_cast<const float*>(x);
-    const auto* wtt = static_cast<const float*>(wt);
-    const auto* bt = static_cast<const float*>(bias);
-    auto* yt = static_cast<float*>(y);
-    if (narrow_index) depthwise_nhwc<float, int32_t><<<blocks, 256, 0, stream>>>(xt, wtt, bt, yt, p, post, static_cast<int32_t>(total));
-    else depthwise_nhwc<float, int64_t><<<blocks, 256, 0, stream>>>(xt, wtt, bt, yt, p, post, total);
+    launch(float{});
+  } else if (p.c % 8 == 0 && narrow_index) {
+    // fp16 with 8 channels per thread and 16-byte accesses.
+    depthwise_nhwc_h8<int32_t><<<grid_for(total / 8), kThreads, 0, stream>>>(
+        static_cast<const __half*>(x), static_cast<const __half*>(wt), static_cast<const __half*>(bias), static_cast<__half*>(y), p,
+        post, static_cast<int32_t>(total / 8));
   } else {
-    const auto* xt = static_cast<const __half*>(x);
-    const auto* wtt = static_cast<const __half*>(wt);
-    const auto* bt = static_cast<const __half*>(bias);
-    auto* yt = static_cast<__half*>(y);
-    if (p.c % 8 == 0 && narrow_index) {
-      const int64_t total8 = total / 8, want8 = (total8 + 255) / 256;
-      const int blocks8 = static_cast<int>(want8 < 1048576 ? want8 : 1048576);
-      depthwise_nhwc_h8<int32_t><<<blocks8, 256, 0, stream>>>(xt, wtt, bt, yt, p, post, static_cast<int32_t>(total8));
-      return cudaGetLastError();
-    }
-    if (narrow_index) depthwise_nhwc<__half, int32_t><<<blocks, 256, 0, stream>>>(xt, wtt, bt, yt, p, post, static_cast<int32_t>(total));
-    else depthwise_nhwc<__half, int64_t><<<blocks, 256, 0, stream>>>(xt, wtt, bt, yt, p, post, total);
+    launch(__half{});
   }
   return cudaGetLastError();
 }
@@ -348,10 +344,9 @@ cudaError_t launch_depthwise_nhwc(Elem e, const void* x, const void* wt, const v
 cudaError_t launch_maxpool_nhwc(Elem e, const void* x, void* y, const PoolShape& p, cudaStream_t stream) {
   const int64_t total = static_cast<int64_t>(p.n) * p.oh * p.ow * p.c;
   if (total == 0) return cudaSuccess;
-  const int64_t want = (total + 255) / 256;
-  const int blocks = static_cast<int>(want < 65536 ? want : 65536);
-  if (e == Elem::kF32) maxpool_nhwc<float><<<blocks, 256, 0, stream>>>(static_cast<const float*>(x), static_cast<float*>(y), p, total);
-  else maxpool_nhwc<__half><<<blocks, 256, 0, stream>>>(static_cast<const __half*>(x), static_cast<__half*>(y), p, total);
+  const int blocks = grid_for(total);
+  if (e == Elem::kF32) maxpool_nhwc<float><<<blocks, kThreads, 0, stream>>>(static_cast<const float*>(x), static_cast<float*>(y), p, total);
+  else maxpool_nhwc<__half><<<blocks, kThreads, 0, stream>>>(static_cast<const __half*>(x), static_cast<__half*>(y), p, total);
   return cudaGetLastError();
 }
 
@@ -367,9 +362,8 @@ cudaError_t launch_elementwise(EwOp op, float alpha, float beta, Elem in, Elem o
 
 cudaError_t launch_fill_nan(Elem e, void* y, int64_t n, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
-  const int blocks = static_cast<int>(n / 256 + 1 < 65536 ? n / 256 + 1 : 65536);
-  if (e == Elem::kF32) fill_nan<float><<<blocks, 256, 0, stream>>>(static_cast<float*>(y), n);
-  else fill_nan<__half><<<blocks, 256, 0, stream>>>(static_cast<__half*>(y), n);
+  if (e == Elem::kF32) fill_nan<float><<<grid_for(n), kThreads, 0, stream>>>(static_cast<float*>(y), n);
+  else fill_nan<__half><<<grid_for(n), kThreads, 0, stream>>>(static_cast<__half*>(y), n);
   return cudaGetLastError();
 }
 

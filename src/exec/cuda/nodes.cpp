@@ -4,31 +4,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "rooflens/ir/node_attrs.h"
 #include "cuda_backend.h"
 #include "rooflens/exec/weights.h"
 
 namespace rooflens::cuda {
 namespace {
 
-std::vector<int64_t> ints_attr(const Node& n, const char* name, std::vector<int64_t> def) {
-  auto it = n.attrs.find(name);
-  if (it == n.attrs.end()) return def;
-  if (const auto* v = std::get_if<std::vector<int64_t>>(&it->second)) return *v;
-  return def;
-}
-int64_t int_attr(const Node& n, const char* name, int64_t def) {
-  auto it = n.attrs.find(name);
-  if (it == n.attrs.end()) return def;
-  if (const auto* v = std::get_if<int64_t>(&it->second)) return *v;
-  return def;
-}
-double real_attr(const Node& n, const char* name, double def) {
-  auto it = n.attrs.find(name);
-  if (it == n.attrs.end()) return def;
-  if (const auto* d = std::get_if<double>(&it->second)) return *d;
-  if (const auto* i = std::get_if<int64_t>(&it->second)) return static_cast<double>(*i);
-  return def;
-}
 // A scalar operand known before run time (Clip's min/max inputs).
 std::optional<double> scalar_input(const Graph& g, const Node& n, size_t i) {
   if (n.inputs.size() <= i || n.inputs[i] == kNoValue) return std::nullopt;
@@ -81,13 +63,11 @@ Status pooling(CudaBackend& b, const Node& n, bool max, bool global, ValueId out
   bool include_pad = false;
   if (!global) {
     ys = shape_of(g, out_v);
-    const auto ks = ints_attr(n, "kernel_shape", {});
-    const auto ss = ints_attr(n, "strides", {1, 1});
-    const auto ps = ints_attr(n, "pads", {0, 0, 0, 0});
-    const auto ds = ints_attr(n, "dilations", {1, 1});
-    std::string auto_pad = "NOTSET";
-    if (auto it = n.attrs.find("auto_pad"); it != n.attrs.end())
-      if (const auto* s = std::get_if<std::string>(&it->second)) auto_pad = *s;
+    const auto ks = attr_ints_or(n, "kernel_shape", {});
+    const auto ss = attr_ints_or(n, "strides", {1, 1});
+    const auto ps = attr_ints_or(n, "pads", {0, 0, 0, 0});
+    const auto ds = attr_ints_or(n, "dilations", {1, 1});
+    const std::string auto_pad = attr_string_or(n, "auto_pad", "NOTSET");
     if (auto_pad != "NOTSET" && auto_pad != "VALID") return Status::unsupported("pooling with auto_pad " + auto_pad);
     if (ks.size() != 2 || ss.size() != 2 || ps.size() != 4) return Status::unsupported("pooling attributes not 2-D");
     if (ds[0] != 1 || ds[1] != 1) return Status::unsupported("dilated pooling");
@@ -99,7 +79,7 @@ Status pooling(CudaBackend& b, const Node& n, bool max, bool global, ValueId out
       pad[0] = ps[0];
       pad[1] = ps[1];
     }
-    include_pad = int_attr(n, "count_include_pad", 0) != 0;
+    include_pad = attr_int_or(n, "count_include_pad", 0) != 0;
     // cuDNN pads symmetrically and rounds the output size down; max pooling with
     // asymmetric pads or ceil_mode runs on rooflens's own kernel instead.
     const auto floor_out = [&](int d) { return (xs[2 + d] + 2 * pad[d] - k[d]) / st[d] + 1; };
@@ -161,7 +141,7 @@ Status pooling(CudaBackend& b, const Node& n, bool max, bool global, ValueId out
 Status reduce_mean(CudaBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& xs = shape_of(g, n.inputs[0]);
-  std::vector<int64_t> axes = ints_attr(n, "axes", {});
+  std::vector<int64_t> axes = attr_ints_or(n, "axes", {});
   if (n.inputs.size() > 1 && n.inputs[1] != kNoValue) {
     const auto& v = g.value(n.inputs[1]).ints;
     if (!v) return Status::unsupported("ReduceMean axes not known before run time");
@@ -204,7 +184,7 @@ Status batchnorm(CudaBackend& b, const Node& n, EwPostOp post = {}, ValueId post
 Status softmax(CudaBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& xs = shape_of(g, n.inputs[0]);
-  int64_t axis = int_attr(n, "axis", -1);
+  int64_t axis = attr_int_or(n, "axis", -1);
   if (axis < 0) axis += static_cast<int64_t>(xs.size());
   if (xs.size() != 2 || axis != 1) return Status::unsupported("Softmax runs on the CUDA backend over the last axis of a 2-D tensor only");
   auto x = b.value(n.inputs[0]);
@@ -236,7 +216,7 @@ Status concat(CudaBackend& b, const Node& n) {
   const Shape& ys = shape_of(g, n.outputs[0]);
   const int64_t rank = static_cast<int64_t>(ys.size());
   if (rank > 4) return Status::unsupported("Concat of rank above 4");
-  int64_t axis = int_attr(n, "axis", 1);
+  int64_t axis = attr_int_or(n, "axis", 1);
   if (axis < 0) axis += rank;
   auto y = b.new_output(n.outputs[0]);
   if (!y) return y.status();
@@ -272,18 +252,16 @@ Status concat(CudaBackend& b, const Node& n) {
 // Constant zero padding: the output is cleared, then the input copied into its interior.
 Status pad(CudaBackend& b, const Node& n) {
   const Graph& g = b.graph();
-  std::string mode = "constant";
-  if (auto it = n.attrs.find("mode"); it != n.attrs.end())
-    if (const auto* m = std::get_if<std::string>(&it->second)) mode = *m;
+  const std::string mode = attr_string_or(n, "mode", "constant");
   if (mode != "constant") return Status::unsupported("Pad mode '" + mode + "' (the CUDA backend pads with zeros only)");
-  std::vector<int64_t> pads = ints_attr(n, "pads", {});
+  std::vector<int64_t> pads = attr_ints_or(n, "pads", {});
   if (n.inputs.size() > 1 && n.inputs[1] != kNoValue) {
     const auto& v = g.value(n.inputs[1]).ints;
     if (!v) return Status::unsupported("Pad amounts not known before run time");
     pads = *v;
   }
   if (n.inputs.size() > 3 && n.inputs[3] != kNoValue) return Status::unsupported("Pad with axes");
-  const double value = scalar_input(g, n, 2).value_or(real_attr(n, "value", 0.0));
+  const double value = scalar_input(g, n, 2).value_or(attr_real_or(n, "value", 0.0));
   if (value != 0.0) return Status::unsupported("Pad with the non-zero constant " + std::to_string(value));
   const Shape& xs = shape_of(g, n.inputs[0]);
   const size_t r = xs.size();
@@ -322,11 +300,11 @@ Status gemm(CudaBackend& b, const Node& n) {
   const bool is_gemm = n.kind == OpKind::kGemm;
   const Shape& as = shape_of(g, n.inputs[0]);
   if (as.size() != 2) return Status::unsupported(n.op_type + " on a rank-" + std::to_string(as.size()) + " input");
-  if (is_gemm && int_attr(n, "transA", 0) != 0) return Status::unsupported("Gemm with transA=1");
+  if (is_gemm && attr_int_or(n, "transA", 0) != 0) return Status::unsupported("Gemm with transA=1");
   if (!g.value(n.inputs[1]).is_stored && !g.value(n.inputs[1]).reals) return Status::unsupported(n.op_type + " with weights computed at run time");
-  const bool trans_b = is_gemm && int_attr(n, "transB", 0) != 0;
-  const float alpha = is_gemm ? static_cast<float>(real_attr(n, "alpha", 1.0)) : 1.f;
-  const float beta = is_gemm ? static_cast<float>(real_attr(n, "beta", 1.0)) : 0.f;
+  const bool trans_b = is_gemm && attr_int_or(n, "transB", 0) != 0;
+  const float alpha = is_gemm ? static_cast<float>(attr_real_or(n, "alpha", 1.0)) : 1.f;
+  const float beta = is_gemm ? static_cast<float>(attr_real_or(n, "beta", 1.0)) : 0.f;
   const Shape& ws = shape_of(g, n.inputs[1]);
   const int64_t m = as[0], kdim = as[1], nout = trans_b ? ws[0] : ws[1];
   auto a = b.value_as(n.inputs[0], false);
@@ -371,14 +349,14 @@ Status lower_node(CudaBackend& b, NodeId id) {
   const Node& n = g.node(id);
   switch (n.kind) {
     case OpKind::kRelu: return unary(b, n, EwOp::kRelu);
-    case OpKind::kLeakyRelu: return unary(b, n, EwOp::kLeakyRelu, static_cast<float>(real_attr(n, "alpha", 0.01)));
+    case OpKind::kLeakyRelu: return unary(b, n, EwOp::kLeakyRelu, static_cast<float>(attr_real_or(n, "alpha", 0.01)));
     case OpKind::kSigmoid: return unary(b, n, EwOp::kSigmoid);
     case OpKind::kTanh: return unary(b, n, EwOp::kTanh);
     case OpKind::kHardSwish: return unary(b, n, EwOp::kHardSwish);
     case OpKind::kSqrt: return unary(b, n, EwOp::kSqrt);
     case OpKind::kNeg: return unary(b, n, EwOp::kNeg);
     case OpKind::kHardSigmoid:
-      return unary(b, n, EwOp::kHardSigmoid, static_cast<float>(real_attr(n, "alpha", 0.2)), static_cast<float>(real_attr(n, "beta", 0.5)));
+      return unary(b, n, EwOp::kHardSigmoid, static_cast<float>(attr_real_or(n, "alpha", 0.2)), static_cast<float>(attr_real_or(n, "beta", 0.5)));
     case OpKind::kClip: {
       const auto [lo, hi] = clip_bounds(g, n);
       return unary(b, n, EwOp::kClip, lo, hi);
@@ -405,8 +383,8 @@ Status lower_node(CudaBackend& b, NodeId id) {
 }  // namespace
 
 std::pair<float, float> clip_bounds(const Graph& g, const Node& n) {
-  const double lo = scalar_input(g, n, 1).value_or(real_attr(n, "min", -INFINITY));
-  const double hi = scalar_input(g, n, 2).value_or(real_attr(n, "max", INFINITY));
+  const double lo = scalar_input(g, n, 1).value_or(attr_real_or(n, "min", -INFINITY));
+  const double hi = scalar_input(g, n, 2).value_or(attr_real_or(n, "max", INFINITY));
   return {static_cast<float>(lo), static_cast<float>(hi)};
 }
 

@@ -1,6 +1,7 @@
 // Maps a fused layer's pointwise epilogue onto oneDNN post-ops (eltwise and binary),
 // as production engines do: ReLU, Clip, SiLU, hard-swish, hard-sigmoid, GELU (erf),
 // bias and residual adds.
+#include "rooflens/ir/node_attrs.h"
 #include "epilogue.h"
 
 #include <cfloat>
@@ -19,13 +20,6 @@ std::optional<double> known_scalar(const Graph& g, ValueId v) {
   return std::nullopt;
 }
 
-double attr_f(const Node& n, const char* name, double def) {
-  auto it = n.attrs.find(name);
-  if (it == n.attrs.end()) return def;
-  if (const auto* d = std::get_if<double>(&it->second)) return *d;
-  if (const auto* i = std::get_if<int64_t>(&it->second)) return static_cast<double>(*i);
-  return def;
-}
 
 // Memory descriptor for src1 of a binary op broadcast against `dst_shape`.
 static Expected<memory> broadcast_operand(OneDnnBackend& b, ValueId v, const Shape& dst_shape,
@@ -63,15 +57,15 @@ Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nod
     size_t consumed = 1;
     switch (n.kind) {
       case OpKind::kRelu: eltwise(algorithm::eltwise_relu, 0, 0); break;
-      case OpKind::kLeakyRelu: eltwise(algorithm::eltwise_relu, static_cast<float>(attr_f(n, "alpha", 0.01)), 0); break;
+      case OpKind::kLeakyRelu: eltwise(algorithm::eltwise_relu, static_cast<float>(attr_real_or(n, "alpha", 0.01)), 0); break;
       case OpKind::kTanh: eltwise(algorithm::eltwise_tanh, 0, 0); break;
       case OpKind::kHardSwish: eltwise(algorithm::eltwise_hardswish, 0, 0); break;
       case OpKind::kHardSigmoid:
-        eltwise(algorithm::eltwise_linear, static_cast<float>(attr_f(n, "alpha", 0.2)), static_cast<float>(attr_f(n, "beta", 0.5)));
+        eltwise(algorithm::eltwise_linear, static_cast<float>(attr_real_or(n, "alpha", 0.2)), static_cast<float>(attr_real_or(n, "beta", 0.5)));
         eltwise(algorithm::eltwise_clip, 0, 1);
         break;
       case OpKind::kClip: {
-        double lo = attr_f(n, "min", -FLT_MAX), hi = attr_f(n, "max", FLT_MAX);
+        double lo = attr_real_or(n, "min", -FLT_MAX), hi = attr_real_or(n, "max", FLT_MAX);
         if (n.inputs.size() > 1 && n.inputs[1] != kNoValue) {
           auto v = known_scalar(g, n.inputs[1]);
           if (!v) { mapped = false; break; }

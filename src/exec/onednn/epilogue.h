@@ -22,6 +22,5 @@ Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nod
                                 const Shape& dst_shape, const dnnl::memory::desc& dst_md);
 
 std::optional<double> known_scalar(const Graph& g, ValueId v);
-double attr_f(const Node& n, const char* name, double def);
 
 }  // namespace rooflens::onednn

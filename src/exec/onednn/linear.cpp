@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "rooflens/ir/node_attrs.h"
 #include "epilogue.h"
 #include "linear.h"
 #include "rooflens/exec/weights.h"
@@ -15,18 +16,6 @@ using tag = memory::format_tag;
 
 namespace {
 
-std::vector<int64_t> attr_ints(const Node& n, const char* name, std::vector<int64_t> def) {
-  auto it = n.attrs.find(name);
-  if (it == n.attrs.end()) return def;
-  if (const auto* v = std::get_if<std::vector<int64_t>>(&it->second)) return *v;
-  return def;
-}
-int64_t attr_i(const Node& n, const char* name, int64_t def) {
-  auto it = n.attrs.find(name);
-  if (it == n.attrs.end()) return def;
-  if (const auto* v = std::get_if<int64_t>(&it->second)) return *v;
-  return def;
-}
 
 memory to_memory(const Tensor& t, const memory::desc& md, dnnl::engine& eng) {
   memory m(md, eng);
@@ -101,7 +90,7 @@ Expected<size_t> build_conv(OneDnnBackend& b, const LayerReport& L) {
     tip = g.node(L.nodes[1]).outputs[0];
     first = 2;
   }
-  const int64_t group = attr_i(n, "group", 1);
+  const int64_t group = attr_int_or(n, "group", 1);
   const auto& ws = w.shape;
   memory::dims wdims = group == 1 ? memory::dims{ws[0], ws[1], ws[2], ws[3]}
                                   : memory::dims{group, ws[0] / group, ws[1], ws[2], ws[3]};
@@ -110,13 +99,10 @@ Expected<size_t> build_conv(OneDnnBackend& b, const LayerReport& L) {
   const memory::desc b_md({m}, memory::data_type::f32, tag::a);
   const memory::desc src_md = md_channels_last(xs), dst_md = md_channels_last(ys);
 
-  auto strides = attr_ints(n, "strides", {1, 1});
-  auto dil = attr_ints(n, "dilations", {1, 1});
-  auto pads = attr_ints(n, "pads", {0, 0, 0, 0});
-  const std::string auto_pad = [&] {
-    auto it = n.attrs.find("auto_pad");
-    return it == n.attrs.end() ? std::string("NOTSET") : std::get<std::string>(it->second);
-  }();
+  auto strides = attr_ints_or(n, "strides", {1, 1});
+  auto dil = attr_ints_or(n, "dilations", {1, 1});
+  auto pads = attr_ints_or(n, "pads", {0, 0, 0, 0});
+  const std::string auto_pad = attr_string_or(n, "auto_pad", "NOTSET");
   memory::dims pl(2), pr(2), dd(2);
   for (int i = 0; i < 2; ++i) {
     const int64_t eff = dil[static_cast<size_t>(i)] * (ws[static_cast<size_t>(i) + 2] - 1) + 1;
@@ -143,8 +129,8 @@ Expected<size_t> build_conv(OneDnnBackend& b, const LayerReport& L) {
 Expected<size_t> build_gemm(OneDnnBackend& b, const LayerReport& L) {
   const Graph& g = b.graph();
   const Node& n = g.node(L.nodes[0]);
-  if (attr_i(n, "transA", 0) != 0) return Status::unsupported("Gemm with transA=1");
-  if (attr_f(n, "alpha", 1.0) != 1.0 || attr_f(n, "beta", 1.0) != 1.0)
+  if (attr_int_or(n, "transA", 0) != 0) return Status::unsupported("Gemm with transA=1");
+  if (attr_real_or(n, "alpha", 1.0) != 1.0 || attr_real_or(n, "beta", 1.0) != 1.0)
     return Status::unsupported("Gemm with alpha or beta other than 1");
   if (!g.value(n.inputs[1]).is_stored) return Status::unsupported("Gemm weights computed at run time");
   const Shape& as = *g.value(n.inputs[0]).shape;
@@ -153,7 +139,7 @@ Expected<size_t> build_gemm(OneDnnBackend& b, const LayerReport& L) {
   auto wt = b.stored(n.inputs[1]);
   if (!wt) return wt.status();
   Tensor w = std::move(*wt);
-  if (attr_i(n, "transB", 0) == 0) {  // [K, N] -> [N, K]
+  if (attr_int_or(n, "transB", 0) == 0) {  // [K, N] -> [N, K]
     Tensor t = Tensor::zeros({N, K});
     for (int64_t k = 0; k < K; ++k)
       for (int64_t j = 0; j < N; ++j) t.data[static_cast<size_t>(j * K + k)] = w.data[static_cast<size_t>(k * N + j)];

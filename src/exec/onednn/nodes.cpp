@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "rooflens/ir/node_attrs.h"
 #include "epilogue.h"
 #include "linear.h"
 
@@ -15,18 +16,6 @@ using dnnl::memory;
 
 namespace {
 
-std::vector<int64_t> ints_attr(const Node& n, const char* name, std::vector<int64_t> def) {
-  auto it = n.attrs.find(name);
-  if (it == n.attrs.end()) return def;
-  if (const auto* v = std::get_if<std::vector<int64_t>>(&it->second)) return *v;
-  return def;
-}
-int64_t int_attr(const Node& n, const char* name, int64_t def) {
-  auto it = n.attrs.find(name);
-  if (it == n.attrs.end()) return def;
-  if (const auto* v = std::get_if<int64_t>(&it->second)) return *v;
-  return def;
-}
 const Shape& shape_of(const Graph& g, ValueId v) { return *g.value(v).shape; }
 
 Status eltwise(OneDnnBackend& b, const Node& n, algorithm a, float alpha, float beta,
@@ -95,10 +84,10 @@ Status pooling(OneDnnBackend& b, const Node& n) {
   const Shape& ys = shape_of(g, n.outputs[0]);
   if (xs.size() != 4) return Status::unsupported("only 2-D pooling is lowered to oneDNN");
   const bool global = n.kind == OpKind::kGlobalAveragePool || n.kind == OpKind::kGlobalMaxPool;
-  std::vector<int64_t> k = global ? std::vector<int64_t>{xs[2], xs[3]} : ints_attr(n, "kernel_shape", {1, 1});
-  std::vector<int64_t> s = global ? std::vector<int64_t>{1, 1} : ints_attr(n, "strides", {1, 1});
-  std::vector<int64_t> p = global ? std::vector<int64_t>{0, 0, 0, 0} : ints_attr(n, "pads", {0, 0, 0, 0});
-  if (ints_attr(n, "dilations", {1, 1}) != std::vector<int64_t>{1, 1}) return Status::unsupported("dilated pooling");
+  std::vector<int64_t> k = global ? std::vector<int64_t>{xs[2], xs[3]} : attr_ints_or(n, "kernel_shape", {1, 1});
+  std::vector<int64_t> s = global ? std::vector<int64_t>{1, 1} : attr_ints_or(n, "strides", {1, 1});
+  std::vector<int64_t> p = global ? std::vector<int64_t>{0, 0, 0, 0} : attr_ints_or(n, "pads", {0, 0, 0, 0});
+  if (attr_ints_or(n, "dilations", {1, 1}) != std::vector<int64_t>{1, 1}) return Status::unsupported("dilated pooling");
   auto ap = n.attrs.find("auto_pad");
   if (ap != n.attrs.end() && std::get<std::string>(ap->second) != "NOTSET" && std::get<std::string>(ap->second) != "VALID")
     return Status::unsupported("pooling with auto_pad SAME");
@@ -107,7 +96,7 @@ Status pooling(OneDnnBackend& b, const Node& n) {
     pr[i] = std::max<int64_t>(p[i + 2], (ys[i + 2] - 1) * s[i] + k[i] - xs[i + 2] - p[i]);
   const bool is_max = n.kind == OpKind::kMaxPool || n.kind == OpKind::kGlobalMaxPool;
   const algorithm alg = is_max ? algorithm::pooling_max
-                        : int_attr(n, "count_include_pad", 0) ? algorithm::pooling_avg_include_padding
+                        : attr_int_or(n, "count_include_pad", 0) ? algorithm::pooling_avg_include_padding
                                                                : algorithm::pooling_avg_exclude_padding;
   auto src = b.mem(n.inputs[0]);
   if (!src) return src.status();
@@ -136,7 +125,7 @@ Status batchnorm(OneDnnBackend& b, const Node& n) {
   const auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
                      dnnl::normalization_flags::use_shift;
   dnnl::batch_normalization_forward::desc d(dnnl::prop_kind::forward_inference, src->get_desc(),
-                                            static_cast<float>(attr_f(n, "epsilon", 1e-5)), flags);
+                                            static_cast<float>(attr_real_or(n, "epsilon", 1e-5)), flags);
   dnnl::batch_normalization_forward::primitive_desc pd(d, b.engine());
   memory dst(pd.dst_desc(), b.engine());
   dnnl::batch_normalization_forward prim(pd);
@@ -150,7 +139,7 @@ Status batchnorm(OneDnnBackend& b, const Node& n) {
 Status layernorm(OneDnnBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& xs = shape_of(g, n.inputs[0]);
-  const int64_t axis = int_attr(n, "axis", -1);
+  const int64_t axis = attr_int_or(n, "axis", -1);
   if (axis != -1 && axis != static_cast<int64_t>(xs.size()) - 1)
     return Status::unsupported("LayerNormalization over more than the last axis");
   auto src = b.rowmajor(n.inputs[0]);
@@ -167,7 +156,7 @@ Status layernorm(OneDnnBackend& b, const Node& n) {
     flags = flags | dnnl::normalization_flags::use_shift;
   }
   dnnl::layer_normalization_forward::desc d(dnnl::prop_kind::forward_inference, src->get_desc(),
-                                            static_cast<float>(attr_f(n, "epsilon", 1e-5)), flags);
+                                            static_cast<float>(attr_real_or(n, "epsilon", 1e-5)), flags);
   dnnl::layer_normalization_forward::primitive_desc pd(d, b.engine());
   memory dst(pd.dst_desc(), b.engine());
   dnnl::layer_normalization_forward prim(pd);
@@ -182,7 +171,7 @@ Status reduce_mean(OneDnnBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& xs = shape_of(g, n.inputs[0]);
   const Shape& ys = shape_of(g, n.outputs[0]);
-  std::vector<int64_t> axes = ints_attr(n, "axes", {});
+  std::vector<int64_t> axes = attr_ints_or(n, "axes", {});
   if (n.inputs.size() > 1 && n.inputs[1] != kNoValue) {
     const auto& v = g.value(n.inputs[1]).ints;
     if (!v) return Status::unsupported("ReduceMean axes not known");
@@ -207,7 +196,7 @@ Status reduce_mean(OneDnnBackend& b, const Node& n) {
 Status softmax(OneDnnBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& xs = shape_of(g, n.inputs[0]);
-  int64_t axis = int_attr(n, "axis", g.opset >= 13 ? -1 : 1);
+  int64_t axis = attr_int_or(n, "axis", g.opset >= 13 ? -1 : 1);
   if (axis < 0) axis += static_cast<int64_t>(xs.size());
   if (g.opset < 13 && axis != static_cast<int64_t>(xs.size()) - 1)
     return Status::unsupported("opset < 13 Softmax over a flattened tail");
@@ -227,7 +216,7 @@ Status softmax(OneDnnBackend& b, const Node& n) {
 Status concat(OneDnnBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& ys = shape_of(g, n.outputs[0]);
-  int64_t axis = int_attr(n, "axis", 0);
+  int64_t axis = attr_int_or(n, "axis", 0);
   if (axis < 0) axis += static_cast<int64_t>(ys.size());
   std::vector<memory> srcs;
   std::vector<memory::desc> mds;
@@ -261,7 +250,7 @@ Status transpose(OneDnnBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& xs = shape_of(g, n.inputs[0]);
   const Shape& ys = shape_of(g, n.outputs[0]);
-  std::vector<int64_t> perm = ints_attr(n, "perm", {});
+  std::vector<int64_t> perm = attr_ints_or(n, "perm", {});
   if (perm.empty())
     for (size_t i = xs.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
   auto src = b.rowmajor(n.inputs[0]);
@@ -298,8 +287,8 @@ Status slice(OneDnnBackend& b, const Node& n) {
     axes = known(3).value_or(std::vector<int64_t>{});
     steps = known(4).value_or(std::vector<int64_t>{});
   } else {
-    starts = ints_attr(n, "starts", {});
-    axes = ints_attr(n, "axes", {});
+    starts = attr_ints_or(n, "starts", {});
+    axes = attr_ints_or(n, "axes", {});
   }
   if (axes.empty())
     for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
@@ -317,7 +306,7 @@ Status slice(OneDnnBackend& b, const Node& n) {
 Status split(OneDnnBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& xs = shape_of(g, n.inputs[0]);
-  int64_t axis = int_attr(n, "axis", 0);
+  int64_t axis = attr_int_or(n, "axis", 0);
   if (axis < 0) axis += static_cast<int64_t>(xs.size());
   int64_t at = 0;
   for (ValueId out : n.outputs) {
@@ -337,7 +326,7 @@ Status pad(OneDnnBackend& b, const Node& n) {
   auto mode = n.attrs.find("mode");
   if (mode != n.attrs.end() && std::get<std::string>(mode->second) != "constant")
     return Status::unsupported("Pad modes other than constant");
-  std::vector<int64_t> pads = ints_attr(n, "pads", {});
+  std::vector<int64_t> pads = attr_ints_or(n, "pads", {});
   if (n.inputs.size() > 1 && n.inputs[1] != kNoValue) {
     if (!g.value(n.inputs[1]).ints) return Status::unsupported("Pad pads not known");
     pads = *g.value(n.inputs[1]).ints;
@@ -400,22 +389,22 @@ Status lower_node(OneDnnBackend& b, NodeId id) {
   if (n.folded) return Status::ok();
   switch (n.kind) {
     case OpKind::kRelu: return eltwise(b, n, algorithm::eltwise_relu, 0, 0);
-    case OpKind::kLeakyRelu: return eltwise(b, n, algorithm::eltwise_relu, static_cast<float>(attr_f(n, "alpha", 0.01)), 0);
+    case OpKind::kLeakyRelu: return eltwise(b, n, algorithm::eltwise_relu, static_cast<float>(attr_real_or(n, "alpha", 0.01)), 0);
     case OpKind::kSigmoid: return eltwise(b, n, algorithm::eltwise_logistic, 0, 0);
     case OpKind::kTanh: return eltwise(b, n, algorithm::eltwise_tanh, 0, 0);
     case OpKind::kHardSwish: return eltwise(b, n, algorithm::eltwise_hardswish, 0, 0);
     case OpKind::kSqrt: return eltwise(b, n, algorithm::eltwise_sqrt, 0, 0);
     case OpKind::kNeg: return eltwise(b, n, algorithm::eltwise_linear, -1, 0);
     case OpKind::kHardSigmoid:
-      return eltwise(b, n, algorithm::eltwise_linear, static_cast<float>(attr_f(n, "alpha", 0.2)),
-                     static_cast<float>(attr_f(n, "beta", 0.5)), std::pair<float, float>{0.f, 1.f});
+      return eltwise(b, n, algorithm::eltwise_linear, static_cast<float>(attr_real_or(n, "alpha", 0.2)),
+                     static_cast<float>(attr_real_or(n, "beta", 0.5)), std::pair<float, float>{0.f, 1.f});
     case OpKind::kGelu: {
       auto it = n.attrs.find("approximate");
       const bool tanh = it != n.attrs.end() && std::get<std::string>(it->second) == "tanh";
       return eltwise(b, n, tanh ? algorithm::eltwise_gelu_tanh : algorithm::eltwise_gelu_erf, 0, 0);
     }
     case OpKind::kClip: {
-      double lo = attr_f(n, "min", -FLT_MAX), hi = attr_f(n, "max", FLT_MAX);
+      double lo = attr_real_or(n, "min", -FLT_MAX), hi = attr_real_or(n, "max", FLT_MAX);
       if (n.inputs.size() > 1 && n.inputs[1] != kNoValue) lo = known_scalar(g, n.inputs[1]).value_or(lo);
       if (n.inputs.size() > 2 && n.inputs[2] != kNoValue) hi = known_scalar(g, n.inputs[2]).value_or(hi);
       return eltwise(b, n, algorithm::eltwise_clip, static_cast<float>(lo), static_cast<float>(hi));

@@ -11,10 +11,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-json stats_json(const SampleStats& s) {
-  return {{"median", s.median}, {"best", s.best}, {"worst", s.worst}, {"spread", s.spread}, {"samples", s.samples}};
-}
-
 json positive_or_null(double v) { return v > 0 ? json(v) : json(nullptr); }
 
 std::string version(int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); }
@@ -75,7 +71,7 @@ json gpu_probe_json(const GpuProbeResult& r, const DeviceSpec* ds) {
                     {"n", m.n},
                     {"k", m.k},
                     {"gemms_per_repeat", m.gemms_per_repeat},
-                    {"flops", stats_json(m.flops)},
+                    {"flops", sample_stats_json(m.flops)},
                     {"verified", m.verified},
                     {"max_abs_error", m.max_abs_error}});
   json copy = json::array();
@@ -83,13 +79,13 @@ json gpu_probe_json(const GpuProbeResult& r, const DeviceSpec* ds) {
     copy.push_back({{"method", m.method},
                     {"buffer_bytes", m.buffer_bytes},
                     {"copies_per_repeat", m.copies_per_repeat},
-                    {"bytes_per_s", stats_json(m.bytes_per_s)}});
+                    {"bytes_per_s", sample_stats_json(m.bytes_per_s)}});
   json launch = json::array();
   for (const auto& m : r.launch)
-    launch.push_back({{"method", m.method}, {"launches", m.launches}, {"seconds", stats_json(m.seconds)}});
+    launch.push_back({{"method", m.method}, {"launches", m.launches}, {"seconds", sample_stats_json(m.seconds)}});
   json host = json::array();
   for (const auto& m : r.host_copy)
-    host.push_back({{"direction", m.direction}, {"bytes", m.bytes}, {"bytes_per_s", stats_json(m.bytes_per_s)}});
+    host.push_back({{"direction", m.direction}, {"bytes", m.bytes}, {"bytes_per_s", sample_stats_json(m.bytes_per_s)}});
   json peak = json::object(), peak_median = json::object();
   for (const char* dt : {"fp32", "tf32", "fp16", "bf16"})
     if (const auto* m = best_gemm(r, dt)) {
