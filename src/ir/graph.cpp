@@ -22,7 +22,7 @@ NodeId Graph::add_node(Node n) {
   return id;
 }
 
-std::optional<ValueId> Graph::find_value(const std::string& name) const {
+std::optional<ValueId> Graph::find_value(std::string_view name) const {
   auto it = by_name_.find(name);
   if (it == by_name_.end()) return std::nullopt;
   return it->second;

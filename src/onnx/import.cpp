@@ -1,8 +1,7 @@
-// ONNX import through libonnx's protobuf classes.
+// ONNX import: the file's bytes read in place (model_view.h), then the IR built from them.
 #include "rooflens/onnx/import.h"
 
-#include <google/protobuf/arena.h>
-#include <onnx/onnx_pb.h>
+#include "model_view.h"
 
 #include <cerrno>
 #include <charconv>
@@ -14,6 +13,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <sstream>
@@ -26,13 +26,15 @@ constexpr int64_t kMaxOpset = 18;
 // Contents of integer/float initializers up to this many elements are kept for folding.
 constexpr int64_t kKeepElements = 4096;
 
-std::string node_label(const onnx::NodeProto& n, int index) {
-  return n.op_type() + " node '" + (n.name().empty() ? "#" + std::to_string(index) : n.name()) + "'";
+namespace ov = onnx_view;
+
+std::string node_label(const ov::Node& n, int index) {
+  return std::string(n.op_type) + " node '" + (n.name.empty() ? "#" + std::to_string(index) : std::string(n.name)) + "'";
 }
 
 // `what` (a callable returning the tensor's label) is called only to build an error.
 template <typename What>
-Expected<Shape> read_dims(const google::protobuf::RepeatedField<int64_t>& dims, const What& what) {
+Expected<Shape> read_dims(const std::vector<int64_t>& dims, const What& what) {
   Shape s(dims.begin(), dims.end());
   for (int64_t d : s)
     if (d < 0) return Status::invalid(what() + ": negative dimension in dims " + shape_str(s));
@@ -42,7 +44,7 @@ Expected<Shape> read_dims(const google::protobuf::RepeatedField<int64_t>& dims, 
 }
 
 template <typename T>
-T read_le(const std::string& raw, size_t i) {
+T read_le(std::string_view raw, size_t i) {
   T v;
   std::memcpy(&v, raw.data() + i * sizeof(T), sizeof(T));
   return v;
@@ -51,7 +53,7 @@ T read_le(const std::string& raw, size_t i) {
 // Decodes tensor contents into ints or reals (small tensors only). `raw` may come from
 // the tensor itself or from an external file. `what()` labels the tensor in errors.
 template <typename What>
-Status decode_contents(const onnx::TensorProto& t, DType dt, int64_t numel, const std::string& raw,
+Status decode_contents(const ov::Tensor& t, DType dt, int64_t numel, std::string_view raw,
                        bool raw_present, const What& what, std::vector<int64_t>* ints,
                        std::vector<double>* reals, bool* has_data) {
   *has_data = false;
@@ -60,7 +62,7 @@ Status decode_contents(const onnx::TensorProto& t, DType dt, int64_t numel, cons
     const auto expect = static_cast<uint64_t>(numel) * static_cast<uint64_t>(dtype_bytes(dt));
     if (raw.size() != expect)
       return Status::invalid(what() + ": raw_data has " + std::to_string(raw.size()) +
-                             " bytes, dims " + shape_str(Shape(t.dims().begin(), t.dims().end())) +
+                             " bytes, dims " + shape_str(Shape(t.dims.begin(), t.dims.end())) +
                              " of " + std::string(dtype_name(dt)) + " need " + std::to_string(expect));
     *has_data = true;
     if (numel > kKeepElements) return Status::ok();
@@ -79,7 +81,7 @@ Status decode_contents(const onnx::TensorProto& t, DType dt, int64_t numel, cons
     return Status::ok();
   }
   // Typed fields.
-  auto check = [&](int have) -> Status {
+  auto check = [&](size_t have) -> Status {
     if (have == 0) return Status::ok();
     if (static_cast<int64_t>(have) != numel)
       return Status::invalid(what() + ": has " + std::to_string(have) + " values, dims need " +
@@ -87,25 +89,26 @@ Status decode_contents(const onnx::TensorProto& t, DType dt, int64_t numel, cons
     *has_data = true;
     return Status::ok();
   };
+  const bool keep = numel <= kKeepElements;
   switch (dt) {
     case DType::kI64:
-      ROOFLENS_RETURN_IF_ERROR(check(t.int64_data_size()));
-      if (*has_data && numel <= kKeepElements) ints->assign(t.int64_data().begin(), t.int64_data().end());
+      ROOFLENS_RETURN_IF_ERROR(check(ov::count_varints(t.int64_data)));
+      if (*has_data && keep) ov::decode_varints(t.int64_data, ints, false);
       break;
     case DType::kI32: case DType::kI16: case DType::kI8: case DType::kU8: case DType::kBool:
-      ROOFLENS_RETURN_IF_ERROR(check(t.int32_data_size()));
-      if (*has_data && numel <= kKeepElements) ints->assign(t.int32_data().begin(), t.int32_data().end());
+      ROOFLENS_RETURN_IF_ERROR(check(ov::count_varints(t.int32_data)));
+      if (*has_data && keep) ov::decode_varints(t.int32_data, ints, true);
       break;
     case DType::kF32:
-      ROOFLENS_RETURN_IF_ERROR(check(t.float_data_size()));
-      if (*has_data && numel <= kKeepElements) reals->assign(t.float_data().begin(), t.float_data().end());
+      ROOFLENS_RETURN_IF_ERROR(check(ov::count_fixed(t.float_data, 4)));
+      if (*has_data && keep) ov::decode_floats(t.float_data, reals);
       break;
     case DType::kF64:
-      ROOFLENS_RETURN_IF_ERROR(check(t.double_data_size()));
-      if (*has_data && numel <= kKeepElements) reals->assign(t.double_data().begin(), t.double_data().end());
+      ROOFLENS_RETURN_IF_ERROR(check(ov::count_fixed(t.double_data, 8)));
+      if (*has_data && keep) ov::decode_doubles(t.double_data, reals);
       break;
     case DType::kF16: case DType::kBF16:
-      ROOFLENS_RETURN_IF_ERROR(check(t.int32_data_size()));
+      ROOFLENS_RETURN_IF_ERROR(check(ov::count_varints(t.int32_data)));
       break;
     default: break;
   }
@@ -126,22 +129,21 @@ struct DecodedTensor {
 using FileSizes = std::map<std::string, int64_t, std::less<>>;
 
 template <typename What>
-Status read_external(const onnx::TensorProto& t, const std::string& model_dir,
+Status read_external(const ov::Tensor& t, const std::string& model_dir,
                      const What& what, std::string* raw, bool* present, FileSizes* sizes) {
   *present = false;
-  std::string_view location;  // points into `t`, which outlives this call
+  const auto& ref = t.external_ref;
+  const std::string_view location = ref.location;  // points into the file's bytes
   int64_t offset = 0, length = -1;
-  for (const auto& kv : t.external_data()) {
-    if (kv.key() == "location") location = kv.value();
-    else if (kv.key() == "offset" || kv.key() == "length") {
-      int64_t v = -1;
-      const std::string& txt = kv.value();
-      auto [end, ec] = std::from_chars(txt.data(), txt.data() + txt.size(), v);
-      if (ec != std::errc() || end != txt.data() + txt.size() || v < 0)
-        return Status::invalid(what() + ": external_data " + kv.key() + " '" + kv.value() +
-                               "' is not a non-negative integer");
-      (kv.key() == "offset" ? offset : length) = v;
-    }
+  for (auto [key, has, txt, dst] : {std::tuple{"offset", ref.has_offset, ref.offset, &offset},
+                                    std::tuple{"length", ref.has_length, ref.length, &length}}) {
+    if (!has) continue;
+    int64_t v = -1;
+    auto [end, ec] = std::from_chars(txt.data(), txt.data() + txt.size(), v);
+    if (ec != std::errc() || end != txt.data() + txt.size() || v < 0)
+      return Status::invalid(what() + ": external_data " + key + " '" + std::string(txt) +
+                             "' is not a non-negative integer");
+    *dst = v;
   }
   if (location.empty()) return Status::invalid(what() + ": external data has no location");
   if (model_dir.empty()) return Status::ok();
@@ -174,53 +176,60 @@ Status read_external(const onnx::TensorProto& t, const std::string& model_dir,
 
 // `what()` labels the tensor in errors; it is called only when one is reported.
 template <typename What>
-Expected<DecodedTensor> decode_tensor(const onnx::TensorProto& t, const std::string& model_dir,
+Expected<DecodedTensor> decode_tensor(const ov::Tensor& t, const std::string& model_dir,
                                       const What& what, FileSizes* sizes) {
   DecodedTensor d;
-  d.dtype = dtype_from_onnx_code(t.data_type());
+  d.dtype = dtype_from_onnx_code(t.data_type);
   if (d.dtype == DType::kUnknown)
-    return Status::unsupported(what() + ": data_type " + std::to_string(t.data_type()) +
+    return Status::unsupported(what() + ": data_type " + std::to_string(t.data_type) +
                                " is not supported");
-  auto shape = read_dims(t.dims(), what);
+  auto shape = read_dims(t.dims, what);
   if (!shape) return shape.status();
   d.shape = std::move(*shape);
   const int64_t numel = *checked_numel(d.shape);
   std::string external_raw;
-  bool raw_present = t.has_raw_data();
-  const std::string* raw = &t.raw_data();
-  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+  bool raw_present = t.has_raw_data;
+  std::string_view raw = t.raw_data;
+  if (t.external) {
     ROOFLENS_RETURN_IF_ERROR(read_external(t, model_dir, what, &external_raw, &raw_present, sizes));
-    raw = &external_raw;
+    raw = external_raw;
     if (!raw_present) return d;  // no data: fine for analysis
   }
   ROOFLENS_RETURN_IF_ERROR(
-      decode_contents(t, d.dtype, numel, *raw, raw_present, what, &d.ints, &d.reals, &d.has_data));
+      decode_contents(t, d.dtype, numel, raw, raw_present, what, &d.ints, &d.reals, &d.has_data));
   return d;
 }
 
 // `label` names the node in errors; it is built only when needed.
 template <typename Label>
-Expected<AttrValue> convert_attr(const onnx::AttributeProto& a, const Label& label,
+Expected<AttrValue> convert_attr(const ov::Attribute& a, const Label& label,
                                  const std::string& model_dir, FileSizes* sizes) {
-  switch (a.type()) {
-    case onnx::AttributeProto::INT: return AttrValue(static_cast<int64_t>(a.i()));
-    case onnx::AttributeProto::FLOAT: return AttrValue(static_cast<double>(a.f()));
-    case onnx::AttributeProto::STRING: return AttrValue(a.s());
-    case onnx::AttributeProto::INTS:
-      return AttrValue(std::vector<int64_t>(a.ints().begin(), a.ints().end()));
-    case onnx::AttributeProto::FLOATS:
-      return AttrValue(std::vector<double>(a.floats().begin(), a.floats().end()));
-    case onnx::AttributeProto::STRINGS:
-      return AttrValue(std::vector<std::string>(a.strings().begin(), a.strings().end()));
-    case onnx::AttributeProto::TENSOR: {
-      auto d = decode_tensor(a.t(), model_dir, [&] { return label() + " attribute '" + a.name() + "'"; }, sizes);
+  switch (a.type) {
+    case ov::kInt: return AttrValue(static_cast<int64_t>(a.i));
+    case ov::kFloat: return AttrValue(static_cast<double>(a.f));
+    case ov::kString: return AttrValue(std::string(a.s));
+    case ov::kInts: {
+      std::vector<int64_t> v;
+      ov::decode_varints(a.ints, &v, false);
+      return AttrValue(std::move(v));
+    }
+    case ov::kFloats: {
+      std::vector<double> v;
+      ov::decode_floats(a.floats, &v);
+      return AttrValue(std::move(v));
+    }
+    case ov::kStrings: return AttrValue(std::vector<std::string>(a.strings.begin(), a.strings.end()));
+    case ov::kTensor: {
+      static const ov::Tensor kEmpty;
+      auto d = decode_tensor(a.t ? *a.t : kEmpty, model_dir,
+                             [&] { return label() + " attribute '" + std::string(a.name) + "'"; }, sizes);
       if (!d) return d.status();
       TensorConst tc{d->dtype, std::move(d->shape), std::move(d->ints), std::move(d->reals)};
       return AttrValue(std::move(tc));
     }
     default:
-      return Status::unsupported(label() + ": attribute '" + a.name() + "' has type " +
-                                 std::to_string(static_cast<int>(a.type())) +
+      return Status::unsupported(label() + ": attribute '" + std::string(a.name) + "' has type " +
+                                 std::to_string(a.type) +
                                  " (graphs, sparse tensors and type protos are not supported)");
   }
 }
@@ -287,40 +296,41 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
   if (bytes.empty()) return Status::invalid("file is empty");
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
     return Status::unsupported("file is larger than 2 GiB (protobuf limit); store weights as external data");
-  // Arena allocation: the message tree is freed at once, and parsing allocates far less.
-  google::protobuf::Arena arena;
-  onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+  // Read in place: names and small contents are views into `bytes`.
+  ov::Model model;
+  if (!ov::parse_model(bytes, &model))
     return Status::invalid("not an ONNX model: protobuf parsing failed (truncated, corrupted or another format)");
-  if (model.ir_version() <= 0 || !model.has_graph())
+  if (model.ir_version <= 0 || !model.has_graph)
     return Status::invalid("not an ONNX model: no ir_version or no graph");
   if (options.batch && *options.batch <= 0)
     return Status::invalid("batch must be positive, got " + std::to_string(*options.batch));
 
   Graph g;
-  const onnx::GraphProto& gp = model.graph();
-  g.name = gp.name();
-  for (const auto& op : model.opset_import())
-    if (op.domain().empty() || op.domain() == "ai.onnx") g.opset = op.version();
+  const ov::Graph& gp = model.graph;
+  g.name = gp.name;
+  for (const auto& [domain, version] : model.opset_imports)
+    if (domain.empty() || domain == "ai.onnx") g.opset = version;
   if (g.opset == 0) return Status::invalid("opset_import: no entry for the default ONNX domain");
   if (g.opset < kMinOpset || g.opset > kMaxOpset)
     return Status::unsupported("opset_import: opset " + std::to_string(g.opset) +
                                " is outside the supported range " + std::to_string(kMinOpset) +
                                ".." + std::to_string(kMaxOpset));
-  if (gp.node_size() == 0) return Status::invalid("graph '" + gp.name() + "' has no nodes");
+  if (gp.nodes.empty()) return Status::invalid("graph '" + std::string(gp.name) + "' has no nodes");
 
   // Initializers.
   FileSizes file_sizes;
-  std::unordered_set<std::string> init_names;
-  for (int i = 0; i < gp.initializer_size(); ++i) {
-    const auto& t = gp.initializer(i);
-    auto what = [&t] { return "initializer '" + t.name() + "'"; };  // built only for errors
-    if (t.name().empty()) return Status::invalid("initializer #" + std::to_string(i) + " has no name");
-    if (!init_names.insert(t.name()).second) return Status::invalid(what() + ": defined twice");
+  std::unordered_set<std::string_view> init_names;
+  init_names.reserve(gp.initializers.size());
+  g.values.reserve(gp.initializers.size() + gp.inputs.size() + gp.nodes.size() * 2);
+  for (size_t i = 0; i < gp.initializers.size(); ++i) {
+    const auto& t = gp.initializers[i];
+    auto what = [&t] { return "initializer '" + std::string(t.name) + "'"; };  // built only for errors
+    if (t.name.empty()) return Status::invalid("initializer #" + std::to_string(i) + " has no name");
+    if (!init_names.insert(t.name).second) return Status::invalid(what() + ": defined twice");
     auto d = decode_tensor(t, model_dir, what, &file_sizes);
     if (!d) return d.status();
     Value v;
-    v.name = t.name();
+    v.name = t.name;
     v.kind = ValueKind::kInitializer;
     v.dtype = d->dtype;
     v.has_data = d->has_data;
@@ -336,44 +346,43 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
 
   // Graph inputs (those that are not initializers), with user overrides.
   std::map<std::string, int64_t> symbols;
-  std::vector<const onnx::ValueInfoProto*> runtime_inputs;
-  for (const auto& in : gp.input())
-    if (!init_names.count(in.name())) runtime_inputs.push_back(&in);
+  std::vector<const ov::ValueInfo*> runtime_inputs;
+  for (const auto& in : gp.inputs)
+    if (!init_names.count(in.name)) runtime_inputs.push_back(&in);
   if (runtime_inputs.empty()) return Status::invalid("graph has no runtime inputs");
   for (const auto& o : options.input_shapes) {
     if (o.name.empty()) continue;
     bool found = false;
-    for (auto* in : runtime_inputs) found |= in->name() == o.name;
+    for (auto* in : runtime_inputs) found |= in->name == o.name;
     if (!found) return Status::invalid("--input-shape: the graph has no input named '" + o.name + "'");
   }
   for (size_t idx = 0; idx < runtime_inputs.size(); ++idx) {
     const auto& in = *runtime_inputs[idx];
-    const std::string what = "graph input '" + in.name() + "'";
-    if (!in.type().has_tensor_type())
+    const std::string what = "graph input '" + std::string(in.name) + "'";
+    if (!in.has_tensor_type)
       return Status::unsupported(what + ": only tensor inputs are supported");
-    const auto& tt = in.type().tensor_type();
     Value v;
-    v.name = in.name();
+    v.name = in.name;
     v.kind = ValueKind::kInput;
-    v.dtype = dtype_from_onnx_code(tt.elem_type());
+    v.dtype = dtype_from_onnx_code(in.elem_type);
     if (v.dtype == DType::kUnknown)
-      return Status::unsupported(what + ": elem_type " + std::to_string(tt.elem_type()) + " is not supported");
+      return Status::unsupported(what + ": elem_type " + std::to_string(in.elem_type) + " is not supported");
     Shape shape;
     std::vector<std::string> syms;
-    if (!tt.has_shape()) return Status::unsupported(what + ": has no shape; give --input-shape");
-    for (const auto& d : tt.shape().dim()) {
-      if (d.has_dim_value()) {
-        if (d.dim_value() < 0) return Status::invalid(what + ": negative dimension " + std::to_string(d.dim_value()));
-        shape.push_back(d.dim_value());
+    if (!in.has_shape) return Status::unsupported(what + ": has no shape; give --input-shape");
+    for (const auto& d : in.dims) {
+      if (d.has_value) {
+        if (d.value < 0) return Status::invalid(what + ": negative dimension " + std::to_string(d.value));
+        shape.push_back(d.value);
         syms.emplace_back();
       } else {
         shape.push_back(-1);
-        syms.push_back(d.has_dim_param() ? d.dim_param() : "?");
+        syms.push_back(d.has_param ? std::string(d.param) : "?");
       }
     }
     // User override: named, or unnamed for the first input.
     for (const auto& o : options.input_shapes) {
-      if (!(o.name == in.name() || (o.name.empty() && idx == 0))) continue;
+      if (!(o.name == in.name || (o.name.empty() && idx == 0))) continue;
       if (o.shape.size() == shape.size()) {
         shape = o.shape;
       } else if (o.shape.size() + 1 == shape.size()) {
@@ -397,7 +406,7 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
     for (size_t i = 0; i < shape.size(); ++i)
       if (shape[i] < 0)
         return Status::invalid(what + ": dimension " + std::to_string(i) + " is symbolic ('" + syms[i] +
-                               "'); give it with --input-shape " + in.name() + ":" + "...");
+                               "'); give it with --input-shape " + std::string(in.name) + ":" + "...");
     if (!checked_numel(shape))
       return Status::invalid(what + ": element count of " + shape_str(shape) + " overflows 64 bits");
     v.shape = shape;
@@ -406,17 +415,19 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
 
   // Node outputs first (so inputs can refer forward; cycles are found by topo_order).
   std::unordered_map<std::string_view, int> producer_of;  // output name -> node index
-  g.values.reserve(g.values.size() + static_cast<size_t>(gp.node_size()) * 2);
-  g.nodes.reserve(static_cast<size_t>(gp.node_size()));
-  for (int i = 0; i < gp.node_size(); ++i) {
-    const auto& n = gp.node(i);
-    for (const auto& out : n.output()) {
+  const int node_count = static_cast<int>(gp.nodes.size());
+  g.values.reserve(g.values.size() + gp.nodes.size() * 2);
+  g.nodes.reserve(gp.nodes.size());
+  producer_of.reserve(gp.nodes.size() * 2);
+  for (int i = 0; i < node_count; ++i) {
+    const auto& n = gp.nodes[static_cast<size_t>(i)];
+    for (const auto& out : n.outputs) {
       if (out.empty()) continue;
       if (init_names.count(out) || g.find_value(out)) {
         auto it = producer_of.find(out);
-        auto prev = it != producer_of.end() ? node_label(gp.node(it->second), it->second)
+        auto prev = it != producer_of.end() ? node_label(gp.nodes[static_cast<size_t>(it->second)], it->second)
                                             : std::string("an initializer or graph input");
-        return Status::invalid(node_label(n, i) + ": output '" + out + "' is already produced by " + prev);
+        return Status::invalid(node_label(n, i) + ": output '" + std::string(out) + "' is already produced by " + prev);
       }
       Value v;
       v.name = out;
@@ -425,56 +436,62 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
     }
   }
   // value_info hints, with symbolic dims resolved where the symbol is bound.
-  auto hint = [&](const onnx::ValueInfoProto& vi) {
-    auto id = g.find_value(vi.name());
-    if (!id || !vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) return;
+  auto hint = [&](const ov::ValueInfo& vi) {
+    auto id = g.find_value(vi.name);
+    if (!id || !vi.has_tensor_type || !vi.has_shape) return;
     Shape s;
-    for (const auto& d : vi.type().tensor_type().shape().dim()) {
-      if (d.has_dim_value() && d.dim_value() >= 0) s.push_back(d.dim_value());
-      else if (d.has_dim_param() && symbols.count(d.dim_param())) s.push_back(symbols[d.dim_param()]);
-      else return;
+    for (const auto& d : vi.dims) {
+      if (d.has_value && d.value >= 0) {
+        s.push_back(d.value);
+        continue;
+      }
+      auto sym = d.has_param ? symbols.find(std::string(d.param)) : symbols.end();
+      if (sym == symbols.end()) return;
+      s.push_back(sym->second);
     }
     Value& v = g.value(*id);
     v.hint_shape = s;
-    if (v.dtype == DType::kUnknown) v.dtype = dtype_from_onnx_code(vi.type().tensor_type().elem_type());
+    if (v.dtype == DType::kUnknown) v.dtype = dtype_from_onnx_code(vi.elem_type);
   };
-  for (const auto& vi : gp.value_info()) hint(vi);
-  for (const auto& vi : gp.output()) hint(vi);
+  for (const auto& vi : gp.value_info) hint(vi);
+  for (const auto& vi : gp.outputs) hint(vi);
 
-  for (int i = 0; i < gp.node_size(); ++i) {
-    const auto& np = gp.node(i);
+  for (int i = 0; i < node_count; ++i) {
+    const auto& np = gp.nodes[static_cast<size_t>(i)];
     Node n;
-    n.name = np.name().empty() ? np.op_type() + "_" + std::to_string(i) : np.name();
-    n.op_type = np.op_type();
-    n.domain = np.domain();
-    const bool std_domain = np.domain().empty() || np.domain() == "ai.onnx";
-    n.kind = std_domain ? op_kind_from_onnx(np.op_type()).value_or(OpKind::kUnknown) : OpKind::kUnknown;
-    for (const auto& in : np.input()) {
+    n.name = np.name.empty() ? std::string(np.op_type) + "_" + std::to_string(i) : std::string(np.name);
+    n.op_type = np.op_type;
+    n.domain = np.domain;
+    const bool std_domain = np.domain.empty() || np.domain == "ai.onnx";
+    n.kind = std_domain ? op_kind_from_onnx(n.op_type).value_or(OpKind::kUnknown) : OpKind::kUnknown;
+    n.inputs.reserve(np.inputs.size());
+    for (const auto& in : np.inputs) {
       if (in.empty()) {
         n.inputs.push_back(kNoValue);
         continue;
       }
       auto id = g.find_value(in);
       if (!id)
-        return Status::invalid(node_label(np, i) + ": input '" + in +
+        return Status::invalid(node_label(np, i) + ": input '" + std::string(in) +
                                "' is not produced by any node, graph input or initializer");
       n.inputs.push_back(*id);
     }
-    for (const auto& out : np.output()) n.outputs.push_back(out.empty() ? kNoValue : *g.find_value(out));
-    for (const auto& a : np.attribute()) {
+    n.outputs.reserve(np.outputs.size());
+    for (const auto& out : np.outputs) n.outputs.push_back(out.empty() ? kNoValue : *g.find_value(out));
+    for (const auto& a : np.attributes) {
       auto v = convert_attr(a, [&] { return node_label(np, i); }, model_dir, &file_sizes);
       if (!v) {
         if (n.kind == OpKind::kUnknown) continue;  // reported as an unknown op anyway
         return v.status();
       }
-      n.attrs[a.name()] = std::move(*v);
+      n.attrs.insert_or_assign(std::string(a.name), std::move(*v));
     }
     g.add_node(std::move(n));
   }
 
-  for (const auto& out : gp.output()) {
-    auto id = g.find_value(out.name());
-    if (!id) return Status::invalid("graph output '" + out.name() + "' is not produced by any node");
+  for (const auto& out : gp.outputs) {
+    auto id = g.find_value(out.name);
+    if (!id) return Status::invalid("graph output '" + std::string(out.name) + "' is not produced by any node");
     g.outputs.push_back(*id);
   }
   if (g.outputs.empty()) return Status::invalid("graph has no outputs");

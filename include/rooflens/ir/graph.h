@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -79,7 +80,7 @@ class Graph {
 
   ValueId add_value(Value v);
   NodeId add_node(Node n);  // wires producer/consumers of its values
-  std::optional<ValueId> find_value(const std::string& name) const;
+  std::optional<ValueId> find_value(std::string_view name) const;
 
   const Value& value(ValueId id) const { return values.at(static_cast<size_t>(id)); }
   Value& value(ValueId id) { return values.at(static_cast<size_t>(id)); }
@@ -91,7 +92,12 @@ class Graph {
   Expected<std::vector<NodeId>> topo_order() const;
 
  private:
-  std::unordered_map<std::string, ValueId> by_name_;
+  // Transparent hashing: lookups by string_view build no string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, ValueId, NameHash, std::equal_to<>> by_name_;
 };
 
 // Product of dims; nullopt on negative dims or int64 overflow.
