@@ -64,9 +64,15 @@ int run_analyze(const AnalyzeArgs& a) {
   std::vector<std::optional<Expected<ModelAnalysis>>> results(a.files.size());
   const int jobs = std::max(1, std::min<int>(a.jobs > 0 ? a.jobs : static_cast<int>(std::thread::hardware_concurrency()),
                                              static_cast<int>(a.files.size())));
+  // JSON is rendered by the workers too, model by model (report::analyze_json_part).
+  const bool json = a.format == "json", as_list = a.files.size() > 1;
+  std::vector<std::string> json_parts(json ? a.files.size() : 0);
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i = next++; i < a.files.size(); i = next++) results[i].emplace(analyze_one(a.files[i], io, ao));
+    for (size_t i = next++; i < a.files.size(); i = next++) {
+      results[i].emplace(analyze_one(a.files[i], io, ao));
+      if (json && *results[i]) json_parts[i] = report::analyze_json_part(results[i]->value(), as_list);
+    }
   };
   std::vector<std::thread> pool;
   for (int t = 1; t < jobs; ++t) pool.emplace_back(worker);
@@ -84,8 +90,8 @@ int run_analyze(const AnalyzeArgs& a) {
   if (rc != kExitOk) return rc;  // no partial output
 
   std::string out;
-  if (a.format == "json") {
-    out = report::analyze_json(models, models.size() > 1);
+  if (json) {
+    out = report::analyze_json_join(json_parts, as_list);
   } else if (models.size() == 1) {
     const bool csv = a.format == "csv";
     auto t = report::layers_table(models[0], csv);

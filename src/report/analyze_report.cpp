@@ -174,14 +174,40 @@ void write_one(JsonWriter& w, const ModelAnalysis& m, bool with_layers) {
 
 }  // namespace
 
-std::string analyze_json(const std::vector<ModelAnalysis>& models, bool as_list, bool with_layers) {
+std::string analyze_json_part(const ModelAnalysis& m, bool as_list, bool with_layers) {
   std::string out;
-  out.reserve(models.size() * 64 * 1024);
+  out.reserve(4096 + m.layers.size() * 1024);  // about 800 bytes per layer
   JsonWriter w(&out);
-  if (as_list) w.begin_array();
-  for (const auto& m : models) write_one(w, m, with_layers);
-  if (as_list) w.end_array();
+  if (!as_list) {
+    write_one(w, m, with_layers);
+    return out;
+  }
+  // As the first element of a list, less the list's '[': "\n  {...\n  }".
+  w.begin_array();
+  write_one(w, m, with_layers);
+  out.erase(0, 1);
   return out;
+}
+
+std::string analyze_json_join(const std::vector<std::string>& parts, bool as_list) {
+  size_t size = 4;
+  for (const auto& p : parts) size += p.size() + 1;
+  std::string out;
+  out.reserve(size);
+  if (as_list) out.push_back('[');
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (as_list && i > 0) out.push_back(',');
+    out += parts[i];
+  }
+  if (as_list) out += parts.empty() ? "]\n" : "\n]\n";
+  return out;
+}
+
+std::string analyze_json(const std::vector<ModelAnalysis>& models, bool as_list, bool with_layers) {
+  std::vector<std::string> parts;
+  parts.reserve(models.size());
+  for (const auto& m : models) parts.push_back(analyze_json_part(m, as_list, with_layers));
+  return analyze_json_join(parts, as_list);
 }
 
 }  // namespace rooflens::report
