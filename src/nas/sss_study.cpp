@@ -513,6 +513,7 @@ Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& 
   std::atomic<int64_t> next{0}, done{0};
   std::atomic<bool> failed{false};
   std::mutex progress_mu;
+  int64_t reported = 0;  // guarded by progress_mu
   constexpr int64_t kChunk = 64;  // networks claimed at once: little contention, good balance
   auto work = [&] {
     std::optional<Assembler> assembler;
@@ -534,8 +535,13 @@ Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& 
       const int64_t before = done.fetch_add(end - begin);
       const int64_t after = before + (end - begin);
       if (progress && (after / 1024 != before / 1024 || after == total)) {
+        // Threads reach the lock in any order: report only counts above the last one, so
+        // that progress never goes backwards (and the final count, the largest, always shows).
         std::lock_guard<std::mutex> lock(progress_mu);
-        progress(after, total);
+        if (after > reported) {
+          reported = after;
+          progress(after, total);
+        }
       }
     }
   };
