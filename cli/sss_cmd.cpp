@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -19,6 +20,7 @@
 #include "commands.h"
 #include "common.h"
 #include "loading.h"
+#include "nats_progress.h"
 #include "rooflens/analysis/study_inputs.h"
 #include "rooflens/nas/oracle.h"
 #include "rooflens/nas/sss_study.h"
@@ -47,10 +49,11 @@ void add_sss(CLI::App& app, SssArgs& a) {
                                            "frontier summary goes to stdout");
   cmd->add_option("--report", a.report, "--all: write sss.svg, index.html and frontier.csv into this directory");
   cmd->add_option("--accuracy", a.accuracy, "accuracy source: csv:FILE or FILE (arch,accuracy[,train_seconds]) or "
-                                            "nats:DIR; colours Figure 3 (--all) or is shown for one network");
-  cmd->add_option("--nats", a.nats, "NATS-Bench SSS data directory (NATS-sss-v1_0-50262-simple/): same as "
-                                    "--accuracy nats:DIR; for one network also the benchmark's stored costs, "
-                                    "accuracies and training times");
+                                            "nats:PATH; colours Figure 3 (--all) or is shown for one network");
+  cmd->add_option("--nats", a.nats, "NATS-Bench SSS data: the directory NATS-sss-v1_0-50262-simple/ or the single "
+                                    "file NATS-sss-v1_0-50262.pickle.pbz2 (streamed, minutes; progress on stderr): "
+                                    "same as --accuracy nats:PATH; for one network also the benchmark's stored "
+                                    "costs, accuracies and training times");
   cmd->add_option("--jobs", a.jobs, "threads (default: one per core)");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
   cmd->add_flag("--datasheet-peak", a.datasheet_peak, "model compute roofs with datasheet peaks even where a measured peak exists");
@@ -105,14 +108,28 @@ report::Table points_table(const std::vector<SssPoint>& pts, const std::vector<s
   return t;
 }
 
-// The oracle behind --accuracy / --nats, or nullptr when neither is given.
-Expected<std::unique_ptr<nas::AccuracyOracle>> accuracy_oracle(const SssArgs& a) {
+// The oracle behind --accuracy / --nats, or nullptr when neither is given. NATS-Bench's
+// single file is read once with progress on stderr; for one network (`only`) only as far as
+// that network.
+Expected<std::unique_ptr<nas::AccuracyOracle>> accuracy_oracle(const SssArgs& a, std::optional<int64_t> only) {
   if (!a.accuracy.empty() && !a.nats.empty()) return Status::invalid("give --accuracy or --nats, not both");
   std::string spec = !a.nats.empty() ? "nats:" + a.nats : a.accuracy;
   if (spec.empty()) return std::unique_ptr<nas::AccuracyOracle>();
   if (spec.rfind("nats:", 0) != 0 && spec.rfind("csv:", 0) != 0) spec = "csv:" + spec;
+  const char* flag = !a.nats.empty() ? "--nats" : "--accuracy";
+  if (spec.rfind("nats:", 0) == 0) {
+    const std::string path = spec.substr(5);
+    if (auto form = nas::nats_data_form(path); form && *form == nas::NatsDataForm::kSingleFile) {
+      const NatsProgress progress(path);
+      auto index = only ? nas::NatsOracle::load_index(path, {*only}, progress.callback())
+                        : nas::NatsOracle::shared_index(path, progress.callback());
+      progress.finish();
+      if (!index) return index.status().with_context(flag);
+      return std::unique_ptr<nas::AccuracyOracle>(std::make_unique<nas::NatsOracle>(*index));
+    }
+  }
   auto o = nas::make_oracle(spec);
-  if (!o) return o.status().with_context(!a.nats.empty() ? "--nats" : "--accuracy");
+  if (!o) return o.status().with_context(flag);
   return o;
 }
 
@@ -324,7 +341,10 @@ int run_sss(const SssArgs& a) {
   }
   if (a.all && !a.onnx.empty()) return report_error(Status::invalid("--onnx writes one network; not with --all"));
   if (!a.all && !a.report.empty()) return report_error(Status::invalid("--report goes with --all"));
-  auto oracle = accuracy_oracle(a);
+  std::optional<int64_t> only;  // one network: a single NATS file is read only as far as it
+  if (!a.all)
+    if (auto i = sss_index(widths)) only = *i;
+  auto oracle = accuracy_oracle(a, only);
   if (!oracle) return report_error(oracle.status());
   auto dev = device_with_peak(a.device, a.devices_dir, a.dtype);
   if (!dev) return report_error(dev.status());

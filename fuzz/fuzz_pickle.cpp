@@ -1,4 +1,4 @@
-// libFuzzer target: raw bytes -> the pickle reader (src/nas/pickle.cpp). Every input must
+// libFuzzer target: raw bytes -> the pickle reader (src/nas/pickle_machine.cpp). Every input must
 // give a tree or an error Status with a message: no crash, hang, leak or sanitizer report.
 // Each input is loaded twice, under the default limits and under tiny ones (so the limit
 // checks run too), and a loaded tree is used the way the NATS reader uses it.

@@ -3,7 +3,8 @@
 // strings) and one `NNNNNN.pickle.pbz2` per network (bzip2-compressed pickles, protocol 4,
 // numpy scalars among the leaves). Files are parsed into plain structs; nothing of Python is
 // needed at run time. Units are the benchmark's own: flop = MACs in millions per image,
-// params in millions, times in seconds, accuracies in percent.
+// params in millions, times in seconds, accuracies in percent. The benchmark's other form,
+// one file of all networks, is streamed by nats_single_file.h into the same structs.
 #pragma once
 
 #include <cstddef>
@@ -17,7 +18,8 @@
 
 namespace rooflens::nas {
 
-// Most a compressed file may expand to (the largest simple-format file is ~0.6 MB).
+// Most a compressed file read whole may expand to (the largest simple-format file is
+// ~0.6 MB); the single file (several GB of pickle) is streamed instead (nats_single_file.h).
 constexpr size_t kNatsMaxDecompressedBytes = size_t{256} << 20;
 
 // Decompresses a whole bzip2 buffer (one or more concatenated streams). Errors read

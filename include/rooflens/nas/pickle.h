@@ -5,7 +5,8 @@
 // float or bool by the dtype). It never executes anything: the only callables it accepts
 // are those four names, and any other global, an unknown opcode, a truncated stream or an
 // over-limit size is an invalid-input Status naming the source and the byte offset in the
-// pickle stream.
+// pickle stream. load() takes the whole pickle in memory; load_streaming (pickle_stream.h)
+// pulls it from a source in chunks and hands one large dict out entry by entry.
 #pragma once
 
 #include <cstddef>
