@@ -240,6 +240,9 @@ struct NasArgs {
   int jobs = 0;
   std::string devices_dir;
   bool datasheet_peak = false;
+  // Training oracle (--oracle train:...): appended to its spec as KEY=VALUE when given (the
+  // spec parser checks them); empty = the oracle's default.
+  std::string epochs, train_batch, train_subset, test_subset, train_threads, train_clock;
 };
 void add_nas(CLI::App& app, NasArgs& a);
 int run_nas(const NasArgs& a);

@@ -21,9 +21,11 @@
 #include "loading.h"
 #include "nas_measure.h"
 #include "nas_output.h"
+#include "nats_progress.h"
 #include "rooflens/nas/search.h"
 #include "rooflens/nas/search_log.h"
 #include "rooflens/nas/sss_study.h"
+#include "rooflens/train/train_oracle.h"
 
 namespace rooflens::cli {
 
@@ -34,9 +36,18 @@ void add_nas(CLI::App& app, NasArgs& a) {
       "nas", "neural architecture search on the NATS-Bench size space, on a simulated clock: random, regularized "
              "evolution, REINFORCE, or approximate filtering by the throughput-utilization frontier");
   cmd->add_option("--space", a.space, "search space (sss: NATS-Bench size space)")->capture_default_str();
-  cmd->add_option("--oracle", a.oracle, "accuracy source: nats:DIR (NATS-sss-v1_0-50262-simple/) or csv:FILE "
-                                        "(arch,accuracy[,train_seconds])")
+  cmd->add_option("--oracle", a.oracle, "accuracy source: nats:PATH (NATS-Bench SSS: the directory "
+                                        "NATS-sss-v1_0-50262-simple/ or the single file "
+                                        "NATS-sss-v1_0-50262.pickle.pbz2, read once, progress on stderr) or "
+                                        "csv:FILE (arch,accuracy[,train_seconds]), or train:fashion-mnist / "
+                                        "train:DIR[,KEY=VALUE]... (train each network with LibTorch; docs/nas.md)")
       ->required();
+  cmd->add_option("--epochs", a.epochs, "train: oracle: training epochs per network (default 1)");
+  cmd->add_option("--train-batch", a.train_batch, "train: oracle: images per SGD step (default 32; the benchmark's 256)");
+  cmd->add_option("--train-subset", a.train_subset, "train: oracle: first N training images, or all (default 3000)");
+  cmd->add_option("--test-subset", a.test_subset, "train: oracle: first N test images, or all (default 1000)");
+  cmd->add_option("--train-threads", a.train_threads, "train: oracle: LibTorch threads (default 1)");
+  cmd->add_option("--train-clock", a.train_clock, "train: oracle: measured (wall seconds, default) or simulated");
   cmd->add_option("--strategy", a.strategies, "random, rea, reinforce, filter; several separated by commas; "
                                               "NAME:N runs N seeds of that one (e.g. filter:1,reinforce:9)")
       ->delimiter(',')
@@ -113,6 +124,70 @@ Expected<std::vector<Task>> make_tasks(const NasArgs& a) {
   return tasks;
 }
 
+// --oracle with the training flags appended (train: only; the oracle's spec parser checks them).
+Expected<std::string> oracle_spec(const NasArgs& a) {
+  const std::pair<const char*, const std::string*> flags[] = {{"epochs", &a.epochs},
+                                                              {"train-batch", &a.train_batch},
+                                                              {"train-subset", &a.train_subset},
+                                                              {"test-subset", &a.test_subset},
+                                                              {"train-threads", &a.train_threads},
+                                                              {"train-clock", &a.train_clock}};
+  std::string spec = a.oracle;
+  for (const auto& [flag, value] : flags) {
+    if (value->empty()) continue;
+    if (a.oracle.rfind("train:", 0) != 0)
+      return Status::invalid(fmt::format("--{}: only the training oracle (--oracle train:...) takes it", flag));
+    const std::string key = flag == std::string("train-threads") ? "threads"
+                            : flag == std::string("train-clock") ? "clock"
+                            : flag == std::string("train-batch") ? "batch"
+                                                                 : flag;
+    spec += fmt::format(",{}={}", key, *value);
+  }
+  return spec;
+}
+
+// Progress of training runs on stderr: one line per evaluation (run, step, network, accuracy,
+// seconds, clock, best so far) and the time left, estimated as the clock still to spend over
+// all runs times the wall seconds per clock second so far.
+class TrainProgress {
+ public:
+  TrainProgress(const NasArgs& a, const std::vector<Task>& tasks)
+      : budget_(a.budget), tasks_(tasks), clock_(tasks.size(), 0.0), start_(std::chrono::steady_clock::now()) {}
+
+  EvalSink sink(size_t i) const {
+    return [this, i, best_arch = int64_t{-1}, best_reward = 0.0, best_accuracy = 0.0](const EvalRecord& r) mutable {
+      if (best_arch < 0 || r.reward > best_reward) {
+        best_arch = r.arch;
+        best_reward = r.reward;
+        best_accuracy = r.accuracy;
+      }
+      std::lock_guard<std::mutex> lock(mu_);
+      clock_[i] = r.clock_seconds;
+      double used = 0, left = 0;
+      for (double c : clock_) {
+        used += c;
+        left += std::max(0.0, budget_ - c);
+      }
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      const std::string eta = std::isfinite(left) && used > 0 ? fmt::format("about {:.0f} s left", left * wall / used)
+                                                              : std::string("time left unknown");
+      const Task& t = tasks_[i];
+      std::fprintf(stderr, "%s seed %llu, evaluation %lld: %s %.2f %% in %.1f s; clock %.1f of %g s; best %s %.2f %%; %s\n",
+                   strategy_kind_name(t.strategy), static_cast<unsigned long long>(t.seed),
+                   static_cast<long long>(r.step + 1), sss_arch_string(r.arch).c_str(), r.accuracy, r.cost_seconds,
+                   r.clock_seconds, budget_, sss_arch_string(best_arch).c_str(), best_accuracy, eta.c_str());
+      return Status::ok();
+    };
+  }
+
+ private:
+  double budget_;
+  const std::vector<Task>& tasks_;
+  mutable std::mutex mu_;
+  mutable std::vector<double> clock_;  // per run, the clock after its latest evaluation
+  std::chrono::steady_clock::time_point start_;
+};
+
 // Final accuracy of every network, or nullopt (with the reason) when the oracle lacks one.
 std::vector<double> final_accuracies(AccuracyOracle& oracle, std::string& why_not) {
   std::vector<double> acc(static_cast<size_t>(kSssSpaceSize));
@@ -162,7 +237,24 @@ int run_nas(const NasArgs& a) {
   auto batch_opt = parse_batch_or_max(a.batch);
   if (!batch_opt) return report_error(batch_opt.status());
   const SssBatch batch = *batch_opt ? SssBatch::fixed(**batch_opt) : SssBatch::largest();
-  auto oracle = make_oracle(a.oracle);
+  // NATS-Bench's single file is read once, here with progress; every thread's oracle below
+  // shares that index (make_oracle finds it while this holds it).
+  std::shared_ptr<const NatsIndex> nats_index;
+  if (a.oracle.rfind("nats:", 0) == 0) {
+    const std::string path = a.oracle.substr(5);
+    if (auto form = nats_data_form(path); form && *form == NatsDataForm::kSingleFile) {
+      const NatsProgress progress(path);
+      auto index = NatsOracle::shared_index(path, progress.callback());
+      progress.finish();
+      if (!index) return report_error(index.status().with_context(fmt::format("--oracle '{}'", a.oracle)));
+      nats_index = *index;
+    }
+  }
+  auto spec = oracle_spec(a);
+  if (!spec) return report_error(spec.status());
+  const bool training = spec->rfind("train:", 0) == 0;
+  train::register_train_oracle();
+  auto oracle = make_oracle(*spec);
   if (!oracle) return report_error(oracle.status().with_context("--oracle"));
   const std::string oracle_desc = (*oracle)->describe();
   auto dev = device_with_peak(a.device, a.devices_dir, a.dtype);
@@ -224,13 +316,16 @@ int run_nas(const NasArgs& a) {
   const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // Measured runs go one at a time: measurements must not share the cores (oneDNN's OpenMP
   // threads spin at barriers; with another busy thread on the core a layer takes many times longer).
-  const int jobs =
-      measured ? 1 : std::max(1, std::min<int>(a.jobs > 0 ? a.jobs : hw, static_cast<int>(tasks->size())));
+  // Training runs too: each training times itself and uses its own LibTorch threads.
+  const int jobs = measured || training
+                       ? 1
+                       : std::max(1, std::min<int>(a.jobs > 0 ? a.jobs : hw, static_cast<int>(tasks->size())));
   std::atomic<size_t> next{0};
   std::mutex io;
   size_t finished = 0;
+  const TrainProgress train_progress(a, *tasks);
   auto worker = [&] {
-    auto own = make_oracle(a.oracle);
+    auto own = make_oracle(*spec);
     for (size_t i = next++; i < tasks->size(); i = next++) {
       const Task& t = (*tasks)[i];
       if (!own) {
@@ -241,7 +336,8 @@ int run_nas(const NasArgs& a) {
       c.strategy = t.strategy;
       c.seed = t.seed;
       const auto start = std::chrono::steady_clock::now();
-      results[i] = run_logged_search(c, space, **own, oracle_desc, t.log, a.resume, measure);
+      results[i] = run_logged_search(c, space, **own, oracle_desc, t.log, a.resume, measure,
+                                     training ? train_progress.sink(i) : EvalSink{});
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::lock_guard<std::mutex> lock(io);
       ++finished;

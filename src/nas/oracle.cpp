@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -32,26 +34,51 @@ Expected<Evaluation> evaluate_and_charge(AccuracyOracle& oracle, SimClock& clock
   return e;
 }
 
+namespace {
+std::mutex& registry_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::map<std::string, OracleFactory>& registry() {
+  static std::map<std::string, OracleFactory> factories;
+  return factories;
+}
+}  // namespace
+
+void register_oracle_scheme(const std::string& scheme, OracleFactory factory) {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  registry()[scheme] = std::move(factory);
+}
+
 Expected<std::unique_ptr<AccuracyOracle>> make_oracle(const std::string& spec) {
-  constexpr const char* kSchemes = "nats:DIR (NATS-Bench SSS directory), csv:FILE (arch,accuracy[,train_seconds])";
+  constexpr const char* kSchemes =
+      "nats:DIR|FILE (NATS-Bench SSS -simple directory or single .pickle.pbz2 file), "
+      "csv:FILE (arch,accuracy[,train_seconds])";
   const size_t colon = spec.find(':');
   const std::string scheme = colon == std::string::npos ? std::string() : spec.substr(0, colon);
   const std::string rest = colon == std::string::npos ? std::string() : spec.substr(colon + 1);
+  OracleFactory registered;
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex());
+    auto it = registry().find(scheme);
+    if (it != registry().end()) registered = it->second;
+  }
+  if (registered) return registered(spec);
   if (scheme == "train")
-    return Status::unsupported(fmt::format("oracle '{}': the training oracle is a separate issue (not built yet); "
-                                           "use one of: {}",
+    return Status::unsupported(fmt::format("oracle '{}': this program was linked without the training oracle "
+                                           "(rooflens_train, rooflens::train::register_train_oracle()); use one of: {}",
                                            spec, kSchemes));
   if (scheme != "nats" && scheme != "csv")
     return Status::invalid(fmt::format("oracle '{}': unknown scheme '{}'; expected one of: {}", spec,
                                        colon == std::string::npos ? spec : scheme, kSchemes));
   if (rest.empty()) return Status::invalid(fmt::format("oracle '{}': empty path after '{}:'", spec, scheme));
   if (scheme == "nats") {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(rest, ec))
-      return Status::invalid(fmt::format("oracle '{}': {} is not a directory (expected NATS-Bench's "
-                                         "NATS-sss-v1_0-50262-simple/)",
-                                         spec, rest));
-    return std::unique_ptr<AccuracyOracle>(std::make_unique<NatsOracle>(rest));
+    auto form = nats_data_form(rest);
+    if (!form) return form.status().with_context(fmt::format("oracle '{}'", spec));
+    if (*form == NatsDataForm::kDirectory) return std::unique_ptr<AccuracyOracle>(std::make_unique<NatsOracle>(rest));
+    auto index = NatsOracle::shared_index(rest);
+    if (!index) return index.status().with_context(fmt::format("oracle '{}'", spec));
+    return std::unique_ptr<AccuracyOracle>(std::make_unique<NatsOracle>(*index));
   }
   auto csv = CsvOracle::load(rest);
   if (!csv) return csv.status();

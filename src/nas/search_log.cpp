@@ -155,7 +155,7 @@ Expected<LoggedRun> read_search_log(const std::string& path) {
 
 Expected<LoggedSearch> run_logged_search(const SearchConfig& config, const SpaceTable& space, AccuracyOracle& oracle,
                                          const std::string& oracle_description, const std::string& path,
-                                         bool resume, ThroughputFn measure) {
+                                         bool resume, ThroughputFn measure, EvalSink progress) {
   const bool measured = static_cast<bool>(measure);
   ROOFLENS_RETURN_IF_ERROR(validate_config(config));
   const std::string header = search_log_header(config, oracle_description, space.source);
@@ -212,7 +212,8 @@ Expected<LoggedSearch> run_logged_search(const SearchConfig& config, const Space
                                            path, r.step, logged.lines[static_cast<size_t>(r.step)], line));
       return Status::ok();
     }
-    return out.write_line(line);
+    ROOFLENS_RETURN_IF_ERROR(out.write_line(line));
+    return progress ? progress(r) : Status::ok();
   };
   auto result = run_search(config, space, source, sink);
   if (!result) return result.status();

@@ -185,22 +185,38 @@ Expected<Graph> build_sss_network(const std::string& arch, SssDataset dataset, i
 }
 
 Expected<Graph> build_sss_network(const SssWidths& widths, SssDataset dataset, int64_t batch) {
+  return build_sss_network(widths, sss_net_input(dataset), batch);
+}
+
+SssNetInput sss_net_input(SssDataset dataset) {
+  const SssDatasetInfo info = sss_dataset_info(dataset);
+  return {info.name, 3, info.image_size, info.classes};
+}
+
+Expected<Graph> build_sss_network(const SssWidths& widths, const SssNetInput& input, int64_t batch) {
   auto index = sss_index(widths);
   if (!index) return index.status();
   if (batch < 1)
     return Status::invalid("NATS-SSS network " + sss_arch_string(widths) + ": batch " +
                            std::to_string(batch) + " must be at least 1");
-  const SssDatasetInfo info = sss_dataset_info(dataset);
-  std::string name = "nats_sss_" + std::to_string(*index) + "_" + info.name;
+  if (input.channels < 1 || input.classes < 1)
+    return Status::invalid("NATS-SSS network " + sss_arch_string(widths) + " for '" + input.name + "': " +
+                           std::to_string(input.channels) + " input channels and " +
+                           std::to_string(input.classes) + " classes: both must be at least 1");
+  if (input.image_size < 4 || input.image_size % 4 != 0)
+    return Status::invalid("NATS-SSS network " + sss_arch_string(widths) + " for '" + input.name +
+                           "': image size " + std::to_string(input.image_size) +
+                           " must be a positive multiple of 4 (two stride-2 stages halve it exactly)");
+  std::string name = "nats_sss_" + std::to_string(*index) + "_" + input.name;
 
   SssNetBuilder nb(std::move(name));
   GraphBuilder& b = nb.builder();
   const auto c = [&](size_t i) { return widths[i]; };
-  ValueId x = b.input("x", {batch, 3, info.image_size, info.image_size});
+  ValueId x = b.input("x", {batch, input.channels, input.image_size, input.image_size});
 
   ConvSpec stem;
   stem.pad = 1;
-  x = b.batchnorm("stem.bn", b.conv("stem.conv", x, 3, c(0), 3, stem), c(0));
+  x = b.batchnorm("stem.bn", b.conv("stem.conv", x, input.channels, c(0), 3, stem), c(0));
   x = nb.cell("L0.cell", x, c(0), c(0));
   x = nb.residual("L1.res", x, c(0), c(1));
   x = nb.cell("L2.cell", x, c(1), c(2));
@@ -210,8 +226,8 @@ Expected<Graph> build_sss_network(const SssWidths& widths, SssDataset dataset, i
   x = b.add1("Relu", "head.relu", {b.batchnorm("head.bn", x, c(4))});
   x = b.add1("GlobalAveragePool", "head.gap", {x});
   x = b.add1("Flatten", "head.flatten", {x}, {{"axis", int64_t{1}}});
-  ValueId fc_w = b.weight("head.fc.weight", {info.classes, c(4)});
-  ValueId fc_b = b.weight("head.fc.bias", {info.classes});
+  ValueId fc_w = b.weight("head.fc.weight", {input.classes, c(4)});
+  ValueId fc_b = b.weight("head.fc.bias", {input.classes});
   b.output(b.add1("Gemm", "head.fc", {x, fc_w, fc_b}, {{"transB", int64_t{1}}}));
   return b.finish();
 }

@@ -74,7 +74,10 @@ check nas_negative_budget "budget -5" -- nas --oracle csv:one_net.csv --budget -
 check nas_twice "given twice" -- nas --oracle csv:one_net.csv --strategy rea,rea -o out
 check nas_strategy_seeds "must be an integer 1..10000" -- nas --oracle csv:one_net.csv --strategy rea:0 -o out
 check nas_space "only sss" -- nas --space nb201 --oracle csv:one_net.csv -o out
-check nas_train_oracle "separate issue" -- nas --oracle train:fashion-mnist -o out
+check nas_train_bad_key "unknown key 'epoch'" -- nas --oracle train:fashion-mnist,epoch=2 -o out
+check nas_train_epochs_0 "epochs=0" -- nas --oracle train:fashion-mnist --epochs 0 -o out
+check nas_train_no_dir "/no/such/dir" -- nas --oracle train:/no/such/dir -o out
+check nas_train_flag_other_oracle "--epochs" -- nas --oracle csv:one_net.csv --epochs 2 -o out
 check nas_net_not_in_table "no row for network" -- nas --oracle csv:one_net.csv --strategy random --budget 100 -o out
 check doctor_missing_file "nope.onnx" -- doctor nope.onnx
 check doctor_bad_dtype "--dtype 'fp7'" -- doctor "$M/resnet18.onnx" --dtype fp7

@@ -5,7 +5,7 @@
 //   benchmark's own semantics, shared/reference/nats-sss.md section 3), read from the
 //   official per-network files.
 // - CsvOracle: a user's table `arch,accuracy[,train_seconds]`.
-// - make_oracle("nats:DIR" | "csv:FILE"): choose one by a spec string (the training oracle,
+// - make_oracle("nats:PATH" | "csv:FILE"): choose one by a spec string (the training oracle,
 //   "train:...", lives in its own target and is a separate issue).
 //
 // Search strategies use it in an ask/tell loop (nats-sss.md section 4):
@@ -19,14 +19,17 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "rooflens/nas/nats_data.h"
+#include "rooflens/nas/nats_single_file.h"
 #include "rooflens/util/status.h"
 
 namespace rooflens::nas {
@@ -102,8 +105,10 @@ Expected<Evaluation> evaluate_and_charge(AccuracyOracle& oracle, SimClock& clock
                                          uint64_t seed);
 
 // ---------------------------------------------------------------------------------------
-// NATS-Bench SSS, CIFAR-10 (nats-sss.md section 3), from a `NATS-sss-v1_0-50262-simple/`
-// directory of per-network files:
+// NATS-Bench SSS, CIFAR-10 (nats-sss.md section 3), from either form of the benchmark's data:
+// the `NATS-sss-v1_0-50262-simple/` directory of per-network files (each read on first use),
+// or the single file `NATS-sss-v1_0-50262.pickle.pbz2`, streamed once into a NatsIndex
+// (nats_single_file.h) that every oracle over that file shares:
 //   evaluate:       hp "12", dataset "cifar10-valid", one of the recorded seeds chosen by
 //                   `seed` (see nats_pick_seed); accuracy = `x-valid@11` (after the 12th and
 //                   last epoch); cost = sum of train_times of epochs 0..11 + eval_times
@@ -113,21 +118,52 @@ Expected<Evaluation> evaluate_and_charge(AccuracyOracle& oracle, SimClock& clock
 // A network whose file is absent gives an unavailable Status naming the file (the genuine
 // public subset holds only networks 0, 11 and 284; the full benchmark is 1.1 GB). Loaded
 // networks are cached for the oracle's lifetime (about 0.6 MB each when parsed).
+
+// The networks of a single file, as a NatsOracle reads them: by arch index, each reduced to
+// NatsOracle::compact (about 6.5 KB; all 32768 about 215 MB).
+struct NatsIndex {
+  std::string path;
+  std::vector<std::optional<NatsNetwork>> networks;  // by arch index; empty where not read
+  size_t count = 0;                                  // networks held
+  bool complete = false;                             // the whole file was read
+};
+
 class NatsOracle : public AccuracyOracle {
  public:
   explicit NatsOracle(std::string dir) : dir_(std::move(dir)) {}
+  // Over a single file's index (load_index, shared_index); non-null.
+  explicit NatsOracle(std::shared_ptr<const NatsIndex> index);
 
   Expected<Evaluation> evaluate(int64_t arch_index, uint64_t seed) override;
   Expected<double> final_accuracy(int64_t arch_index) override;
   std::string describe() const override;
 
-  // The parsed file of one network, loaded on first use. The pointer stays valid for the
-  // oracle's lifetime. Checks that the file's arch_index and arch_str match `arch_index`.
+  // The parsed file of one network, loaded on first use (or the index's compact entry). The
+  // pointer stays valid for the oracle's lifetime. Checks that the file's arch_index and
+  // arch_str match `arch_index` (an index checked them while reading).
   Expected<const NatsNetwork*> network(int64_t arch_index);
-  size_t cached_networks() const { return cache_.size(); }
+  size_t cached_networks() const { return cache_.size(); }  // directory form
+
+  // What evaluate(), final_accuracy() and `rooflens sss --nats` read of a network, and all
+  // an index keeps of one: hps "12" and "90" only; of "12" the cifar10-valid results with
+  // their train_times and `x-valid@11` eval entries; of "90" every result's scalars (flop,
+  // params, latency: `sss --nats --dataset` shows them) and cifar10's `ori-test@89`.
+  static NatsNetwork compact(const NatsNetwork& net);
+  // Streams a single file into an index, in one pass. `only` non-empty: keeps just those
+  // networks and stops reading once all are in (`rooflens sss ARCH --nats FILE`). Each
+  // network's hps must describe it (arch_index, arch_str), else invalid input.
+  static Expected<std::shared_ptr<const NatsIndex>> load_index(
+      const std::string& path, const std::vector<int64_t>& only = {},
+      std::function<void(const NatsReadProgress&)> progress = {});
+  // load_index(path) once per process: later calls (each thread's oracle) get the same index
+  // while anything holds it. Thread-safe; a second caller waits for the first read.
+  static Expected<std::shared_ptr<const NatsIndex>> shared_index(
+      const std::string& path, std::function<void(const NatsReadProgress&)> progress = {});
 
  private:
+  std::string where(int64_t arch_index) const;  // the network's data, in messages
   std::string dir_;
+  std::shared_ptr<const NatsIndex> index_;
   std::map<int64_t, std::unique_ptr<NatsNetwork>> cache_;
 };
 
@@ -180,10 +216,20 @@ class CsvOracle : public AccuracyOracle {
 };
 
 // Builds an oracle from a spec string:
-//   nats:DIR   NatsOracle over DIR (a directory that must exist)
+//   nats:PATH  NatsOracle over PATH: the -simple directory, or the single file (read once
+//              per process, NatsOracle::shared_index)
 //   csv:FILE   CsvOracle::load(FILE) with the default cost
-// An unknown scheme is invalid input listing the schemes; "train:..." is unsupported (the
-// training oracle is a separate target and issue).
+//   SCHEME:... the factory registered for SCHEME (register_oracle_scheme), e.g. "train:..."
+//              (rooflens/train/train_oracle.h, its own target, registered by the program)
+// An unknown scheme is invalid input listing the schemes; "train:..." without a registered
+// factory is unsupported (the program was linked without the training oracle).
 Expected<std::unique_ptr<AccuracyOracle>> make_oracle(const std::string& spec);
+
+// A factory for oracles of one scheme, given the whole spec ("train:fashion-mnist,epochs=2").
+using OracleFactory = std::function<Expected<std::unique_ptr<AccuracyOracle>>(const std::string& spec)>;
+// Makes make_oracle answer specs "SCHEME:..." with `factory` (replacing an earlier one for the
+// scheme). Lets oracles with heavy dependencies live in their own targets, which the core
+// does not link. Thread-safe.
+void register_oracle_scheme(const std::string& scheme, OracleFactory factory);
 
 }  // namespace rooflens::nas

@@ -59,8 +59,11 @@ struct LoggedSearch {
 //                   fresh run.
 //  measure:         when set, each evaluated network's throughput and utilization are measured
 //                   (oracle_source); replayed steps take them from the log instead.
+//  progress:        when set, called after each step taken live (not replayed) is logged, e.g. to
+//                   report progress of slow oracles; a non-ok Status stops the run.
 Expected<LoggedSearch> run_logged_search(const SearchConfig& config, const SpaceTable& space,
                                          AccuracyOracle& oracle, const std::string& oracle_description,
-                                         const std::string& path, bool resume, ThroughputFn measure = {});
+                                         const std::string& path, bool resume, ThroughputFn measure = {},
+                                         EvalSink progress = {});
 
 }  // namespace rooflens::nas

@@ -94,4 +94,22 @@ int64_t sss_benchmark_flop(int64_t macs_per_image, SssDataset dataset);
 Expected<Graph> build_sss_network(const std::string& arch, SssDataset dataset, int64_t batch);
 Expected<Graph> build_sss_network(const SssWidths& widths, SssDataset dataset, int64_t batch);
 
+// The input a network is built for: `channels` x `image_size` x `image_size` images and
+// `classes` logits. The benchmark's datasets are RGB (sss_net_input(dataset)); the training
+// oracle (rooflens/train/train_oracle.h) builds the same network for Fashion-MNIST as
+// {"fashion-mnist", 1, 28, 10}: only the stem conv's input channels (1 instead of 3, so
+// 18 * c0 fewer weights) and the feature-map sizes (28/14/7 instead of 32/16/8) change;
+// every block, node and name is the same.
+struct SssNetInput {
+  std::string name;         // dataset name, used in the graph's name
+  int64_t channels = 3;     // >= 1
+  int64_t image_size = 32;  // square; a positive multiple of 4, so that both stride-2 stages halve
+                            // it exactly (conv3x3 stride 2 pad 1 and avgpool 2x2 agree in size)
+  int64_t classes = 10;     // >= 1
+};
+SssNetInput sss_net_input(SssDataset dataset);
+// Invalid input for bad widths or batch (as above), channels or classes < 1, or an image size
+// that is not a positive multiple of 4.
+Expected<Graph> build_sss_network(const SssWidths& widths, const SssNetInput& input, int64_t batch);
+
 }  // namespace rooflens
