@@ -9,7 +9,10 @@ PKGS=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers
   nlohmann-json3-dev libfmt-dev libcli11-dev
+  libmimalloc-dev  # the programs' allocator (CMakeLists.txt, ROOFLENS_WITH_MIMALLOC)
   libbz2-dev  # NATS-Bench data files (src/nas/nats_data.cpp)
+  libtorch-dev zlib1g-dev  # training oracle (src/train, `--oracle train:...`): LibTorch CPU; zlib reads the gzip IDX files. Without libtorch-dev it builds as a stub
+  dataset-fashion-mnist  # the training oracle's data: gzip IDX files in /usr/share/datasets/fashion-mnist/ (its tests skip without them)
   libturbojpeg0-dev  # `rooflens probe jpeg`: JPEG decode rate per core (src/microbench/jpeg_decode.cpp); optional at build time
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev  # `make fuzz` (scripts/run-fuzz.sh): libFuzzer, libclang_rt.fuzzer-x86_64.a
