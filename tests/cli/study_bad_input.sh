@@ -96,7 +96,10 @@ check probe_gpu_empty_id "--id must not be empty" -- probe gpu --id "" --quiet -
 check probe_gpu_repeats_0 "--repeats" -- probe gpu --repeats 0 --quiet -o out.json
 # No device 99 on any machine; a build without CUDA says so instead.
 gpu_want="no CUDA device"
-"$BIN" probe gpu --gpu 99 --quiet 2>&1 | grep -q "built without CUDA" && gpu_want="built without CUDA"
+# (Captured first: with pipefail, `grep -q` closing the pipe early could fail the pipeline.)
+gpu_probe_err="$("$BIN" probe gpu --gpu 99 --quiet -o "$PWD/gpu_probe_check.json" 2>&1)"
+grep -q "built without CUDA" <<<"$gpu_probe_err" && gpu_want="built without CUDA"
+rm -f gpu_probe_check.json
 check probe_gpu_no_device "$gpu_want" -- probe gpu --gpu 99 --quiet -o out.json
 if [[ -d $NATS ]]; then
   check nas_nats_dataset "answers for CIFAR-10" -- nas --oracle "nats:$NATS" --dataset cifar100 -o out
