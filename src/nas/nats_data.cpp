@@ -1,6 +1,7 @@
 // NATS-Bench SSS files (nats_data.h): bzip2 through libbz2's stream API, then the pickle
 // reader, then a typed walk of the documented layout.
 #include "rooflens/nas/nats_data.h"
+#include "bz2_error.h"
 
 #include <bzlib.h>
 
@@ -16,17 +17,6 @@
 
 namespace rooflens::nas {
 namespace {
-
-const char* bz2_error(int rc) {
-  switch (rc) {
-    case BZ_DATA_ERROR: return "data integrity error (corrupt or modified stream)";
-    case BZ_DATA_ERROR_MAGIC: return "not a bzip2 stream (bad magic)";
-    case BZ_MEM_ERROR: return "out of memory";
-    case BZ_PARAM_ERROR: return "bad parameter";
-    case BZ_CONFIG_ERROR: return "libbz2 misconfigured";
-    default: return "decompression error";
-  }
-}
 
 Expected<std::string> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
