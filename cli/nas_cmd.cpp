@@ -64,7 +64,8 @@ void add_nas(CLI::App& app, NasArgs& a) {
                                                     "throughput")
       ->capture_default_str();
   cmd->add_option("--dataset", a.dataset, "cifar10, cifar100 or ImageNet16-120 (input size and classes of the "
-                                          "networks predicted; nats: oracle is cifar10)")
+                                          "networks predicted; nats: oracle is cifar10; a train: oracle's networks take "
+                                          "its own data)")
       ->capture_default_str();
   cmd->add_option("--device", a.device, "device for throughput and utilization (rooflens devices, or a .json)")
       ->capture_default_str();
@@ -188,23 +189,46 @@ class TrainProgress {
   std::chrono::steady_clock::time_point start_;
 };
 
-// Final accuracy of every network, or nullopt (with the reason) when the oracle lacks one.
-std::vector<double> final_accuracies(AccuracyOracle& oracle, std::string& why_not) {
-  std::vector<double> acc(static_cast<size_t>(kSssSpaceSize));
+// Final accuracy of every network: the oracle's, NaN where it has none (unavailable: not
+// trained, not in the table). Empty, with the reason, when it knows none, when a network a
+// run evaluated is unknown, or on any other error. With some unknown, the report judges
+// against the reference frontier of the known networks (nas/frontier_metrics.h).
+std::vector<double> final_accuracies(AccuracyOracle& oracle, const std::vector<Expected<LoggedSearch>>& results,
+                                     std::string& why_not) {
+  std::vector<double> acc(static_cast<size_t>(kSssSpaceSize), std::nan(""));
   const bool tty = isatty(fileno(stderr)) != 0;
+  int64_t known = 0;
+  std::string first_unknown;
   for (int64_t i = 0; i < kSssSpaceSize; ++i) {
     auto f = oracle.final_accuracy(i);
-    if (!f) {
-      why_not = fmt::format("the oracle has no final accuracy for network {} ({}): {}", i, sss_arch_string(i),
+    if (f) {
+      acc[static_cast<size_t>(i)] = *f;
+      ++known;
+    } else if (f.status().code() != StatusCode::kUnavailable) {
+      why_not = fmt::format("the final accuracy of network {} ({}) failed: {}", i, sss_arch_string(i),
                             f.status().message());
       return {};
+    } else if (first_unknown.empty()) {
+      first_unknown = fmt::format("the oracle has no final accuracy for network {} ({}): {}", i, sss_arch_string(i),
+                                  f.status().message());
     }
-    acc[static_cast<size_t>(i)] = *f;
     if (tty && (i + 1) % 1024 == 0)
       std::fprintf(stderr, "final accuracies %lld/%lld\r", static_cast<long long>(i + 1),
                    static_cast<long long>(kSssSpaceSize));
   }
   if (tty) std::fprintf(stderr, "\n");
+  if (known == kSssSpaceSize) return acc;
+  if (known == 0) {
+    why_not = first_unknown;
+    return {};
+  }
+  for (const auto& r : results)
+    for (const EvalRecord& e : r->result.evaluations)
+      if (std::isnan(acc[static_cast<size_t>(e.arch)])) {
+        why_not = fmt::format("network {} ({}) was evaluated but has no final accuracy; {}", e.arch,
+                              sss_arch_string(e.arch), first_unknown);
+        return {};
+      }
   return acc;
 }
 
@@ -257,6 +281,14 @@ int run_nas(const NasArgs& a) {
   auto oracle = make_oracle(*spec);
   if (!oracle) return report_error(oracle.status().with_context("--oracle"));
   const std::string oracle_desc = (*oracle)->describe();
+  // The networks' input: the oracle's own data (training), else the benchmark dataset.
+  const std::optional<SssNetInput> oracle_input = (*oracle)->network_input();
+  if (oracle_input && a.dataset != "cifar10")
+    return report_error(Status::invalid(fmt::format(
+        "--dataset {}: the networks of --oracle '{}' take its data ({}, {} x {} x {}, {} classes); leave --dataset out",
+        a.dataset, a.oracle, oracle_input->name, oracle_input->channels, oracle_input->image_size,
+        oracle_input->image_size, oracle_input->classes)));
+  const SssNetInput net_input = oracle_input.value_or(sss_net_input(*ds));
   auto dev = device_with_peak(a.device, a.devices_dir, a.dtype);
   if (!dev) return report_error(dev.status());
   const bool measured = a.throughput == "measured";
@@ -294,19 +326,19 @@ int run_nas(const NasArgs& a) {
   po.dtype = a.dtype;
   po.use_measured_peak = !a.datasheet_peak;
   const auto t0 = std::chrono::steady_clock::now();
-  auto pts = predict_sss_space(*ds, *dev, po, batch, a.jobs);
+  auto pts = predict_sss_space(net_input, *dev, po, batch, a.jobs);
   if (!pts) return report_error(pts.status());
   SpaceTable space;
   space.points = std::move(*pts);
   space.source = fmt::format("predicted by the rooflens performance model: NATS-SSS {} on {} ({}), {}, {}",
-                             sss_dataset_info(*ds).name, dev->name, dev->id, a.dtype,
+                             net_input.name, dev->name, dev->id, a.dtype,
                              batch.max ? std::string("max batch") : fmt::format("batch {}", batch.size));
   ThroughputFn measure;
   if (measured) {
     space.source = fmt::format("measured on this CPU through oneDNN (fp32, batch {}, {} s per network; utilization "
                                "over {}'s fp32 peak); NATS-SSS {}",
-                               batch.size, a.max_seconds, dev->id, sss_dataset_info(*ds).name);
-    measure = cpu_throughput_fn(*ds, batch.size, *dev, a.max_seconds);
+                               batch.size, a.max_seconds, dev->id, net_input.name);
+    measure = cpu_throughput_fn(net_input, batch.size, *dev, a.max_seconds);
   }
   std::fprintf(stderr, "space: %lld networks predicted in %.2f s (%s)\n", static_cast<long long>(space.points.size()),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), space.source.c_str());
@@ -370,9 +402,9 @@ int run_nas(const NasArgs& a) {
   outcome.oracle = oracle_desc;
   outcome.device = fmt::format("{} ({}), {}, {}, NATS-SSS {}", dev->name, dev->id, a.dtype,
                                batch.max ? std::string("max batch") : fmt::format("batch {}", batch.size),
-                               sss_dataset_info(*ds).name);
+                               net_input.name);
   outcome.args = &a;
-  outcome.final_accuracy = final_accuracies(**oracle, outcome.no_truth_reason);
+  outcome.final_accuracy = final_accuracies(**oracle, results, outcome.no_truth_reason);
   for (auto& r : results) outcome.runs.push_back(std::move(r->result));
   for (const Task& t : *tasks) outcome.logs.push_back(t.log);
   return write_nas_outputs(outcome, **oracle);

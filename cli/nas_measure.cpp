@@ -14,7 +14,7 @@
 
 namespace rooflens::cli {
 
-nas::ThroughputFn cpu_throughput_fn(SssDataset dataset, int64_t batch, const DeviceSpec& device, double max_seconds) {
+nas::ThroughputFn cpu_throughput_fn(const SssNetInput& input, int64_t batch, const DeviceSpec& device, double max_seconds) {
   struct State {
     std::mutex mu;
     std::map<int64_t, std::pair<double, double>> cache;
@@ -25,7 +25,7 @@ nas::ThroughputFn cpu_throughput_fn(SssDataset dataset, int64_t batch, const Dev
   return [=](int64_t arch) -> Expected<std::pair<double, double>> {
     std::lock_guard<std::mutex> lock(state->mu);
     if (auto it = state->cache.find(arch); it != state->cache.end()) return it->second;
-    auto g = build_sss_network(sss_widths(arch), dataset, batch);
+    auto g = build_sss_network(sss_widths(arch), input, batch);
     if (!g) return g.status();
     auto l = analyse_loaded_graph(std::move(*g), sss_arch_string(arch), DType::kF32);
     if (!l) return l.status();

@@ -20,7 +20,8 @@ namespace {
 nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 nlohmann::json final_of(const report::NasReportInput& in, AccuracyOracle& oracle, int64_t arch) {
-  if (!in.final_accuracy.empty()) return in.final_accuracy[static_cast<size_t>(arch)];
+  if (!in.final_accuracy.empty() && !std::isnan(in.final_accuracy[static_cast<size_t>(arch)]))
+    return in.final_accuracy[static_cast<size_t>(arch)];
   auto f = oracle.final_accuracy(arch);
   return f ? nlohmann::json(*f) : nlohmann::json(nullptr);
 }
@@ -48,7 +49,13 @@ nlohmann::json result_json(const NasOutcome& o, const report::NasReportInput& in
       tf.push_back({{"index", i}, {"arch", sss_arch_string(i)}, {"throughput", pts[i].throughput},
                     {"utilization", pts[i].utilization}, {"final_accuracy", in.final_accuracy[i]}});
     j["true_frontier"] = tf;
+    // Partial: the frontier of the networks whose final accuracy is known, not of the space.
+    j["true_frontier_is_reference_of_known"] = in.final_known_networks < static_cast<int64_t>(pts.size());
+    j["final_accuracy_known_networks"] = in.final_known_networks;
   }
+  if (in.utilization_accuracy_spearman)
+    j["utilization_accuracy_spearman"] = {{"rho", *in.utilization_accuracy_spearman},
+                                          {"networks", in.correlation_networks}};
   j["runs"] = nlohmann::json::array();
   for (size_t r = 0; r < in.runs.size(); ++r) {
     const report::NasRunSummary& run = in.runs[r];
@@ -125,6 +132,13 @@ int write_nas_outputs(NasOutcome o, AccuracyOracle& oracle) {
   out += report::render_text(report::nas_summary_table(*in)) + "\n";
   out += report::render_text(report::nas_runs_table(*in));
   if (o.final_accuracy.empty()) out += fmt::format("\nno true frontier: {}\n", o.no_truth_reason);
+  if (in->final_known_networks > 0 && in->final_known_networks < static_cast<int64_t>(o.final_accuracy.size()))
+    out += fmt::format("\nreference frontier ({} networks): the accuracy-throughput frontier of the {} networks whose "
+                       "final accuracy is known; HV ratio, IGD and \"true-frontier\" counts are against it\n",
+                       in->true_frontier.size(), in->final_known_networks);
+  if (in->utilization_accuracy_spearman)
+    out += fmt::format("utilization vs final accuracy: Spearman {:.3f} over {} distinct evaluated networks\n",
+                       *in->utilization_accuracy_spearman, in->correlation_networks);
   out += fmt::format("\nresult: {}\n", path);
   if (!a.report.empty()) out += fmt::format("report: {}\n", (std::filesystem::path(a.report) / "index.html").string());
   std::fputs(out.c_str(), stdout);

@@ -195,7 +195,7 @@ Expected<std::vector<std::vector<std::string>>> nats_rows(nas::NatsOracle& oracl
 int run_one(const SssArgs& a, const SssWidths& widths, SssDataset ds, const DeviceSpec& dev, const PerfOptions& po,
             SssBatch batch, nas::AccuracyOracle* oracle) {
   Prediction detail;
-  auto pt = predict_sss_network(widths, ds, dev, po, batch, &detail);
+  auto pt = predict_sss_network(widths, sss_net_input(ds), dev, po, batch, &detail);
   if (!pt) return report_error(pt.status());
   if (!a.onnx.empty()) {
     auto g = build_sss_network(widths, ds, pt->batch);
@@ -262,7 +262,7 @@ int run_all(const SssArgs& a, SssDataset ds, const DeviceSpec& dev, const PerfOp
     progress = [](int64_t done, int64_t total) {
       std::fprintf(stderr, "predicted %lld/%lld\r", static_cast<long long>(done), static_cast<long long>(total));
     };
-  auto pts = predict_sss_space(ds, dev, po, batch, a.jobs, progress);
+  auto pts = predict_sss_space(sss_net_input(ds), dev, po, batch, a.jobs, progress);
   if (tty) std::fprintf(stderr, "\n");
   if (!pts) return report_error(pts.status());
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -32,20 +32,38 @@ Status check_space(const std::vector<double>& throughput, const std::vector<doub
     return Status::invalid(fmt::format("frontier metrics: {} throughputs but {} final accuracies (one each per network)",
                                        throughput.size(), final_accuracy.size()));
   if (throughput.empty()) return Status::invalid("frontier metrics: the space is empty");
+  size_t known = 0;
   for (size_t i = 0; i < throughput.size(); ++i) {
     if (!std::isfinite(throughput[i]))
       return Status::invalid(fmt::format("frontier metrics: throughput of network {} is {}", i, throughput[i]));
+    if (std::isnan(final_accuracy[i])) continue;  // unknown: not part of the reference
     if (!std::isfinite(final_accuracy[i]))
       return Status::invalid(fmt::format("frontier metrics: final accuracy of network {} is {}", i, final_accuracy[i]));
+    ++known;
   }
+  if (known == 0) return Status::invalid("frontier metrics: no network has a known final accuracy");
   return Status::ok();
 }
 
-Status check_indices(const std::vector<int64_t>& evaluated, size_t n) {
-  for (size_t k = 0; k < evaluated.size(); ++k)
+// The networks with a known (not NaN) final accuracy.
+std::vector<int64_t> known_networks(const std::vector<double>& final_accuracy) {
+  std::vector<int64_t> ids;
+  for (size_t i = 0; i < final_accuracy.size(); ++i)
+    if (!std::isnan(final_accuracy[i])) ids.push_back(static_cast<int64_t>(i));
+  return ids;
+}
+
+Status check_indices(const std::vector<int64_t>& evaluated, const std::vector<double>& final_accuracy) {
+  const size_t n = final_accuracy.size();
+  for (size_t k = 0; k < evaluated.size(); ++k) {
     if (evaluated[k] < 0 || static_cast<uint64_t>(evaluated[k]) >= n)
       return Status::invalid(fmt::format("frontier metrics: evaluation {} names network {}, outside the space 0..{}", k,
                                          evaluated[k], n - 1));
+    if (std::isnan(final_accuracy[static_cast<size_t>(evaluated[k])]))
+      return Status::invalid(fmt::format("frontier metrics: evaluation {} names network {}, whose final accuracy is "
+                                         "not known",
+                                         k, evaluated[k]));
+  }
   return Status::ok();
 }
 
@@ -129,16 +147,14 @@ Expected<double> igd(const std::vector<ObjPoint>& truth, const std::vector<ObjPo
 Expected<std::vector<int64_t>> true_frontier(const std::vector<double>& throughput,
                                              const std::vector<double>& final_accuracy) {
   ROOFLENS_RETURN_IF_ERROR(check_space(throughput, final_accuracy));
-  std::vector<int64_t> all(throughput.size());
-  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
-  return frontier_of(all, throughput, final_accuracy);
+  return frontier_of(known_networks(final_accuracy), throughput, final_accuracy);
 }
 
 Expected<std::vector<int64_t>> evaluated_frontier(const std::vector<int64_t>& evaluated,
                                                   const std::vector<double>& throughput,
                                                   const std::vector<double>& final_accuracy) {
   ROOFLENS_RETURN_IF_ERROR(check_space(throughput, final_accuracy));
-  ROOFLENS_RETURN_IF_ERROR(check_indices(evaluated, throughput.size()));
+  ROOFLENS_RETURN_IF_ERROR(check_indices(evaluated, final_accuracy));
   const std::set<int64_t> distinct(evaluated.begin(), evaluated.end());
   return frontier_of({distinct.begin(), distinct.end()}, throughput, final_accuracy);
 }
@@ -149,9 +165,7 @@ Expected<FrontierScore> score_search(const std::vector<int64_t>& evaluated, cons
   if (!found) return found.status();
   auto truth = true_frontier(throughput, final_accuracy);
   if (!truth) return truth.status();
-  std::vector<ObjPoint> space(throughput.size());
-  for (size_t i = 0; i < space.size(); ++i) space[i] = {throughput[i], final_accuracy[i]};
-  auto bounds = bounds_of(space);
+  auto bounds = bounds_of(objectives(known_networks(final_accuracy), throughput, final_accuracy));
   if (!bounds) return bounds.status();
 
   const std::vector<ObjPoint> truth_pts = objectives(*truth, throughput, final_accuracy);

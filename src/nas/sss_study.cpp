@@ -27,8 +27,8 @@ struct Analysed {
   ModelAnalysis analysis;
 };
 
-Expected<Analysed> build_analysed(const SssWidths& widths, SssDataset dataset, DType dtype, int64_t batch) {
-  auto g = build_sss_network(widths, dataset, batch);
+Expected<Analysed> build_analysed(const SssWidths& widths, const SssNetInput& input, DType dtype, int64_t batch) {
+  auto g = build_sss_network(widths, input, batch);
   if (!g) return g.status();
   auto inferred = infer_shapes(*g);
   if (!inferred) return inferred.status().with_context("NATS-SSS network " + sss_arch_string(widths));
@@ -117,7 +117,7 @@ Status cut_error(const SssWidths& w, const std::string& what) {
 }
 
 // Cuts the analysed network `w` into segments, at batches 1, 2 and 3.
-Expected<Cut> cut_network(const SssWidths& w, SssDataset dataset, DType dtype, const DeviceSpec& device) {
+Expected<Cut> cut_network(const SssWidths& w, const SssNetInput& input, DType dtype, const DeviceSpec& device) {
   struct AtBatch {
     std::vector<int> seg_of_layer;
     std::vector<LayerWork> work;
@@ -128,7 +128,7 @@ Expected<Cut> cut_network(const SssWidths& w, SssDataset dataset, DType dtype, c
   };
   AtBatch at[3];
   for (int bi = 0; bi < 3; ++bi) {
-    auto a = build_analysed(w, dataset, dtype, bi + 1);
+    auto a = build_analysed(w, input, dtype, bi + 1);
     if (!a) return a.status();
     const Graph& g = a->graph;
     const ModelAnalysis& m = a->analysis;
@@ -249,7 +249,7 @@ Expected<Cut> cut_network(const SssWidths& w, SssDataset dataset, DType dtype, c
 
 // The 8 + 4 x 64 segments of the space, from the 64 networks a:b:a:b:a (each pair of widths
 // appears there at every position).
-Expected<SegmentTable> build_segments(SssDataset dataset, DType dtype, const DeviceSpec& device, int jobs) {
+Expected<SegmentTable> build_segments(const SssNetInput& input, DType dtype, const DeviceSpec& device, int jobs) {
   constexpr int kReps = kSssNumChoices * kSssNumChoices;
   std::vector<Expected<Cut>> cuts(kReps, Status::internal("not cut"));
   std::atomic<int> next{0};
@@ -257,7 +257,7 @@ Expected<SegmentTable> build_segments(SssDataset dataset, DType dtype, const Dev
     for (int r; (r = next.fetch_add(1)) < kReps;) {
       const int64_t a = kSssWidthChoices[static_cast<size_t>(r / kSssNumChoices)];
       const int64_t b = kSssWidthChoices[static_cast<size_t>(r % kSssNumChoices)];
-      cuts[static_cast<size_t>(r)] = cut_network(SssWidths{a, b, a, b, a}, dataset, dtype, device);
+      cuts[static_cast<size_t>(r)] = cut_network(SssWidths{a, b, a, b, a}, input, dtype, device);
     }
   };
   std::vector<std::thread> threads;
@@ -301,8 +301,7 @@ Expected<SegmentTable> build_segments(SssDataset dataset, DType dtype, const Dev
 // Predicts network `index` from the segments; the numbers predict_sss_network gives.
 class Assembler {
  public:
-  Assembler(const SegmentTable& t, const LayerModel& lm, SssDataset dataset)
-      : t_(t), lm_(lm), dataset_(dataset) {}
+  Assembler(const SegmentTable& t, const LayerModel& lm, int64_t classes) : t_(t), lm_(lm), classes_(classes) {}
 
   Expected<SssPoint> point(int64_t index, SssBatch batch) {
     const SssWidths w = sss_widths(index);
@@ -373,7 +372,7 @@ class Assembler {
     pt.index = index;
     pt.arch = sss_arch_string(w);
     pt.macs = macs / b;
-    pt.flop_benchmark = sss_benchmark_flop(pt.macs, dataset_);
+    pt.flop_benchmark = pt.macs + classes_;
     pt.flops = flops / b;
     pt.params = params;
     pt.ai = bytes > 0 ? static_cast<double>(flops) / static_cast<double>(bytes) : 0;
@@ -419,13 +418,13 @@ class Assembler {
   int64_t memo_batch_ = -1;
   const SegmentTable& t_;
   const LayerModel& lm_;
-  SssDataset dataset_;
+  int64_t classes_;
   std::vector<int64_t> prefix_;
 };
 
 }  // namespace
 
-Expected<SssPoint> predict_sss_network(const SssWidths& widths, SssDataset dataset, const DeviceSpec& device,
+Expected<SssPoint> predict_sss_network(const SssWidths& widths, const SssNetInput& input, const DeviceSpec& device,
                                        const PerfOptions& options, SssBatch batch, Prediction* detail) {
   auto index = sss_index(widths);
   if (!index) return index.status();
@@ -439,7 +438,7 @@ Expected<SssPoint> predict_sss_network(const SssWidths& widths, SssDataset datas
   int64_t b = batch.size;
   if (batch.max) {
     auto memory_at = [&](int64_t n) -> Expected<int64_t> {
-      auto a = build_analysed(widths, dataset, *dtype, n);
+      auto a = build_analysed(widths, input, *dtype, n);
       if (!a) return a.status();
       return estimate_memory(a->graph, a->analysis, device).total();
     };
@@ -447,7 +446,7 @@ Expected<SssPoint> predict_sss_network(const SssWidths& widths, SssDataset datas
     if (!mb) return mb.status().with_context("NATS-SSS network " + sss_arch_string(widths) + " on " + device.id);
     b = *mb;
   }
-  auto a = build_analysed(widths, dataset, *dtype, b);
+  auto a = build_analysed(widths, input, *dtype, b);
   if (!a) return a.status();
   auto p = predict(a->graph, a->analysis, device, options);
   if (!p) return p.status();
@@ -457,7 +456,7 @@ Expected<SssPoint> predict_sss_network(const SssWidths& widths, SssDataset datas
   pt.index = *index;
   pt.arch = a->analysis.model;
   pt.macs = a->analysis.totals.macs / b;
-  pt.flop_benchmark = sss_benchmark_flop(pt.macs, dataset);
+  pt.flop_benchmark = pt.macs + input.classes;
   pt.flops = a->analysis.totals.flops / b;
   pt.params = a->analysis.params;
   pt.ai = a->analysis.ai;
@@ -468,13 +467,13 @@ Expected<SssPoint> predict_sss_network(const SssWidths& widths, SssDataset datas
   return pt;
 }
 
-Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& indices, SssDataset dataset,
+Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& indices, const SssNetInput& input,
                                                     const DeviceSpec& device, const PerfOptions& options,
                                                     SssBatch batch, int jobs, const SssProgress& progress) {
-  return predict_sss_indices(indices, dataset, device, options, batch, jobs, progress, SssMethod::kAuto);
+  return predict_sss_indices(indices, input, device, options, batch, jobs, progress, SssMethod::kAuto);
 }
 
-Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& indices, SssDataset dataset,
+Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& indices, const SssNetInput& input,
                                                     const DeviceSpec& device, const PerfOptions& options,
                                                     SssBatch batch, int jobs, const SssProgress& progress,
                                                     SssMethod method) {
@@ -498,7 +497,7 @@ Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& 
       return Status::unsupported("device '" + device.id + "' has no " + options.dtype + " peak");
     if (!batch.max && batch.size < 1)
       return Status::invalid("NATS-SSS batch " + std::to_string(batch.size) + " must be at least 1");
-    auto t = build_segments(dataset, *dtype, device, jobs);
+    auto t = build_segments(input, *dtype, device, jobs);
     auto m = LayerModel::make(device, options, *dtype);
     if (t && m) {
       table.emplace(std::move(*t));
@@ -517,14 +516,14 @@ Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& 
   constexpr int64_t kChunk = 64;  // networks claimed at once: little contention, good balance
   auto work = [&] {
     std::optional<Assembler> assembler;
-    if (table) assembler.emplace(*table, *model, dataset);
+    if (table) assembler.emplace(*table, *model, input.classes);
     for (;;) {
       const int64_t begin = next.fetch_add(kChunk);
       if (begin >= total || failed.load(std::memory_order_relaxed)) return;
       const int64_t end = std::min(total, begin + kChunk);
       for (int64_t i = begin; i < end; ++i) {
         auto pt = assembler ? assembler->point(indices[i], batch)
-                            : predict_sss_network(sss_widths(indices[i]), dataset, device, options, batch);
+                            : predict_sss_network(sss_widths(indices[i]), input, device, options, batch);
         if (!pt) {
           errors[i] = pt.status();
           failed = true;
@@ -555,12 +554,12 @@ Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& 
   return out;
 }
 
-Expected<std::vector<SssPoint>> predict_sss_space(SssDataset dataset, const DeviceSpec& device,
+Expected<std::vector<SssPoint>> predict_sss_space(const SssNetInput& input, const DeviceSpec& device,
                                                   const PerfOptions& options, SssBatch batch, int jobs,
                                                   const SssProgress& progress) {
   std::vector<int64_t> all(static_cast<size_t>(kSssSpaceSize));
   for (int64_t i = 0; i < kSssSpaceSize; ++i) all[static_cast<size_t>(i)] = i;
-  return predict_sss_indices(all, dataset, device, options, batch, jobs, progress);
+  return predict_sss_indices(all, input, device, options, batch, jobs, progress);
 }
 
 Expected<std::vector<size_t>> sss_frontier(const std::vector<SssPoint>& points) {

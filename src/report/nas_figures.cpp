@@ -213,11 +213,11 @@ std::string run_words(const NasRunSummary& r) {
   return fmt::format("{} evaluations, {:.0f} simulated s", r.result.evaluations.size(), r.result.clock_seconds);
 }
 
-std::string score_words(const NasRunSummary& r, bool small) {
+std::string score_words(const NasReportInput& in, const NasRunSummary& r, bool small) {
   if (!r.score) return small ? "no true frontier (final accuracy unknown)" : "no score: the final accuracy does not cover the space";
   const auto& s = *r.score;
-  return fmt::format("HV ratio {:.3f}, IGD {:.4f}, {} of {} true-frontier networks found", s.hypervolume_ratio, s.igd,
-                     s.true_frontier_found, s.true_frontier_size);
+  return fmt::format("HV ratio {:.3f}, IGD {:.4f}, {} of {} {} networks found", s.hypervolume_ratio, s.igd,
+                     s.true_frontier_found, s.true_frontier_size, frontier_noun(in));
 }
 
 }  // namespace
@@ -298,15 +298,15 @@ std::string panel_svg(const NasReportInput& in, const Group& g, size_t k) {
   if (large) {
     p.set_title(fmt::format("Figure {}{}. {}: found vs true accuracy-throughput frontier", g.figure, g.letter,
                             strategy_display_name(g.strategy)));
-    p.set_subtitle(fmt::format("Seed {}; {}; {}; reward {}.", res.config.seed, score_words(run, false), run_words(run),
+    p.set_subtitle(fmt::format("Seed {}; {}; {}; reward {}.", res.config.seed, score_words(in, run, false), run_words(run),
                                reward_words(res.config.reward)));
   } else {
     p.set_title(run.score ? fmt::format("seed {}: HV ratio {:.3f}, IGD {:.4f}", res.config.seed, run.score->hypervolume_ratio,
                                         run.score->igd)
                           : fmt::format("seed {}", res.config.seed));
-    p.set_subtitle(run.score ? fmt::format("{} of {} true-frontier networks found; {}", run.score->true_frontier_found,
-                                           run.score->true_frontier_size, run_words(run))
-                             : score_words(run, true) + "; " + run_words(run));
+    p.set_subtitle(run.score ? fmt::format("{} of {} {} networks found; {}", run.score->true_frontier_found,
+                                           run.score->true_frontier_size, frontier_noun(in), run_words(run))
+                             : score_words(in, run, true) + "; " + run_words(run));
   }
   p.x_axis().label = "throughput (images/s)";
   p.x_axis().scale = AxisScale::kLog;
@@ -334,12 +334,12 @@ std::string panel_svg(const NasReportInput& in, const Group& g, size_t k) {
     std::vector<std::pair<double, double>> line;
     for (int64_t i : in.true_frontier) line.emplace_back(space[i].throughput, in.final_accuracy[i]);
     p.polyline(line, LineStyle{kBlack, 1.3, "5,3"}, "true-frontier",
-               fmt::format("true accuracy-throughput frontier ({} networks)", in.true_frontier.size()));
+               fmt::format("{} of accuracy and throughput ({} networks)", frontier_noun(in), in.true_frontier.size()));
     if (large)
       for (int64_t i : in.true_frontier)
         p.point(space[i].throughput, in.final_accuracy[i], marker(MarkerShape::kCircle, kBlack, false, 2.6, 0.8, 0.9),
-                fmt::format("{} (#{}): true frontier, {:.0f} img/s, {:.2f}% final accuracy", space[i].arch, i,
-                            space[i].throughput, in.final_accuracy[i]),
+                fmt::format("{} (#{}): {}, {:.0f} img/s, {:.2f}% final accuracy", space[i].arch, i,
+                            frontier_noun(in), space[i].throughput, in.final_accuracy[i]),
                 "true");
   }
 
@@ -350,7 +350,7 @@ std::string panel_svg(const NasReportInput& in, const Group& g, size_t k) {
   auto mark_found = [&](int64_t arch, double x, double y, const std::string& title) {
     line.emplace_back(x, y);
     p.point(x, y, fm, title, "found");
-    if (truth.count(arch)) p.point(x, y, tm, title + " (on the true frontier)", "found-true");
+    if (truth.count(arch)) p.point(x, y, tm, title + " (on the " + frontier_noun(in) + ")", "found-true");
   };
   if (fin) {
     for (int64_t i : run.found_frontier) {
@@ -378,10 +378,11 @@ std::string panel_svg(const NasReportInput& in, const Group& g, size_t k) {
   if (large) {
     p.set_legend_width(190);
     p.legend_marker(em, fmt::format("evaluated network ({} distinct)", first_eval.size()));
-    if (fin) p.legend_line(LineStyle{kBlack, 1.3, "5,3"}, fmt::format("true frontier ({})", in.true_frontier.size()));
-    if (fin) p.legend_marker(marker(MarkerShape::kCircle, kBlack, false, 2.6, 0.8, 0.9), "true-frontier network");
+    const std::string noun = frontier_noun(in);
+    if (fin) p.legend_line(LineStyle{kBlack, 1.3, "5,3"}, fmt::format("{} ({})", noun, in.true_frontier.size()));
+    if (fin) p.legend_marker(marker(MarkerShape::kCircle, kBlack, false, 2.6, 0.8, 0.9), noun + " network");
     p.legend_marker(fm, fmt::format("found frontier ({}){}", line.size(), fin ? ", final accuracy" : ""));
-    if (fin) p.legend_marker(tm, "found and on the true frontier");
+    if (fin) p.legend_marker(tm, "found and on the " + noun);
     if (!fin) p.legend_note("No true frontier: the final accuracy does not cover the space.");
   }
   return p.render();
@@ -397,9 +398,10 @@ std::string legend_strip_svg(const NasReportInput& in) {
   };
   std::vector<Entry> es;
   es.push_back({0, marker(MarkerShape::kCircle, kGrey, true, 2.2, 0.5, 0), {}, "evaluated network"});
-  if (fin) es.push_back({1, {}, LineStyle{kBlack, 1.3, "5,3"}, "true frontier"});
+  if (fin) es.push_back({1, {}, LineStyle{kBlack, 1.3, "5,3"}, frontier_noun(in)});
   es.push_back({0, marker(MarkerShape::kDiamond, kVermillion, true, 4, 0.9), {}, "found frontier"});
-  if (fin) es.push_back({0, marker(MarkerShape::kStar, kBlack, true, 3.6, 0.9, 0.6), {}, "found and on the true frontier"});
+  if (fin)
+    es.push_back({0, marker(MarkerShape::kStar, kBlack, true, 3.6, 0.9, 0.6), {}, std::string("found and on the ") + frontier_noun(in)});
   std::string body;
   double x = 8;
   for (const auto& e : es) {

@@ -27,8 +27,16 @@ const char* strategy_display_name(nas::StrategyKind k);
 // "accuracy", "soft (G_T 175k img/s, w = 0.07)", "hard (G_T 175k img/s)".
 std::string reward_words(const nas::RewardSpec& r);
 
-// Whether the final accuracy covers the space (a true frontier exists).
+// Whether a final accuracy is known (a true or reference frontier exists).
 inline bool final_known(const NasReportInput& in) { return !in.final_accuracy.empty() && in.space != nullptr; }
+// Whether it is known for part of the space only (the frontier is a reference frontier).
+inline bool final_partial(const NasReportInput& in) {
+  return final_known(in) && in.final_known_networks < static_cast<int64_t>(in.final_accuracy.size());
+}
+// "true frontier", or "reference frontier" when the final accuracy is partial.
+inline const char* frontier_noun(const NasReportInput& in) {
+  return final_partial(in) ? "reference frontier" : "true frontier";
+}
 
 // The panel of run `k` of group `g`: one large panel with a legend when the group has one run,
 // else a small multiple without legend (nas_legend_strip_svg goes above them).

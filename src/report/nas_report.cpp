@@ -1,6 +1,7 @@
 // The NAS report: its input (runs scored against the true frontier), the two tables and the
 // HTML page. The plots are in nas_figures.cpp.
 #include "rooflens/report/nas_report.h"
+#include "rooflens/analysis/validation.h"
 
 #include <fmt/format.h>
 
@@ -156,8 +157,14 @@ std::string default_title(const NasReportInput& in) {
 std::string source_sentence(const NasReportInput& in) {
   std::string s = "Throughput and utilization: " + (in.space->source.empty() ? std::string("not described") : in.space->source) + ".";
   if (!in.oracle.empty()) s += " Accuracy a search sees: " + in.oracle + ".";
-  s += final_known(in) ? " Final accuracy (true frontier, scores): the oracle's final accuracy for every network."
-                       : " Final accuracy: not known for the whole space, so no true frontier and no scores.";
+  if (nas_detail::final_partial(in))
+    s += fmt::format(" Final accuracy (reference frontier, scores): known for {} of the {} networks (those trained or "
+                     "tabulated), so the frontier, the scores and the normalisation ranges are over those {} networks, "
+                     "not the whole space.",
+                     in.final_known_networks, in.final_accuracy.size(), in.final_known_networks);
+  else
+    s += final_known(in) ? " Final accuracy (true frontier, scores): the oracle's final accuracy for every network."
+                         : " Final accuracy: not known for the whole space, so no true frontier and no scores.";
   if (!in.budget.empty()) s += " Budget: " + in.budget + ".";
   return s;
 }
@@ -172,7 +179,9 @@ std::string figure3(const NasReportInput& in) {
   o.title = figure3_title(in);
   o.source = in.space->source.empty() ? std::string("from the space table") : in.space->source;
   o.accuracy_label = "final accuracy";
-  return sss_figure3_svg(in.space->points, in.space_frontier, in.final_accuracy, o);
+  // Colour by fifths of the space only when the space is known throughout.
+  static const std::vector<double> kNone;
+  return sss_figure3_svg(in.space->points, in.space_frontier, nas_detail::final_partial(in) ? kNone : in.final_accuracy, o);
 }
 
 std::string header_html(const NasReportInput& in, const std::vector<Group>& gs) {
@@ -185,8 +194,18 @@ std::string header_html(const NasReportInput& in, const std::vector<Group>& gs) 
   row("Space", fmt::format("{} networks; {} on the throughput-utilization frontier", in.space->points.size(),
                            in.space_frontier.size()));
   row("Accuracy oracle", in.oracle);
-  row("True frontier", final_known(in) ? fmt::format("{} networks (accuracy-throughput, final accuracy)", in.true_frontier.size())
-                                       : std::string("unknown: the final accuracy does not cover the space"));
+  if (nas_detail::final_partial(in))
+    row("Reference frontier", fmt::format("{} networks: the accuracy-throughput frontier of the {} networks whose final "
+                                          "accuracy is known (not the whole space; the tables' \"true-frontier\" "
+                                          "columns refer to it)",
+                                          in.true_frontier.size(), in.final_known_networks));
+  else
+    row("True frontier", final_known(in) ? fmt::format("{} networks (accuracy-throughput, final accuracy)", in.true_frontier.size())
+                                         : std::string("unknown: the final accuracy does not cover the space"));
+  if (in.utilization_accuracy_spearman)
+    row("Utilization vs accuracy", fmt::format("Spearman {:.3f} over the {} distinct evaluated networks with a known final "
+                                               "accuracy (utilization from the space table)",
+                                               *in.utilization_accuracy_spearman, in.correlation_networks));
   row("Reward", in.reward);
   row("Budget", in.budget);
   std::string runs;
@@ -253,10 +272,23 @@ Expected<NasReportInput> make_nas_report_input(const nas::SpaceTable& space, std
     in.true_frontier = std::move(*truth);
   }
   in.final_accuracy = std::move(final_accuracy);
+  for (double f : in.final_accuracy) in.final_known_networks += std::isnan(f) ? 0 : 1;
   for (auto& r : results) {
     auto s = summarize_nas_run(std::move(r), space, in.final_accuracy);
     if (!s) return s.status();
     in.runs.push_back(std::move(*s));
+  }
+  if (!in.final_accuracy.empty()) {
+    std::set<int64_t> seen;
+    std::vector<double> util, acc;
+    for (const auto& run : in.runs)
+      for (const auto& e : run.result.evaluations)
+        if (seen.insert(e.arch).second && !std::isnan(in.final_accuracy[e.arch])) {
+          util.push_back(space.points[e.arch].utilization);
+          acc.push_back(in.final_accuracy[e.arch]);
+        }
+    in.correlation_networks = static_cast<int64_t>(util.size());
+    if (util.size() >= 3) in.utilization_accuracy_spearman = spearman(util, acc);
   }
   return in;
 }
@@ -326,7 +358,12 @@ std::string nas_report_html(const NasReportInput& in) {
     if (!single) h += "</div>\n";
     h += fmt::format("<figcaption><b>Figure {}{}.</b> {}: {} ", g.figure, g.letter, esc(g.name),
                      single ? "one run." : fmt::format("{} runs, one panel per seed, same axes.", g.runs.size()));
-    if (fin)
+    if (fin && nas_detail::final_partial(in))
+      h += "The dashed black line is the reference frontier: the accuracy-throughput frontier of every network whose "
+           "final accuracy is known (trained by any run, or found in the results), not of the whole space; the vermillion "
+           "line joins the frontier of the networks this run evaluated (grey, faint), both under the final accuracy; a "
+           "black star marks a found network on the reference frontier. Panel titles give the HV ratio and IGD against it. ";
+    else if (fin)
       h += "The dashed black line is the true accuracy-throughput frontier of the space; the vermillion line joins the "
            "frontier of the networks the run evaluated (grey, faint), both under the final accuracy; a black star marks a "
            "found network on the true frontier. Panel titles give the HV ratio and IGD. ";

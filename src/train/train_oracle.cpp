@@ -228,12 +228,16 @@ Expected<std::unique_ptr<TrainOracle>> TrainOracle::create(TrainOracleOptions op
 Expected<Graph> TrainOracle::network(int64_t arch_index, int64_t batch) const {
   if (!sss_index_valid(arch_index))
     return Status::invalid(fmt::format("NATS-SSS index {} is outside 0..{}", arch_index, kSssSpaceSize - 1));
+  return build_sss_network(sss_widths(arch_index), *network_input(), batch);
+}
+
+std::optional<SssNetInput> TrainOracle::network_input() const {
   SssNetInput in;
   in.name = options_.dataset == "fashion-mnist" ? "fashion-mnist" : "idx";
   in.channels = 1;
   in.image_size = data_->train.rows;
   in.classes = data_->classes;
-  return build_sss_network(sss_widths(arch_index), in, batch);
+  return in;
 }
 
 TrainKey TrainOracle::key(int64_t arch_index, uint64_t train_seed) const {

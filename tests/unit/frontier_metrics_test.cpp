@@ -184,10 +184,17 @@ TEST(FrontierMetrics, ScoreErrors) {
   EXPECT_FALSE(score_search({-1}, s.throughput, s.accuracy).has_value());
 
   std::vector<double> acc = s.accuracy;
-  acc[3] = std::nan("");
-  auto nan = score_search({0}, s.throughput, acc);
+  acc[3] = std::nan("");  // unknown: evaluating it cannot be judged
+  auto nan = score_search({0, 3}, s.throughput, acc);
   ASSERT_FALSE(nan.has_value());
-  EXPECT_NE(nan.status().message().find("network 3"), std::string::npos) << nan.status().message();
+  EXPECT_NE(nan.status().message().find("network 3, whose final accuracy is not known"), std::string::npos)
+      << nan.status().message();
+  acc[3] = std::numeric_limits<double>::infinity();
+  auto inf = score_search({0}, s.throughput, acc);
+  ASSERT_FALSE(inf.has_value());
+  EXPECT_NE(inf.status().message().find("network 3"), std::string::npos) << inf.status().message();
+  const std::vector<double> none(s.throughput.size(), std::nan(""));
+  EXPECT_FALSE(score_search({}, s.throughput, none).has_value());
   std::vector<double> thr = s.throughput;
   thr[2] = std::numeric_limits<double>::infinity();
   EXPECT_FALSE(score_search({0}, thr, s.accuracy).has_value());
@@ -248,6 +255,28 @@ TEST(FrontierMetrics, HypervolumeRatioNeverExceedsOneOnRandomSpaces) {
     EXPECT_GE(s->igd, 0.0);
     EXPECT_LE(s->true_frontier_found, s->true_frontier_size);
   }
+}
+
+TEST(FrontierMetrics, UnknownNetworksAreLeftOutOfTheReference) {
+  // Networks 1 and 5 have no final accuracy (say, never trained): the reference frontier is
+  // that of networks 0, 2, 3, 4, and the bounds are theirs (throughput 100..400, accuracy 60..90).
+  const TinySpace s;
+  const double nan = std::nan("");
+  const std::vector<double> acc{90, nan, 70, 60, 75, nan};
+  auto truth = true_frontier(s.throughput, acc);
+  ASSERT_TRUE(truth.has_value()) << truth.status().message();
+  EXPECT_EQ(*truth, (std::vector<int64_t>{0, 4}));
+  auto all = score_search({0, 2, 4}, s.throughput, acc);
+  ASSERT_TRUE(all.has_value()) << all.status().message();
+  EXPECT_DOUBLE_EQ(all->hypervolume_ratio, 1.0);
+  EXPECT_EQ(all->true_frontier_found, 2);
+  EXPECT_EQ(all->true_frontier_size, 2);
+  // Only network 2 (200, 70) -> (1/3, 1/3) against the reference (0, 1) and (1, 0.5):
+  // HV(reference) = 0 x 1 + 1 x 0.5 = 0.5 (network 0 sits at normalised throughput 0).
+  auto one = score_search({2}, s.throughput, acc);
+  ASSERT_TRUE(one.has_value()) << one.status().message();
+  EXPECT_NEAR(one->hypervolume_ratio, (1.0 / 9.0) / 0.5, 1e-12);
+  EXPECT_EQ(one->true_frontier_found, 0);
 }
 
 }  // namespace

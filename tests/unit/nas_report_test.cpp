@@ -260,7 +260,11 @@ TEST(NasReport, InputErrors) {
   EXPECT_FALSE(report::make_nas_report_input(space, {}, {bad}).has_value());  // also without final accuracy
 
   std::vector<double> nan_acc = acc;
-  nan_acc[5] = std::nan("");
+  nan_acc[1] = std::nan("");  // an evaluated network without a final accuracy cannot be judged
+  auto unknown = report::make_nas_report_input(space, nan_acc, {good});
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_NE(unknown.status().message().find("network 1"), std::string::npos) << unknown.status().message();
+  nan_acc[1] = std::numeric_limits<double>::infinity();
   EXPECT_FALSE(report::make_nas_report_input(space, nan_acc, {good}).has_value());
 
   nas::SpaceTable shuffled = space;
@@ -296,4 +300,31 @@ TEST(NasReport, Figure3AloneWithPartialAccuracy) {
 }
 
 }  // namespace
+TEST(NasReport, PartialFinalAccuracyGivesAReferenceFrontier) {
+  // A training oracle knows only the networks it trained: NaN elsewhere. The report judges
+  // against the frontier of the known networks and says so everywhere it says "frontier".
+  const nas::SpaceTable space = test::make_test_nas_space(64);
+  const std::vector<double> full = test::make_test_final_accuracy(space);
+  std::vector<double> acc(full.size(), std::nan(""));
+  const std::vector<int64_t> trained{1, 2, 7, 9, 20, 33, 40};
+  for (int64_t i : trained) acc[i] = full[i];
+  const auto a = test::make_test_run(space, acc, nas::StrategyKind::kRandom, 0, {1, 2, 7, 9});
+  const auto b = test::make_test_run(space, acc, nas::StrategyKind::kRandom, 1, {20, 33, 40, 2});
+  auto in = report::make_nas_report_input(space, acc, {a, b});
+  ASSERT_TRUE(in.has_value()) << in.status().message();
+  EXPECT_EQ(in->final_known_networks, 7);
+  EXPECT_FALSE(in->true_frontier.empty());
+  for (int64_t i : in->true_frontier) EXPECT_FALSE(std::isnan(acc[i])) << i;
+  ASSERT_TRUE(in->runs[0].score.has_value());
+  EXPECT_LE(in->runs[0].score->hypervolume_ratio, 1.0 + 1e-12);
+  // Both runs together evaluated every known network: the union reaches the reference.
+  ASSERT_TRUE(in->utilization_accuracy_spearman.has_value());
+  EXPECT_EQ(in->correlation_networks, 7);
+  const std::string html = report::nas_report_html(*in);
+  EXPECT_NE(html.find("Reference frontier"), std::string::npos);
+  EXPECT_NE(html.find("known for 7 of the 64 networks"), std::string::npos);
+  EXPECT_NE(html.find("Utilization vs accuracy"), std::string::npos);
+  EXPECT_EQ(html.find("true accuracy-throughput frontier"), std::string::npos);
+}
+
 }  // namespace rooflens

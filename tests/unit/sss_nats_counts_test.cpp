@@ -35,7 +35,7 @@ TEST(SssNatsCounts, GeneratorMatchesStoredFlopAndParamsOnEveryDataset) {
       for (const nas::NatsResult& r : hp.results) {
         auto ds = sss_dataset_from_name(r.dataset);
         ASSERT_TRUE(ds) << r.dataset;
-        auto p = predict_sss_network(sss_widths(index), *ds, *dev, po, SssBatch::fixed(1));
+        auto p = predict_sss_network(sss_widths(index), sss_net_input(*ds), *dev, po, SssBatch::fixed(1));
         ASSERT_TRUE(p) << p.status().message();
         // The files store millions with 6 decimals (Python rounds before writing).
         EXPECT_NEAR(r.flop, static_cast<double>(p->flop_benchmark) / 1e6, 5e-7)

@@ -33,7 +33,7 @@ const std::vector<int64_t> kSample = {0, 1, 11, 284, 671, 4681, 9999, 20000, 307
 
 TEST(SssStudy, PointsCarryCountsAndUtilizationFromThroughput) {
   const DeviceSpec d = v100();
-  auto pts = predict_sss_indices(kSample, SssDataset::kCifar10, d, fp16(), SssBatch::fixed(256), 2);
+  auto pts = predict_sss_indices(kSample, sss_net_input(SssDataset::kCifar10), d, fp16(), SssBatch::fixed(256), 2);
   ASSERT_TRUE(pts.has_value()) << pts.status().message();
   ASSERT_EQ(pts->size(), kSample.size());
   const double peak = d.best_peak("fp16")->flops;
@@ -59,8 +59,8 @@ TEST(SssStudy, PointsCarryCountsAndUtilizationFromThroughput) {
 
 TEST(SssStudy, SameAnswerOnOneThreadOrMany) {
   const DeviceSpec d = v100();
-  auto one = predict_sss_indices(kSample, SssDataset::kCifar100, d, fp16(), SssBatch::fixed(64), 1);
-  auto many = predict_sss_indices(kSample, SssDataset::kCifar100, d, fp16(), SssBatch::fixed(64), 3);
+  auto one = predict_sss_indices(kSample, sss_net_input(SssDataset::kCifar100), d, fp16(), SssBatch::fixed(64), 1);
+  auto many = predict_sss_indices(kSample, sss_net_input(SssDataset::kCifar100), d, fp16(), SssBatch::fixed(64), 3);
   ASSERT_TRUE(one.has_value() && many.has_value());
   for (size_t i = 0; i < kSample.size(); ++i) {
     EXPECT_EQ((*one)[i].arch, (*many)[i].arch);
@@ -71,11 +71,11 @@ TEST(SssStudy, SameAnswerOnOneThreadOrMany) {
 
 TEST(SssStudy, MaxBatchFitsAndMatchesTheSingleNetworkPath) {
   const DeviceSpec d = v100();
-  auto pts = predict_sss_indices({0, 32767}, SssDataset::kImageNet16_120, d, fp16(), SssBatch::largest(), 2);
+  auto pts = predict_sss_indices({0, 32767}, sss_net_input(SssDataset::kImageNet16_120), d, fp16(), SssBatch::largest(), 2);
   ASSERT_TRUE(pts.has_value()) << pts.status().message();
   for (const SssPoint& p : *pts) {
     Prediction detail;
-    auto one = predict_sss_network(sss_widths(p.index), SssDataset::kImageNet16_120, d, fp16(), SssBatch::largest(), &detail);
+    auto one = predict_sss_network(sss_widths(p.index), sss_net_input(SssDataset::kImageNet16_120), d, fp16(), SssBatch::largest(), &detail);
     ASSERT_TRUE(one.has_value());
     EXPECT_EQ(one->batch, p.batch);
     EXPECT_GT(p.batch, 256);
@@ -89,7 +89,7 @@ TEST(SssStudy, FrontierIsNonEmptyAndNonDominated) {
   const DeviceSpec d = v100();
   std::vector<int64_t> idx;
   for (int64_t i = 0; i < kSssSpaceSize; i += 97) idx.push_back(i);
-  auto pts = predict_sss_indices(idx, SssDataset::kCifar10, d, fp16(), SssBatch::fixed(256), 0);
+  auto pts = predict_sss_indices(idx, sss_net_input(SssDataset::kCifar10), d, fp16(), SssBatch::fixed(256), 0);
   ASSERT_TRUE(pts.has_value());
   auto front = sss_frontier(*pts);
   ASSERT_TRUE(front.has_value());
@@ -116,23 +116,23 @@ TEST(SssStudy, FrontierIsNonEmptyAndNonDominated) {
 
 TEST(SssStudy, BadInputIsReported) {
   const DeviceSpec d = v100();
-  auto bad_index = predict_sss_indices({0, kSssSpaceSize}, SssDataset::kCifar10, d, fp16(), SssBatch::fixed(1), 1);
+  auto bad_index = predict_sss_indices({0, kSssSpaceSize}, sss_net_input(SssDataset::kCifar10), d, fp16(), SssBatch::fixed(1), 1);
   ASSERT_FALSE(bad_index.has_value());
   EXPECT_EQ(bad_index.status().code(), StatusCode::kInvalidInput);
   EXPECT_NE(bad_index.status().message().find("32768"), std::string::npos);
 
   PerfOptions fp8;
   fp8.dtype = "fp8";
-  auto no_peak = predict_sss_network(sss_widths(0), SssDataset::kCifar10, d, fp8, SssBatch::fixed(1));
+  auto no_peak = predict_sss_network(sss_widths(0), sss_net_input(SssDataset::kCifar10), d, fp8, SssBatch::fixed(1));
   ASSERT_FALSE(no_peak.has_value());
   EXPECT_EQ(no_peak.status().code(), StatusCode::kUnsupported);
 
-  auto bad_batch = predict_sss_network(sss_widths(0), SssDataset::kCifar10, d, fp16(), SssBatch::fixed(0));
+  auto bad_batch = predict_sss_network(sss_widths(0), sss_net_input(SssDataset::kCifar10), d, fp16(), SssBatch::fixed(0));
   ASSERT_FALSE(bad_batch.has_value());
   EXPECT_EQ(bad_batch.status().code(), StatusCode::kInvalidInput);
 
   SssWidths odd = {8, 8, 12, 8, 8};
-  auto bad_width = predict_sss_network(odd, SssDataset::kCifar10, d, fp16(), SssBatch::fixed(1));
+  auto bad_width = predict_sss_network(odd, sss_net_input(SssDataset::kCifar10), d, fp16(), SssBatch::fixed(1));
   ASSERT_FALSE(bad_width.has_value());
   EXPECT_EQ(bad_width.status().code(), StatusCode::kInvalidInput);
 }
@@ -185,11 +185,14 @@ void expect_same_points(const std::vector<SssPoint>& full, const std::vector<Sss
 TEST(SssStudy, AssembledMatchesFullOnGpuAndCpu) {
   struct Case {
     std::string device, dtype;
-    SssDataset dataset;
+    SssNetInput input;
   };
-  const std::vector<Case> cases = {{"v100", "fp16", SssDataset::kCifar10},
-                                   {"v100", "fp32", SssDataset::kImageNet16_120},
-                                   {"epyc-milan-2c", "fp32", SssDataset::kCifar100}};
+  // The last case is the training oracle's Fashion-MNIST network (1 channel, 28 x 28): its
+  // space table is assembled from segments too.
+  const std::vector<Case> cases = {{"v100", "fp16", sss_net_input(SssDataset::kCifar10)},
+                                   {"v100", "fp32", sss_net_input(SssDataset::kImageNet16_120)},
+                                   {"epyc-milan-2c", "fp32", sss_net_input(SssDataset::kCifar100)},
+                                   {"v100", "fp16", SssNetInput{"fashion-mnist", 1, 28, 10}}};
   for (const Case& c : cases) {
     const DeviceSpec d = device_named(c.device);
     PerfOptions o;
@@ -197,8 +200,8 @@ TEST(SssStudy, AssembledMatchesFullOnGpuAndCpu) {
     for (SssBatch batch : {SssBatch::fixed(1), SssBatch::fixed(256), SssBatch::largest()}) {
       SCOPED_TRACE(c.device + " " + c.dtype + " batch " + (batch.max ? std::string("max") : std::to_string(batch.size)));
       const std::vector<int64_t> idx = assembled_sample(batch.max);
-      auto full = predict_sss_indices(idx, c.dataset, d, o, batch, 2, {}, SssMethod::kFull);
-      auto fast = predict_sss_indices(idx, c.dataset, d, o, batch, 2, {}, SssMethod::kAssembled);
+      auto full = predict_sss_indices(idx, c.input, d, o, batch, 2, {}, SssMethod::kFull);
+      auto fast = predict_sss_indices(idx, c.input, d, o, batch, 2, {}, SssMethod::kAssembled);
       ASSERT_TRUE(full.has_value()) << full.status().message();
       ASSERT_TRUE(fast.has_value()) << fast.status().message();
       expect_same_points(*full, *fast);
@@ -211,8 +214,8 @@ TEST(SssStudy, AssembledMatchesFullOnFp16OnACpuAndWithoutL2) {
   const DeviceSpec cpu = device_named("epyc-milan-2c");
   PerfOptions o;
   o.dtype = "fp16";
-  auto full = predict_sss_indices({0, 1}, SssDataset::kCifar10, cpu, o, SssBatch::fixed(256), 1, {}, SssMethod::kFull);
-  auto fast = predict_sss_indices({0, 1}, SssDataset::kCifar10, cpu, o, SssBatch::fixed(256), 1, {}, SssMethod::kAssembled);
+  auto full = predict_sss_indices({0, 1}, sss_net_input(SssDataset::kCifar10), cpu, o, SssBatch::fixed(256), 1, {}, SssMethod::kFull);
+  auto fast = predict_sss_indices({0, 1}, sss_net_input(SssDataset::kCifar10), cpu, o, SssBatch::fixed(256), 1, {}, SssMethod::kAssembled);
   ASSERT_FALSE(full.has_value());
   ASSERT_FALSE(fast.has_value());
   EXPECT_EQ(full.status().code(), fast.status().code());
@@ -226,8 +229,8 @@ TEST(SssStudy, AssembledMatchesFullOnFp16OnACpuAndWithoutL2) {
   po.use_measured_peak = false;
   const std::vector<int64_t> idx = {0, 7, 511, 4095, 20000, 32767};
   for (SssBatch batch : {SssBatch::fixed(3), SssBatch::largest()}) {
-    auto a = predict_sss_indices(idx, SssDataset::kCifar10, small, po, batch, 1, {}, SssMethod::kFull);
-    auto b = predict_sss_indices(idx, SssDataset::kCifar10, small, po, batch, 1, {}, SssMethod::kAssembled);
+    auto a = predict_sss_indices(idx, sss_net_input(SssDataset::kCifar10), small, po, batch, 1, {}, SssMethod::kFull);
+    auto b = predict_sss_indices(idx, sss_net_input(SssDataset::kCifar10), small, po, batch, 1, {}, SssMethod::kAssembled);
     ASSERT_TRUE(a.has_value() && b.has_value());
     expect_same_points(*a, *b);
   }
@@ -236,7 +239,7 @@ TEST(SssStudy, AssembledMatchesFullOnFp16OnACpuAndWithoutL2) {
 TEST(SssStudy, WholeSpaceIsAssembledInIndexOrder) {
   const DeviceSpec d = v100();
   int64_t last_done = 0;
-  auto pts = predict_sss_space(SssDataset::kCifar10, d, fp16(), SssBatch::fixed(256), 2,
+  auto pts = predict_sss_space(sss_net_input(SssDataset::kCifar10), d, fp16(), SssBatch::fixed(256), 2,
                                [&](int64_t done, int64_t total) {
                                  EXPECT_EQ(total, kSssSpaceSize);
                                  EXPECT_GT(done, last_done);
@@ -247,7 +250,7 @@ TEST(SssStudy, WholeSpaceIsAssembledInIndexOrder) {
   EXPECT_EQ(last_done, kSssSpaceSize);
   for (int64_t i = 0; i < kSssSpaceSize; i += 1001) EXPECT_EQ((*pts)[static_cast<size_t>(i)].index, i);
   // Spot checks against the full path.
-  auto full = predict_sss_indices({0, 12345, 32767}, SssDataset::kCifar10, d, fp16(), SssBatch::fixed(256), 1, {},
+  auto full = predict_sss_indices({0, 12345, 32767}, sss_net_input(SssDataset::kCifar10), d, fp16(), SssBatch::fixed(256), 1, {},
                                   SssMethod::kFull);
   ASSERT_TRUE(full.has_value());
   expect_same_points(*full, {(*pts)[0], (*pts)[12345], (*pts)[32767]});

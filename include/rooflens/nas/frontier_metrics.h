@@ -14,6 +14,11 @@
 //    for a non-empty found set when the true frontier's HV is 0, a degenerate space).
 //  - IGD: the mean, over the true frontier's points, of the Euclidean distance (normalised
 //    coordinates) to the nearest found point; 0 when every true-frontier point was found.
+//  - Unknown networks: a NaN final accuracy means the network's accuracy is not known (an
+//    oracle that trains, or a table, covers only part of the space). Such networks are left
+//    out of the true frontier and of the bounds, which are then those of the known networks:
+//    the "true" frontier is the reference frontier of what is known, and the caller must say
+//    so. A search's evaluated networks must all be known.
 #pragma once
 
 #include <cstdint>

@@ -30,6 +30,7 @@
 
 #include "rooflens/nas/nats_data.h"
 #include "rooflens/nas/nats_single_file.h"
+#include "rooflens/nas/sss_space.h"
 #include "rooflens/util/status.h"
 
 namespace rooflens::nas {
@@ -64,6 +65,12 @@ class AccuracyOracle {
 
   // One line saying what the oracle returns and where from, for reports and logs.
   virtual std::string describe() const = 0;
+
+  // The input the oracle's networks take, when it is not the benchmark dataset the search
+  // names (--dataset): the training oracle trains on its own data (e.g. Fashion-MNIST, 1 x 28
+  // x 28, 10 classes), and the throughput and utilization a search weighs must be those of
+  // the networks it trains. nullopt: the search's dataset.
+  virtual std::optional<SssNetInput> network_input() const { return std::nullopt; }
 };
 
 // The simulated clock of a search: starts at 0 and advances by each evaluation's cost.

@@ -50,13 +50,13 @@ using SssProgress = std::function<void(int64_t done, int64_t total)>;
 // One network in detail; `detail`, when not null, receives the full prediction (per layer).
 // Errors: invalid widths or batch; the device has no peak for options.dtype (unsupported);
 // no batch fits (max).
-Expected<SssPoint> predict_sss_network(const SssWidths& widths, SssDataset dataset, const DeviceSpec& device,
+Expected<SssPoint> predict_sss_network(const SssWidths& widths, const SssNetInput& input, const DeviceSpec& device,
                                        const PerfOptions& options, SssBatch batch, Prediction* detail = nullptr);
 
 // The networks at `indices` (each 0..kSssSpaceSize-1, else invalid input naming it), in the
 // order given. jobs <= 0: one per hardware thread. The first error (lowest position) wins.
 // Method kAuto (below).
-Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& indices, SssDataset dataset,
+Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& indices, const SssNetInput& input,
                                                     const DeviceSpec& device, const PerfOptions& options,
                                                     SssBatch batch, int jobs, const SssProgress& progress = {});
 
@@ -73,13 +73,13 @@ Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& 
 //   kFull if they cannot be taken; else kFull.
 enum class SssMethod { kAuto, kFull, kAssembled };
 
-Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& indices, SssDataset dataset,
+Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& indices, const SssNetInput& input,
                                                     const DeviceSpec& device, const PerfOptions& options,
                                                     SssBatch batch, int jobs, const SssProgress& progress,
                                                     SssMethod method);
 
 // All 32768 networks, index order (points[i].index == i).
-Expected<std::vector<SssPoint>> predict_sss_space(SssDataset dataset, const DeviceSpec& device,
+Expected<std::vector<SssPoint>> predict_sss_space(const SssNetInput& input, const DeviceSpec& device,
                                                   const PerfOptions& options, SssBatch batch, int jobs,
                                                   const SssProgress& progress = {});
 

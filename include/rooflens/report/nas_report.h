@@ -90,10 +90,20 @@ struct NasReportInput {
   // Positions in space->points of the throughput-utilization frontier (sss_frontier).
   std::vector<size_t> space_frontier;
   // Percent, one per network of the space (index order), the oracle's final accuracy; empty
-  // when the oracle does not cover the space (then there is no true frontier and no score).
+  // when it is not known (then there is no true frontier and no score). NaN marks a network
+  // whose final accuracy is unknown (a training oracle knows only what it trained): the
+  // "true" frontier and the scores are then over the known networks only, and the report
+  // calls it the reference frontier (nas/frontier_metrics.h).
   std::vector<double> final_accuracy;
   // The true accuracy-throughput frontier (nas::true_frontier); empty iff final_accuracy is.
   std::vector<int64_t> true_frontier;
+  // Networks whose final accuracy is known (not NaN); the space's size when it covers the space.
+  int64_t final_known_networks = 0;
+  // Spearman rank correlation of utilization (space table) and final accuracy over the
+  // distinct networks the runs evaluated whose final accuracy is known (the paper's Figure 3
+  // finding: accuracy rises with utilization); nullopt with fewer than 3 such networks.
+  std::optional<double> utilization_accuracy_spearman;
+  int64_t correlation_networks = 0;
   // Several strategies x seeds, any order (the report groups them by strategy and reward).
   std::vector<NasRunSummary> runs;
   // One line each, shown in the header and under the plots; empty ones are left out.

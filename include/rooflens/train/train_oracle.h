@@ -142,6 +142,8 @@ class TrainOracle : public nas::AccuracyOracle {
   Expected<nas::Evaluation> evaluate(int64_t arch_index, uint64_t seed) override;
   Expected<double> final_accuracy(int64_t arch_index) override;
   std::string describe() const override;
+  // {dataset, 1 channel, the images' side, the data's classes}.
+  std::optional<SssNetInput> network_input() const override;
 
   // The network `arch` as trained here (input [batch, 1, S, S], `classes` logits).
   Expected<Graph> network(int64_t arch_index, int64_t batch = 1) const;
