@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "loading.h"
 #include "rooflens/cost/analysis.h"
 #include "rooflens/onnx/import.h"
 #include "rooflens/passes/infer_shapes.h"
@@ -20,8 +21,7 @@ void add_analyze(CLI::App& app, AnalyzeArgs& a) {
   cmd->add_option("--dtype", a.dtype, "precision the model is deployed at: fp32, fp16, bf16, int8, fp8")
       ->capture_default_str();
   cmd->add_option("--batch", a.batch, "batch size (overrides dim 0 of every input; default: the file's, symbolic -> 1)");
-  cmd->add_option("--input-shape", a.input_shapes,
-                  "input shape: 3x299x299 (all but batch, first input) or NAME:1x3x299x299");
+  add_input_shape_option(cmd, &a.input_shapes);
   cmd->add_flag("--unfused", a.unfused, "one row per node instead of per fused layer");
   cmd->add_option("--format", a.format, "table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}))
@@ -51,11 +51,9 @@ int run_analyze(const AnalyzeArgs& a) {
     if (a.batch <= 0) return report_error(Status::invalid("--batch " + std::to_string(a.batch) + ": must be a positive integer"));
     io.batch = a.batch;
   }
-  for (const auto& spec : a.input_shapes) {
-    auto o = parse_input_shape(spec);
-    if (!o) return report_error(o.status());
-    io.input_shapes.push_back(*o);
-  }
+  auto shapes = parse_input_shapes(a.input_shapes);
+  if (!shapes) return report_error(shapes.status());
+  io.input_shapes = std::move(*shapes);
   AnalyzeOptions ao;
   ao.cost.dtype = *dt;
   ao.fusion = a.unfused ? FusionMode::kNone : FusionMode::kEngine;

@@ -106,6 +106,7 @@ struct MeasureArgs {
   std::string output;
   std::string devices_dir;
   double max_seconds = 10;
+  std::vector<std::string> input_shapes;  // --input-shape (loading.h)
   std::string dtype = "fp32";  // fp32, or fp16 on the CUDA backend
   bool graph = false;          // CUDA backend: replay the model as one CUDA graph
 };

@@ -25,7 +25,7 @@ void add_doctor(CLI::App& app, DoctorArgs& a) {
   cmd->add_option("--device", a.device, "device id or alias, a device .json file, or custom:...")->capture_default_str();
   cmd->add_option("--dtype", a.dtype, "dtype")->capture_default_str();
   cmd->add_option("--batch", a.batch, "batch: N or max")->capture_default_str();
-  cmd->add_option("--input-shape", a.input_shapes, "input shape: 3x299x299 (all but batch) or NAME:1x3x299x299");
+  add_input_shape_option(cmd, &a.input_shapes);
   cmd->add_option("--devices", a.devices, "devices for the 'another device' remedies (default: every GPU)");
   cmd->add_option("--jpeg-rate", a.jpeg_rate, "JPEG decode rate of this machine, images/s per core (rooflens probe jpeg)");
   cmd->add_flag("--measure-jpeg", a.measure_jpeg, "measure JPEG decoding on this machine now (1 s, libjpeg-turbo, at "

@@ -1,6 +1,8 @@
 // Model loading shared by predict, measure, validate, study and whatif (see loading.h).
 #include "loading.h"
 
+#include <CLI/CLI.hpp>
+
 #include "common.h"
 
 #include <filesystem>
@@ -67,6 +69,12 @@ Expected<LoadedModel> fold_loaded(const LoadedModel& l, int factor, int align) {
   auto a = analyse_loaded_graph(std::move(*g), l.analysis.model, l.analysis.dtype);
   if (!a) return a.status();
   return LoadedModel{std::move(a->graph), std::move(a->analysis)};
+}
+
+void add_input_shape_option(CLI::App* cmd, std::vector<std::string>* specs) {
+  cmd->add_option("--input-shape", *specs,
+                  "input shape: 3x299x299 (all but the batch, first input) or NAME:1x3x299x299 (a whole shape, "
+                  "one named input); repeatable, one per input");
 }
 
 Expected<std::vector<InputShapeOverride>> parse_input_shapes(const std::vector<std::string>& specs) {

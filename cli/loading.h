@@ -13,7 +13,15 @@
 #include "rooflens/cost/analysis.h"
 #include "rooflens/onnx/import.h"
 
+namespace CLI {
+class App;
+}
+
 namespace rooflens::cli {
+
+// The model-loading flag every command that loads one model file shares (analyze, predict,
+// measure, doctor, whatif): --input-shape, repeatable, parsed by parse_input_shapes below.
+void add_input_shape_option(CLI::App* cmd, std::vector<std::string>* specs);
 
 struct Loaded {
   Graph graph;

@@ -50,11 +50,26 @@ struct Compared {
   Prediction p;
   double peak = 0;
   std::string peak_label;
+  std::string inputs;  // the graph inputs as run: "x 1x3x224x224"
 };
 
-Expected<Compared> measure_and_predict(const std::string& path, const BackendChoice& choice, int64_t batch,
-                                       int threads, double max_seconds, const DeviceSpec& dev) {
-  auto loaded = load_model(path, {}, choice.dtype, batch);
+// "NAME 1x3x224x224, ..." of a loaded graph's run-time inputs.
+std::string input_shapes_text(const Graph& g) {
+  std::string s;
+  for (ValueId id : g.inputs) {
+    const Value& v = g.value(id);
+    std::string dims;
+    if (v.shape)
+      for (int64_t d : *v.shape) dims += (dims.empty() ? "" : "x") + std::to_string(d);
+    s += (s.empty() ? "" : ", ") + v.name + " " + (dims.empty() ? std::string("?") : dims);
+  }
+  return s;
+}
+
+Expected<Compared> measure_and_predict(const std::string& path, const std::vector<InputShapeOverride>& shapes,
+                                       const BackendChoice& choice, int64_t batch, int threads, double max_seconds,
+                                       const DeviceSpec& dev) {
+  auto loaded = load_model(path, shapes, choice.dtype, batch);
   if (!loaded) return loaded.status();
   auto backend = make_backend(choice);
   if (!backend) return backend.status();
@@ -69,7 +84,7 @@ Expected<Compared> measure_and_predict(const std::string& path, const BackendCho
   po.dtype = dtype_name(choice.dtype);
   auto p = predict(loaded->graph, loaded->analysis, dev, po);
   if (!p) return p.status();
-  Compared c{std::move(*m), std::move(*p), 0, ""};
+  Compared c{std::move(*m), std::move(*p), 0, "", input_shapes_text(loaded->graph)};
   if (auto mp = dev.best_measured_peak(po.dtype)) {
     c.peak = mp->flops;
     c.peak_label = "measured";
@@ -97,6 +112,7 @@ void add_measure(CLI::App& app, MeasureArgs& a) {
       ->check(CLI::IsMember({"fp32", "fp16"}))->capture_default_str();
   cmd->add_flag("--graph", a.graph, "cuda backend: replay the model as one CUDA graph (launch overhead removed; no per-layer times)");
   cmd->add_option("--batch", a.batch, "batch size, or max (the largest that fits the device's memory)")->capture_default_str();
+  add_input_shape_option(cmd, &a.input_shapes);
   cmd->add_option("--threads", a.threads, "threads (default: all cores)");
   cmd->add_option("--device", a.device, "device file or id for predictions and the peak (default: this machine's entry; `rooflens probe cpu --out local.json` measures one)")->capture_default_str();
   cmd->add_flag("--verify", a.verify, "also run the reference backend on the same input and report the relative error");
@@ -131,9 +147,11 @@ int run_measure(const MeasureArgs& a) {
   if (!dev) return report_error(dev.status());
   const int threads = default_threads(a.threads);
   if (a.files.size() != 1) return report_error(Status::invalid("measure takes one model file"));
+  auto shapes = parse_input_shapes(a.input_shapes);
+  if (!shapes) return report_error(shapes.status());
   // The largest batch whose weights + live activations + workspace fit this device's memory.
   auto memory_at = [&](int64_t b) -> Expected<int64_t> {
-    auto l = load_model(a.files[0], {}, DType::kF32, b);
+    auto l = load_model(a.files[0], *shapes, DType::kF32, b);
     if (!l) return l.status();
     return estimate_memory(l->graph, l->analysis, *dev).total();
   };
@@ -148,12 +166,12 @@ int run_measure(const MeasureArgs& a) {
     if (a.batch.empty() || *end != '\0' || batch <= 0)
       return report_error(Status::invalid("--batch '" + a.batch + "': expected a positive integer or max"));
   }
-  auto c = measure_and_predict(a.files[0], choice, batch, threads, a.max_seconds, *dev);
+  auto c = measure_and_predict(a.files[0], *shapes, choice, batch, threads, a.max_seconds, *dev);
   if (!c) return report_error(c.status());
   std::optional<double> verify_err;
   std::vector<double> errs;
   if (a.verify) {
-    auto loaded = load_model(a.files[0], {}, choice.dtype, batch);
+    auto loaded = load_model(a.files[0], *shapes, choice.dtype, batch);
     if (!loaded) return report_error(loaded.status());
     auto be_or = make_backend(choice);
     if (!be_or) return report_error(be_or.status());
@@ -182,7 +200,7 @@ int run_measure(const MeasureArgs& a) {
       layers.push_back({{"name", L.name}, {"op", L.op}, {"time_s", L.time_s}, {"predicted_time_s", pred}, {"impl", L.impl}});
     }
     nlohmann::json j = {{"schema", "rooflens.measure/1"}, {"model", c->p.model}, {"backend", m.backend},
-                        {"device", dev->id}, {"batch", m.batch}, {"threads", m.threads},
+                        {"device", dev->id}, {"batch", m.batch}, {"inputs", c->inputs}, {"threads", m.threads},
                         {"dtype", a.dtype}, {"cuda_graph", a.graph}, {"gpu", gpu_name},
                         {"throughput", m.throughput}, {"throughput_iqr", m.throughput_q3 - m.throughput_q1},
                         {"throughput_q1", m.throughput_q1}, {"throughput_q3", m.throughput_q3},
@@ -217,6 +235,7 @@ int run_measure(const MeasureArgs& a) {
     else
       out += fmt::format("measured on this machine ({} backend, {} thread(s)): {}, batch {}\n", m.backend, m.threads,
                          c->p.model, m.batch);
+    out += fmt::format("  input           {}\n", c->inputs);
     out += fmt::format("  throughput      {:>10.1f} images/s  (median of {} runs; interquartile {:.1f} .. {:.1f})\n",
                        m.throughput, m.timing.samples.size(), m.throughput_q1, m.throughput_q3);
     out += fmt::format("  latency         {:>10.3f} ms per batch (best {:.3f})\n", m.timing.median * 1e3, m.timing.min * 1e3);
@@ -317,7 +336,7 @@ int run_validate(const ValidateArgs& a) {
     FitSums sums;
     for (size_t i = 0; i < train.size(); ++i) {
       std::fprintf(stderr, "validate: fitting on %s (%zu/%zu)\n", train[i].c_str(), i + 1, train.size());
-      auto c = measure_and_predict(dir + "/" + train[i] + ".onnx", BackendChoice{}, a.batch, threads, a.max_seconds, *dev);
+      auto c = measure_and_predict(dir + "/" + train[i] + ".onnx", {}, BackendChoice{}, a.batch, threads, a.max_seconds, *dev);
       if (!c) return report_error(c.status());
       sums.add(*c);
     }
@@ -338,7 +357,7 @@ int run_validate(const ValidateArgs& a) {
   }
   for (size_t i = 0; i < test.size(); ++i) {
     std::fprintf(stderr, "validate: %s (%zu/%zu)\n", test[i].c_str(), i + 1, test.size());
-    auto c = measure_and_predict(dir + "/" + test[i] + ".onnx", BackendChoice{}, a.batch, threads, a.max_seconds, *dev);
+    auto c = measure_and_predict(dir + "/" + test[i] + ".onnx", {}, BackendChoice{}, a.batch, threads, a.max_seconds, *dev);
     if (!c) return report_error(c.status());
     pts.push_back({test[i], c->m.throughput, c->p.throughput});
   }

@@ -91,7 +91,7 @@ void add_predict(CLI::App& app, PredictArgs& a) {
       ->capture_default_str();
   cmd->add_option("--dtype", a.dtype, "fp32, fp16, bf16, int8 or fp8")->capture_default_str();
   cmd->add_option("--batch", a.batch, "batch sizes: N, max (largest that fits), or a list like 1,8,64,max")->capture_default_str();
-  cmd->add_option("--input-shape", a.input_shapes, "input shape: 3x299x299 (all but batch) or NAME:1x3x299x299");
+  add_input_shape_option(cmd, &a.input_shapes);
   cmd->add_option("--format", a.format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}))->capture_default_str();
   cmd->add_option("--roofline", a.roofline, "write the roofline chart (SVG) of the (last) prediction here");
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");

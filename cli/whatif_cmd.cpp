@@ -22,7 +22,7 @@ void add_whatif(CLI::App& app, WhatIfArgs& a) {
   cmd->add_option("--device", a.device, "device id or alias, a device .json file, or custom:...")->capture_default_str();
   cmd->add_option("--dtype", a.dtype, "baseline dtype")->capture_default_str();
   cmd->add_option("--batch", a.batch, "baseline batch: N or max")->capture_default_str();
-  cmd->add_option("--input-shape", a.input_shapes, "input shape: 3x299x299 (all but batch) or NAME:1x3x299x299");
+  add_input_shape_option(cmd, &a.input_shapes);
   cmd->add_option("--devices", a.devices, "comma-separated devices for the device rows (default: every GPU of the database)");
   cmd->add_option("--format", a.format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}))->capture_default_str();
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
