@@ -17,7 +17,16 @@ void run_elsewhere_if_needed(int argc, char** argv) {
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return;
   const std::string full = (self.parent_path() / "rooflens-full").string();
-  if (::access(full.c_str(), X_OK) != 0) return;  // not built here: the stubs explain
+  if (::access(full.c_str(), X_OK) != 0) {
+    // Not built (or not installed) beside this program: this program's stubs answer, and they
+    // can only say what this program lacks, so say here where the full program was looked for.
+    std::fprintf(stderr,
+                 "rooflens: note: this command needs rooflens-full (CUDA and LibTorch), which is not at %s; "
+                 "answering without them. Build it with the project (it is made when nvcc + cuDNN or LibTorch "
+                 "are found) and keep it beside rooflens.\n",
+                 full.c_str());
+    return;
+  }
   argv[0] = const_cast<char*>(full.c_str());
   ::execv(full.c_str(), argv);
   // Only reached when exec failed: carry on; this program's stubs answer.
