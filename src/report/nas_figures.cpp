@@ -296,8 +296,8 @@ std::string panel_svg(const NasReportInput& in, const Group& g, size_t k) {
   SvgPlot p(g.ids[k], w, h);
   const Axes ax = axes(in);
   if (large) {
-    p.set_title(fmt::format("Figure {}{}. {}: found vs true accuracy-throughput frontier", g.figure, g.letter,
-                            strategy_display_name(g.strategy)));
+    p.set_title(fmt::format("Figure {}{}. {}: found vs {} accuracy-throughput frontier", g.figure, g.letter,
+                            strategy_display_name(g.strategy), final_partial(in) ? "reference" : "true"));
     p.set_subtitle(fmt::format("Seed {}; {}; {}; reward {}.", res.config.seed, score_words(in, run, false), run_words(run),
                                reward_words(res.config.reward)));
   } else {

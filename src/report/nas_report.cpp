@@ -213,7 +213,10 @@ std::string header_html(const NasReportInput& in, const std::vector<Group>& gs) 
     runs += fmt::format("{}{} ({} run{})", runs.empty() ? "" : "; ", g.name, g.runs.size(), g.runs.size() == 1 ? "" : "s");
   row("Runs", runs.empty() ? "none" : runs);
   h += "</dl>\n";
-  h += "<p class=\"note\"><b>Scores.</b> Both objectives are normalised to [0, 1] by their range over the whole space. "
+  h += std::string("<p class=\"note\"><b>Scores.</b> Both objectives are normalised to [0, 1] by their range over ") +
+       (nas_detail::final_partial(in) ? "the networks whose final accuracy is known (the reference frontier stands for "
+                                        "the true frontier below). "
+                                      : "the whole space. ") +
        "Hypervolume (HV): the area a set dominates with the reference point at the worst throughput and worst accuracy; "
        "HV ratio = HV(found frontier) / HV(true frontier), 1 when the search reached the true frontier everywhere. IGD: "
        "the mean distance from each true-frontier network to the nearest found one, 0 when all were found. The found "
@@ -345,7 +348,8 @@ std::string nas_report_html(const NasReportInput& in) {
                    "{} networks on the throughput-utilization Pareto frontier, the candidates approximate filtering "
                    "evaluates. {}{}</figcaption>\n</figure>\n",
                    in.space_frontier.size(),
-                   fin ? "Colour: final accuracy by fifths of the space (darker is more accurate). "
+                   fin && !nas_detail::final_partial(in)
+                       ? "Colour: final accuracy by fifths of the space (darker is more accurate). "
                        : "No accuracy colouring: the final accuracy does not cover the space. ",
                    source);
 
