@@ -237,6 +237,7 @@ struct NasArgs {
   double max_seconds = 0.5;              // per measured network
   std::string out;  // directory: one JSONL log per run, result.json
   bool resume = false;
+  int64_t max_evals = 0;  // --max-evals: SearchConfig::max_evaluations
   std::string report;
   int jobs = 0;
   std::string devices_dir;
@@ -244,9 +245,25 @@ struct NasArgs {
   // Training oracle (--oracle train:...): appended to its spec as KEY=VALUE when given (the
   // spec parser checks them); empty = the oracle's default.
   std::string epochs, train_batch, train_subset, test_subset, train_threads, train_clock;
+  // Training oracle: the results database (cli/train_db_path.h): empty = the default file,
+  // "none" = memory only.
+  std::string db;
 };
 void add_nas(CLI::App& app, NasArgs& a);
 int run_nas(const NasArgs& a);
+
+// `rooflens nas-db list|export|check [FILE]` (cli/nas_db_cmd.cpp): the training oracle's
+// results database.
+struct NasDbArgs {
+  std::string action;  // the subcommand given
+  std::string file;    // empty: the default database
+  bool rows = false;   // list: every training too
+  int64_t limit = 0;   // list: at most this many trainings (implies rows); 0: all
+  std::string out;     // export: CSV file (empty or -: stdout)
+  std::string space, dataset, recipe;  // list / export filters
+};
+void add_nas_db(CLI::App& app, NasDbArgs& a);
+int run_nas_db(const NasDbArgs& a);
 
 
 struct DoctorArgs {

@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
   rooflens::cli::add_sss(app, sss);
   rooflens::cli::NasArgs nas;
   rooflens::cli::add_nas(app, nas);
+  rooflens::cli::NasDbArgs nas_db;
+  rooflens::cli::add_nas_db(app, nas_db);
   rooflens::cli::DoctorArgs doctor;
   rooflens::cli::add_doctor(app, doctor);
   try {
@@ -59,6 +61,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("whatif")) return rooflens::cli::run_whatif(whatif);
     if (app.got_subcommand("sss")) return rooflens::cli::run_sss(sss);
     if (app.got_subcommand("nas")) return rooflens::cli::run_nas(nas);
+    if (app.got_subcommand("nas-db")) return rooflens::cli::run_nas_db(nas_db);
     if (app.got_subcommand("doctor")) return rooflens::cli::run_doctor(doctor);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rooflens: internal error: %s\n", e.what());

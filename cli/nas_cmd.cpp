@@ -21,11 +21,14 @@
 #include "loading.h"
 #include "nas_measure.h"
 #include "nas_output.h"
+#include "nas_dist.h"
 #include "nats_progress.h"
 #include "rooflens/nas/search.h"
 #include "rooflens/nas/search_log.h"
 #include "rooflens/nas/sss_study.h"
+#include "rooflens/store/train_store.h"
 #include "rooflens/train/train_oracle.h"
+#include "train_db_path.h"
 
 namespace rooflens::cli {
 
@@ -48,6 +51,9 @@ void add_nas(CLI::App& app, NasArgs& a) {
   cmd->add_option("--test-subset", a.test_subset, "train: oracle: first N test images, or all (default 1000)");
   cmd->add_option("--train-threads", a.train_threads, "train: oracle: LibTorch threads (default 1)");
   cmd->add_option("--train-clock", a.train_clock, "train: oracle: measured (wall seconds, default) or simulated");
+  cmd->add_option("--db", a.db, "train: oracle: SQLite file that keeps every training and answers repeats from it "
+                                "(default $ROOFLENS_CACHE_DIR, else $XDG_CACHE_HOME/rooflens, else "
+                                "~/.cache/rooflens: train-results.sqlite); none: memory only; rooflens nas-db reads it");
   cmd->add_option("--strategy", a.strategies, "random, rea, reinforce, filter; several separated by commas; "
                                               "NAME:N runs N seeds of that one (e.g. filter:1,reinforce:9)")
       ->delimiter(',')
@@ -79,6 +85,9 @@ void add_nas(CLI::App& app, NasArgs& a) {
   cmd->add_option("--max-seconds", a.max_seconds, "measured: timing budget per network (s)")->capture_default_str();
   cmd->add_option("-o,--out", a.out, "directory for the run logs (<strategy>-seed<k>.jsonl) and result.json")
       ->required();
+  cmd->add_option("--max-evals", a.max_evals, "at most N evaluations per run (0: no cap): the same networks "
+                                              "whether the run is spread over MPI ranks or not (random, filter)")
+      ->capture_default_str();
   cmd->add_flag("--resume", a.resume, "continue the runs logged in --out (after a kill); finished runs are checked");
   cmd->add_option("--report", a.report, "write the HTML report (Figures 3, 5, 6 and the tables) into this directory");
   cmd->add_option("--jobs", a.jobs, "threads (default: one per core); results do not depend on it");
@@ -144,6 +153,14 @@ Expected<std::string> oracle_spec(const NasArgs& a) {
                                                                  : flag;
     spec += fmt::format(",{}={}", key, *value);
   }
+  if (a.oracle.rfind("train:", 0) != 0) {
+    if (!a.db.empty()) return Status::invalid("--db: only the training oracle (--oracle train:...) stores results");
+    return spec;
+  }
+  if (a.db.empty() && spec.find(",db=") != std::string::npos) return spec;  // the spec names it
+  auto db = train_db_for_nas(a.db);
+  if (!db) return db.status();
+  spec += ",db=" + (db->empty() ? std::string("none") : *db);
   return spec;
 }
 
@@ -153,10 +170,13 @@ Expected<std::string> oracle_spec(const NasArgs& a) {
 class TrainProgress {
  public:
   TrainProgress(const NasArgs& a, const std::vector<Task>& tasks)
-      : budget_(a.budget), tasks_(tasks), clock_(tasks.size(), 0.0), start_(std::chrono::steady_clock::now()) {}
+      : budget_(a.budget), max_evals_(a.max_evals), tasks_(tasks), clock_(tasks.size(), 0.0), evals_(tasks.size(), 0),
+        start_(std::chrono::steady_clock::now()) {}
 
-  EvalSink sink(size_t i) const {
-    return [this, i, best_arch = int64_t{-1}, best_reward = 0.0, best_accuracy = 0.0](const EvalRecord& r) mutable {
+  // `oracle`: the run's own; a TrainOracle says where a result came from (the database).
+  EvalSink sink(size_t i, const AccuracyOracle* oracle) const {
+    const auto* trainer = dynamic_cast<const train::TrainOracle*>(oracle);
+    return [this, i, trainer, best_arch = int64_t{-1}, best_reward = 0.0, best_accuracy = 0.0](const EvalRecord& r) mutable {
       if (best_arch < 0 || r.reward > best_reward) {
         best_arch = r.arch;
         best_reward = r.reward;
@@ -170,12 +190,27 @@ class TrainProgress {
         left += std::max(0.0, budget_ - c);
       }
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-      const std::string eta = std::isfinite(left) && used > 0 ? fmt::format("about {:.0f} s left", left * wall / used)
-                                                              : std::string("time left unknown");
+      double eta_s = std::isfinite(left) && used > 0 ? left * wall / used : HUGE_VAL;
+      evals_[i] = r.step + 1;
+      if (max_evals_ > 0) {  // --max-evals: evaluations still to do at the rate so far, if sooner
+        int64_t done = 0, to_do = 0;
+        for (int64_t n : evals_) {
+          done += n;
+          to_do += std::max<int64_t>(0, max_evals_ - n);
+        }
+        eta_s = std::min(eta_s, static_cast<double>(to_do) * wall / static_cast<double>(std::max<int64_t>(done, 1)));
+      }
+      const std::string eta = std::isfinite(eta_s) ? fmt::format("about {:.0f} s left", eta_s)
+                                                   : std::string("time left unknown");
       const Task& t = tasks_[i];
-      std::fprintf(stderr, "%s seed %llu, evaluation %lld: %s %.2f %% in %.1f s; clock %.1f of %g s; best %s %.2f %%; %s\n",
+      const std::string from = trainer != nullptr && !trainer->last_origin().empty()
+                                   ? fmt::format(" (from {})", trainer->last_origin())
+                               : !r.where.empty() ? fmt::format(" ({})", r.where)  // MPI: the rank, or the cache
+                                                  : std::string();
+      std::fprintf(stderr, "%s seed %llu, evaluation %lld: %s %.2f %% in %.1f s%s; clock %.1f of %g s; best %s %.2f %%; %s\n",
                    strategy_kind_name(t.strategy), static_cast<unsigned long long>(t.seed),
                    static_cast<long long>(r.step + 1), sss_arch_string(r.arch).c_str(), r.accuracy, r.cost_seconds,
+                   from.c_str(),
                    r.clock_seconds, budget_, sss_arch_string(best_arch).c_str(), best_accuracy, eta.c_str());
       return Status::ok();
     };
@@ -183,9 +218,11 @@ class TrainProgress {
 
  private:
   double budget_;
+  int64_t max_evals_;  // --max-evals, 0: none
   const std::vector<Task>& tasks_;
   mutable std::mutex mu_;
   mutable std::vector<double> clock_;  // per run, the clock after its latest evaluation
+  mutable std::vector<int64_t> evals_;  // per run, evaluations so far
   std::chrono::steady_clock::time_point start_;
 };
 
@@ -235,12 +272,20 @@ std::vector<double> final_accuracies(AccuracyOracle& oracle, const std::vector<E
 }  // namespace
 
 int run_nas(const NasArgs& a) {
+  // Under `mpirun -n N` (N >= 2, nas_dist.h): ranks >= 1 only train what rank 0 sends them; rank 0
+  // runs everything below with its evaluations spread over them. Rank 0's session tells the
+  // workers to stop when it goes out of scope, whatever path this function returns by.
+  const MpiLaunch launch = detect_mpi_launch();
+  auto mpi = start_nas_mpi(a, launch);
+  if (!mpi) return report_error(mpi.status());
+  if (*mpi && (*mpi)->rank() > 0) return run_nas_worker(**mpi);
   if (a.space != "sss")
     return report_error(Status::invalid(fmt::format("--space '{}': only sss (NATS-Bench size space) is built", a.space)));
   auto tasks = make_tasks(a);
   if (!tasks) return report_error(tasks.status());
   SearchConfig base;
   base.budget_seconds = a.budget;
+  base.max_evaluations = a.max_evals;
   auto rk = reward_kind_from_name(a.reward);
   if (!rk) return report_error(rk.status().with_context("--reward"));
   base.reward.kind = *rk;
@@ -278,9 +323,18 @@ int run_nas(const NasArgs& a) {
   if (!spec) return report_error(spec.status());
   const bool training = spec->rfind("train:", 0) == 0;
   train::register_train_oracle();
+  train::register_train_store_opener(store::open_train_cache);
   auto oracle = make_oracle(*spec);
   if (!oracle) return report_error(oracle.status().with_context("--oracle"));
-  const std::string oracle_desc = (*oracle)->describe();
+  std::string oracle_desc = (*oracle)->describe();
+  std::unique_ptr<EvalPool> mpi_pool;  // rank 0 of an MPI job: the worker ranks
+  if (*mpi) {
+    auto pool = make_nas_mpi_pool(**mpi, **oracle, *spec);
+    if (!pool) return report_error(pool.status());
+    mpi_pool = std::move(*pool);
+    oracle_desc += fmt::format("; asynchronous over {}", mpi_pool->describe());
+    std::fprintf(stderr, "nas: MPI: rank 0 runs the search; %d worker rank(s) train\n", mpi_pool->workers());
+  }
   // The networks' input: the oracle's own data (training), else the benchmark dataset.
   const std::optional<SssNetInput> oracle_input = (*oracle)->network_input();
   if (oracle_input && a.dataset != "cifar10")
@@ -368,16 +422,32 @@ int run_nas(const NasArgs& a) {
       c.strategy = t.strategy;
       c.seed = t.seed;
       const auto start = std::chrono::steady_clock::now();
-      results[i] = run_logged_search(c, space, **own, oracle_desc, t.log, a.resume, measure,
-                                     training ? train_progress.sink(i) : EvalSink{});
+      if (mpi_pool) {  // an MPI job: asynchronous over the worker ranks (async_search.h)
+        auto r = run_logged_async_search(c, space, *mpi_pool, oracle_desc, t.log, train_progress.sink(i, nullptr),
+                                         [&t](const LostEvaluation& l) {
+                                           std::fprintf(stderr, "%s seed %llu: LOST %s (oracle seed %llu) with %s: %s\n",
+                                                        strategy_kind_name(t.strategy),
+                                                        static_cast<unsigned long long>(t.seed),
+                                                        sss_arch_string(l.arch).c_str(),
+                                                        static_cast<unsigned long long>(l.oracle_seed),
+                                                        l.where.c_str(), l.reason.c_str());
+                                           return Status::ok();
+                                         });
+        if (r) results[i] = LoggedSearch{std::move(*r), 0, false};
+        else results[i] = r.status();
+      } else {
+        results[i] = run_logged_search(c, space, **own, oracle_desc, t.log, a.resume, measure,
+                                       training ? train_progress.sink(i, own->get()) : EvalSink{});
+      }
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::lock_guard<std::mutex> lock(io);
       ++finished;
       if (results[i]) {
         const SearchResult& r = results[i]->result;
-        std::fprintf(stderr, "[%zu/%zu] %s seed %llu: %zu evaluations%s, clock %.0f s, best %s (reward %.3f), %.1f s\n",
+        std::fprintf(stderr, "[%zu/%zu] %s seed %llu: %zu evaluations%s%s, clock %.0f s, best %s (reward %.3f), %.1f s\n",
                      finished, tasks->size(), strategy_kind_name(t.strategy), static_cast<unsigned long long>(t.seed),
                      r.evaluations.size(),
+                     r.lost.empty() ? "" : fmt::format(" ({} lost with their worker rank)", r.lost.size()).c_str(),
                      results[i]->replayed_steps > 0
                          ? fmt::format(" ({} replayed from the log)", results[i]->replayed_steps).c_str()
                          : "",

@@ -76,6 +76,13 @@ nlohmann::json result_json(const NasOutcome& o, const report::NasReportInput& in
                     {"final_accuracy", final_of(in, oracle, e.arch)}});
     }
     rj["frontier_search_accuracy"] = fr;  // on the accuracy the search saw
+    if (!s.lost.empty()) {  // asynchronous (MPI) runs: evaluations lost with their worker rank
+      nlohmann::json lost = nlohmann::json::array();
+      for (const LostEvaluation& l : s.lost)
+        lost.push_back({{"index", l.arch}, {"arch", sss_arch_string(l.arch)}, {"oracle_seed", l.oracle_seed},
+                        {"where", l.where}, {"start_s", l.start_seconds}, {"reason", l.reason}});
+      rj["lost"] = lost;
+    }
     if (run.score) {
       rj["frontier_final_accuracy"] = run.found_frontier;  // indices, on the final accuracy
       rj["score"] = {{"hypervolume_ratio", run.score->hypervolume_ratio},

@@ -87,6 +87,8 @@ Status validate_config(const SearchConfig& c) {
     return Status::invalid(fmt::format("reward target throughput {}: must be > 0 images/s", c.reward.target_throughput));
   if (!std::isfinite(c.reward.w))
     return Status::invalid(fmt::format("reward exponent w {}: must be a finite number", c.reward.w));
+  if (c.max_evaluations < 0)
+    return Status::invalid(fmt::format("max evaluations {}: must be >= 0 (0: no cap)", c.max_evaluations));
   if (!(c.filter_space_cost_seconds >= 0) || !std::isfinite(c.filter_space_cost_seconds))
     return Status::invalid(
         fmt::format("filter space cost {} s: must be a finite number >= 0", c.filter_space_cost_seconds));

@@ -85,11 +85,13 @@ std::string search_log_header(const SearchConfig& c, const std::string& oracle, 
   return fmt::format(
       "{{\"schema\":\"rooflens.nas-log/1\",\"strategy\":\"{}\",\"seed\":{},\"budget_s\":{},\"reward\":\"{}\","
       "\"target_throughput\":{},\"w\":{},\"rea_population\":{},\"rea_tournament\":{},\"reinforce_lr\":{},"
-      "\"reinforce_momentum\":{},\"filter_order\":\"{}\",\"filter_space_cost_s\":{},\"oracle\":{},\"space\":{}}}",
+      "\"reinforce_momentum\":{},\"filter_order\":\"{}\",\"filter_space_cost_s\":{},{}\"oracle\":{},\"space\":{}}}",
       strategy_kind_name(c.strategy), c.seed, c.budget_seconds, reward_kind_name(c.reward.kind),
       c.reward.target_throughput, c.reward.w, c.rea_population, c.rea_tournament, c.reinforce_lr,
-      c.reinforce_momentum, filter_order_name(c.filter_order), c.filter_space_cost_seconds, quoted(oracle),
-      quoted(space));
+      c.reinforce_momentum, filter_order_name(c.filter_order), c.filter_space_cost_seconds,
+      // Only when set, so that logs of uncapped runs keep their first line.
+      c.max_evaluations > 0 ? fmt::format("\"max_evaluations\":{},", c.max_evaluations) : std::string(),
+      quoted(oracle), quoted(space));
 }
 
 std::string search_log_line(const EvalRecord& r) {
@@ -104,11 +106,21 @@ std::string search_log_done(const SearchResult& res) {
   std::string front, cands;
   for (size_t k : res.frontier) front += fmt::format("{}{}", front.empty() ? "" : ",", res.evaluations[k].arch);
   for (int64_t a : res.filter_candidates) cands += fmt::format("{}{}", cands.empty() ? "" : ",", a);
+  // Lost evaluations (asynchronous runs) only when there are any: other logs keep their form.
+  std::string lost;
+  for (const LostEvaluation& l : res.lost) lost += fmt::format("{}{}", lost.empty() ? "" : ",", l.arch);
   return fmt::format(
       "{{\"done\":true,\"strategy\":\"{}\",\"seed\":{},\"evaluations\":{},\"clock_s\":{},\"best_index\":{},"
-      "\"best_arch\":\"{}\",\"best_reward\":{},\"frontier\":[{}],\"filter_candidates\":[{}]}}",
+      "\"best_arch\":\"{}\",\"best_reward\":{},\"frontier\":[{}],\"filter_candidates\":[{}]{}}}",
       strategy_kind_name(res.config.strategy), res.config.seed, res.evaluations.size(), res.clock_seconds,
-      res.best_arch, res.best_arch >= 0 ? sss_arch_string(res.best_arch) : "", res.best_reward, front, cands);
+      res.best_arch, res.best_arch >= 0 ? sss_arch_string(res.best_arch) : "", res.best_reward, front, cands,
+      res.lost.empty() ? std::string() : fmt::format(",\"lost\":[{}]", lost));
+}
+
+std::string search_log_lost(const LostEvaluation& l) {
+  return fmt::format("{{\"lost\":true,\"index\":{},\"arch\":\"{}\",\"oracle_seed\":{},\"start_s\":{},\"where\":{},"
+                     "\"reason\":{}}}",
+                     l.arch, sss_arch_string(l.arch), l.oracle_seed, l.start_seconds, quoted(l.where), quoted(l.reason));
 }
 
 Expected<LoggedRun> read_search_log(const std::string& path) {
@@ -137,6 +149,11 @@ Expected<LoggedRun> read_search_log(const std::string& path) {
       continue;
     }
     if (run.done) return Status::invalid(fmt::format("{}: a line after the closing line", where));
+    if (j.contains("lost") && j["lost"].is_boolean()) {  // an evaluation lost with its worker (the closing
+                                                         // line's "lost" is a list)
+      run.lost_lines.push_back(line);
+      continue;
+    }
     if (j.contains("done")) {
       run.done = true;
       run.done_line = line;
@@ -230,6 +247,27 @@ Expected<LoggedSearch> run_logged_search(const SearchConfig& config, const Space
   ls.replayed_steps = n_logged;
   ls.was_complete = logged.done;
   return ls;
+}
+
+Expected<SearchResult> run_logged_async_search(const SearchConfig& config, const SpaceTable& space, EvalPool& pool,
+                                               const std::string& oracle_description, const std::string& path,
+                                               EvalSink progress, LostSink on_lost) {
+  ROOFLENS_RETURN_IF_ERROR(validate_config(config));
+  AppendFile out;
+  ROOFLENS_RETURN_IF_ERROR(out.open(path, true));
+  ROOFLENS_RETURN_IF_ERROR(out.write_line(search_log_header(config, oracle_description, space.source)));
+  EvalSink sink = [&](const EvalRecord& r) -> Status {
+    ROOFLENS_RETURN_IF_ERROR(out.write_line(search_log_line(r)));
+    return progress ? progress(r) : Status::ok();
+  };
+  LostSink lost = [&](const LostEvaluation& l) -> Status {
+    ROOFLENS_RETURN_IF_ERROR(out.write_line(search_log_lost(l)));
+    return on_lost ? on_lost(l) : Status::ok();
+  };
+  auto result = run_async_search(config, space, pool, sink, lost);
+  if (!result) return result.status();
+  ROOFLENS_RETURN_IF_ERROR(out.write_line(search_log_done(*result)));
+  return result;
 }
 
 }  // namespace rooflens::nas

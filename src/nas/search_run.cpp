@@ -43,6 +43,12 @@ class Run {
     result_.config = config;
   }
 
+  // Time left on the clock and under the evaluation cap (SearchConfig::max_evaluations).
+  bool has_time_left() const { return clock_.has_time_left() && under_cap(); }
+  bool under_cap() const {
+    return config_.max_evaluations <= 0 || static_cast<int64_t>(result_.evaluations.size()) < config_.max_evaluations;
+  }
+
   SearchRng& rng() { return rng_; }
   SimClock& clock() { return clock_; }
   SearchResult& result() { return result_; }
@@ -92,7 +98,7 @@ class Run {
 };
 
 Status run_random(Run& run) {
-  while (run.clock().has_time_left()) {
+  while (run.has_time_left()) {
     auto r = run.evaluate(arch_of(random_choices(run.rng())));
     if (!r) return r.status();
   }
@@ -106,13 +112,13 @@ Status run_rea(Run& run, const SearchConfig& config) {
   };
   std::deque<Member> population;
   // The initial population is evaluated without a budget check, as the benchmark does.
-  while (static_cast<int>(population.size()) < config.rea_population) {
+  while (static_cast<int>(population.size()) < config.rea_population && run.under_cap()) {
     const int64_t arch = arch_of(random_choices(run.rng()));
     auto r = run.evaluate(arch);
     if (!r) return r.status();
     population.push_back({arch, *r});
   }
-  while (run.clock().has_time_left()) {
+  while (run.has_time_left()) {
     // Tournament drawn with replacement; the first best wins ties (Python's max).
     const Member* parent = nullptr;
     for (int k = 0; k < config.rea_tournament; ++k) {
@@ -135,7 +141,7 @@ Status run_rea(Run& run, const SearchConfig& config) {
 Status run_reinforce(Run& run, const SearchConfig& config) {
   ReinforcePolicy policy(run.rng(), config.reinforce_lr);
   EmaBaseline baseline(config.reinforce_momentum);
-  while (run.clock().has_time_left()) {
+  while (run.has_time_left()) {
     const auto actions = policy.sample(run.rng());
     auto r = run.evaluate(arch_of(actions));
     if (!r) return r.status();
@@ -166,7 +172,9 @@ std::vector<size_t> spread_order(size_t n) {
   return order;
 }
 
-Status run_filter(Run& run, const SearchConfig& config, const SpaceTable& space) {
+}  // namespace
+
+Expected<std::vector<int64_t>> filter_candidates(const SearchConfig& config, const SpaceTable& space) {
   std::vector<Point2> pts(space.points.size());
   for (size_t i = 0; i < pts.size(); ++i) pts[i] = {space.points[i].throughput, space.points[i].utilization};
   auto front = pareto_front_2d(pts);
@@ -187,10 +195,20 @@ Status run_filter(Run& run, const SearchConfig& config, const SpaceTable& space)
       break;
     }
   }
-  for (size_t k : order) run.result().filter_candidates.push_back(static_cast<int64_t>((*front)[k]));
+  std::vector<int64_t> out;
+  for (size_t k : order) out.push_back(static_cast<int64_t>((*front)[k]));
+  return out;
+}
+
+namespace {
+
+Status run_filter(Run& run, const SearchConfig& config, const SpaceTable& space) {
+  auto cands = filter_candidates(config, space);
+  if (!cands) return cands.status();
+  run.result().filter_candidates = std::move(*cands);
   if (config.filter_space_cost_seconds > 0) run.clock().charge(config.filter_space_cost_seconds);
   for (int64_t arch : run.result().filter_candidates) {
-    if (!run.clock().has_time_left()) break;
+    if (!run.has_time_left()) break;
     auto r = run.evaluate(arch);
     if (!r) return r.status();
   }

@@ -80,7 +80,7 @@ size_t MemoryTrainCache::size() const {
 
 namespace {
 
-constexpr const char* kKeys = "epochs, batch, train-subset, test-subset, threads, bn-recal, trials, clock";
+constexpr const char* kKeys = "epochs, batch, train-subset, test-subset, threads, bn-recal, trials, clock, db";
 
 Expected<int64_t> parse_count(const std::string& spec, const std::string& key, const std::string& value, int64_t lo,
                               int64_t hi, bool all_allowed) {
@@ -160,6 +160,10 @@ Expected<TrainOracleOptions> parse_train_spec(const std::string& spec) {
         o.clock = TrainClock::kSimulated;
       else
         return Status::invalid(fmt::format("oracle '{}': clock={}: expected measured or simulated", spec, value));
+    } else if (key == "db") {
+      if (value.empty())
+        return Status::invalid(fmt::format("oracle '{}': db= needs a file (or none: results in memory only)", spec));
+      o.db = value == "none" ? std::string() : value;
     } else {
       return Status::invalid(fmt::format("oracle '{}': unknown key '{}' (keys: {})", spec, key, kKeys));
     }
@@ -251,6 +255,7 @@ Expected<TrainResult> TrainOracle::train(int64_t arch_index, uint64_t train_seed
   auto hit = cache_->find(k);
   if (!hit) return hit.status().with_context("training cache");
   if (cached) *cached = hit->has_value();
+  last_origin_ = hit->has_value() ? cache_->origin() : std::string();
   if (hit->has_value()) return **hit;
   auto g = network(arch_index);
   if (!g) return g.status();
@@ -260,11 +265,37 @@ Expected<TrainResult> TrainOracle::train(int64_t arch_index, uint64_t train_seed
   return r;
 }
 
+uint64_t TrainOracle::trial_of(uint64_t oracle_seed) const {
+  return nas::nats_pick_seed(oracle_seed, static_cast<size_t>(options_.trials));
+}
+
+Expected<std::optional<TrainResult>> TrainOracle::find_result(int64_t arch_index, uint64_t train_seed) {
+  if (!sss_index_valid(arch_index))
+    return Status::invalid(fmt::format("NATS-SSS index {} is outside 0..{}", arch_index, kSssSpaceSize - 1));
+  auto hit = cache_->find(key(arch_index, train_seed));
+  if (!hit) return hit.status().with_context("training cache");
+  last_origin_ = hit->has_value() ? cache_->origin() : std::string();
+  return hit;
+}
+
+Status TrainOracle::store_result(int64_t arch_index, uint64_t train_seed, const TrainResult& result) {
+  if (!sss_index_valid(arch_index))
+    return Status::invalid(fmt::format("NATS-SSS index {} is outside 0..{}", arch_index, kSssSpaceSize - 1));
+  return cache_->put(key(arch_index, train_seed), result).with_context("training cache");
+}
+
 Expected<nas::Evaluation> TrainOracle::evaluate(int64_t arch_index, uint64_t seed) {
-  const uint64_t trial = nas::nats_pick_seed(seed, static_cast<size_t>(options_.trials));
+  const uint64_t trial = trial_of(seed);
   bool cached = false;
   auto r = train(arch_index, trial, &cached);
   if (!r) return r.status();
+  return evaluation_of(arch_index, trial, *r, cached ? last_origin_ : std::string());
+}
+
+Expected<nas::Evaluation> TrainOracle::evaluation_of(int64_t arch_index, uint64_t trial, const TrainResult& result,
+                                                     const std::string& origin) const {
+  const TrainResult* r = &result;
+  const bool cached = !origin.empty();
   nas::Evaluation e;
   e.accuracy = r->accuracy;
   if (options_.clock == TrainClock::kMeasured) {
@@ -280,7 +311,8 @@ Expected<nas::Evaluation> TrainOracle::evaluate(int64_t arch_index, uint64_t see
   e.detail = fmt::format("{}: trained {} epoch(s) on {} images, tested on {}, trial seed {}, {} thread(s): {:.2f} s "
                          "train + {:.2f} s test{}; cost {:.2f} s ({})",
                          options_.dataset, options_.recipe.epochs, r->train_images, r->test_images, trial, r->threads,
-                         r->train_seconds, r->eval_seconds, cached ? " (from the cache)" : "", e.cost_seconds,
+                         r->train_seconds, r->eval_seconds, cached ? fmt::format(" (from {})", origin) : "",
+                         e.cost_seconds,
                          options_.clock == TrainClock::kMeasured ? "measured" : "simulated");
   return e;
 }
@@ -325,6 +357,8 @@ struct Shared {
   std::mutex mu;
   std::map<std::string, std::shared_ptr<const TrainData>> data;  // by directory
   std::shared_ptr<MemoryTrainCache> cache = std::make_shared<MemoryTrainCache>();
+  TrainStoreOpener opener;                                     // register_train_store_opener
+  std::map<std::string, std::shared_ptr<TrainCache>> stores;  // by db=PATH, opened once
 };
 
 Shared& shared() {
@@ -356,11 +390,34 @@ Expected<std::unique_ptr<nas::AccuracyOracle>> make_train_oracle(const std::stri
     return Status::unsupported(fmt::format("oracle '{}': {} (install libtorch-dev and rebuild; `rooflens` hands "
                                            "train: oracles to rooflens-full when it is built)",
                                            spec, trainer_versions()));
-  auto oracle = TrainOracle::create(std::move(*o), std::move(data), s.cache);
+  std::shared_ptr<TrainCache> cache = s.cache;
+  if (!o->db.empty()) {  // after the trainer: a program that cannot train opens no store
+    std::lock_guard<std::mutex> lock(s.mu);
+    auto it = s.stores.find(o->db);
+    if (it != s.stores.end()) {
+      cache = it->second;
+    } else {
+      if (!s.opener)
+        return Status::unsupported(fmt::format("oracle '{}': db={}: this program has no results store (the store "
+                                               "module is not registered)",
+                                               spec, o->db));
+      auto store = s.opener(o->db);
+      if (!store) return store.status().with_context(fmt::format("oracle '{}'", spec));
+      cache = *store;
+      s.stores[o->db] = cache;
+    }
+  }
+  auto oracle = TrainOracle::create(std::move(*o), std::move(data), std::move(cache));
   if (!oracle) return oracle.status().with_context(fmt::format("oracle '{}'", spec));
   return std::unique_ptr<nas::AccuracyOracle>(std::move(*oracle));
 }
 
 void register_train_oracle() { nas::register_oracle_scheme("train", make_train_oracle); }
+
+void register_train_store_opener(TrainStoreOpener opener) {
+  Shared& s = shared();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.opener = std::move(opener);
+}
 
 }  // namespace rooflens::train

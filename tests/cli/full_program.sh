@@ -13,8 +13,8 @@ ok() { echo "PASS $1"; }
 bad() { echo "FAIL $1: $2"; fail=1; }
 
 libs="$(ldd "$BIN")"
-if grep -qE "libcudnn|libcublas|libcudart|libtorch|libc10" <<<"$libs"; then
-  bad light_libraries "rooflens links CUDA or LibTorch: $(grep -E 'cudnn|cublas|cudart|torch|c10' <<<"$libs" | tr -s ' \t\n' ' ')"
+if grep -qE "libcudnn|libcublas|libcudart|libtorch|libc10|libmpi" <<<"$libs"; then
+  bad light_libraries "rooflens links CUDA, LibTorch or MPI: $(grep -E 'cudnn|cublas|cudart|torch|c10|libmpi' <<<"$libs" | tr -s ' \t\n' ' ')"
 else
   ok light_libraries
 fi

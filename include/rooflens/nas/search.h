@@ -81,6 +81,10 @@ struct SearchConfig {
   // Simulated seconds the space table cost to obtain, charged to the clock before the
   // filter's first evaluation (0 for predictions; measured seconds for measurements).
   double filter_space_cost_seconds = 0;
+  // At most this many evaluations (REA's initial population included); 0: no cap. Lets two
+  // runs that differ only in how they are spread (1 process, N MPI ranks) evaluate the same
+  // networks whatever the clock says.
+  int64_t max_evaluations = 0;
 };
 
 // Checks ranges (budget >= 0 and not NaN, population >= 1, tournament >= 1, lr > 0,
@@ -98,6 +102,18 @@ struct EvalRecord {
   double utilization = 0;    // 0..1, likewise
   double reward = 0;         // compute_reward(accuracy, throughput)
   uint64_t oracle_seed = 0;  // the seed passed to the oracle
+  std::string where;         // asynchronous runs: who evaluated it ("rank 2", "cache"); not logged
+};
+
+// An evaluation an asynchronous run dispatched and never got back: its worker died
+// (async_search.h). Nothing is charged for it; the network may be evaluated again later.
+struct LostEvaluation {
+  int64_t arch = 0;
+  uint64_t oracle_seed = 0;
+  int worker = -1;            // the pool's worker index
+  std::string where;          // e.g. "rank 2"
+  double start_seconds = 0;   // simulated time it was dispatched at
+  std::string reason;
 };
 
 struct SearchResult {
@@ -113,6 +129,8 @@ struct SearchResult {
   // Filter only: the throughput-utilization frontier of the space (SSS indices, throughput
   // ascending) and the order the filter evaluated it in.
   std::vector<int64_t> filter_candidates;
+  // Asynchronous runs only: evaluations lost with their worker, in the order noticed.
+  std::vector<LostEvaluation> lost;
 };
 
 // The whole space as a search sees it: points[i].index == i, kSssSpaceSize points.
@@ -141,6 +159,10 @@ using ThroughputFn = std::function<Expected<std::pair<double, double>>(int64_t a
 // throughput and utilization (Evaluation::throughput/utilization) instead of taking them
 // from the space table.
 EvalSource oracle_source(AccuracyOracle& oracle, ThroughputFn measure = {});
+
+// The networks approximate filtering evaluates, in its order (config.filter_order): the
+// throughput-utilization frontier of `space`. Used by run_search and the asynchronous driver.
+Expected<std::vector<int64_t>> filter_candidates(const SearchConfig& config, const SpaceTable& space);
 
 // Positions in `evals` of the distinct networks on the (throughput, accuracy) frontier
 // (throughput ascending); used for SearchResult::frontier.

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "rooflens/nas/async_search.h"
 #include "rooflens/nas/search.h"
 #include "rooflens/util/status.h"
 
@@ -32,6 +33,10 @@ std::string search_log_header(const SearchConfig& config, const std::string& ora
 std::string search_log_line(const EvalRecord& record);
 // The closing line (no newline).
 std::string search_log_done(const SearchResult& result);
+// A line recording an evaluation lost with its worker (asynchronous runs, async_search.h), written
+// when the loss is noticed: {"lost": true, "index", "arch", "oracle_seed", "start_s", "where", "reason"}.
+// Readers skip it (LoggedRun::lost_lines); the closing line lists the lost networks again.
+std::string search_log_lost(const LostEvaluation& lost);
 
 struct LoggedRun {
   std::string header;
@@ -40,6 +45,7 @@ struct LoggedRun {
   bool done = false;
   std::string done_line;
   int64_t dropped_partial_bytes = 0;  // bytes of a partial last line (cut off when resuming)
+  std::vector<std::string> lost_lines;  // search_log_lost lines, as written
 };
 
 // Reads a log. Invalid input (naming file:line) on a malformed line other than a partial
@@ -65,5 +71,16 @@ Expected<LoggedSearch> run_logged_search(const SearchConfig& config, const Space
                                          AccuracyOracle& oracle, const std::string& oracle_description,
                                          const std::string& path, bool resume, ThroughputFn measure = {},
                                          EvalSink progress = {});
+
+// An asynchronous run (async_search.h) on `pool`, logged to `path` like run_logged_search: the
+// same header (its oracle description should say how the run was spread), a line per
+// evaluation in arrival order, a search_log_lost line per lost evaluation as it is noticed,
+// the closing line. The file must not exist (invalid input otherwise): an asynchronous run's
+// order depends on arrival times, so it cannot be replayed step by step; resuming is refused
+// by the caller (docs/nas.md: rerun with the same results database instead).
+// `progress` and `on_lost` are called after the line is written.
+Expected<SearchResult> run_logged_async_search(const SearchConfig& config, const SpaceTable& space, EvalPool& pool,
+                                               const std::string& oracle_description, const std::string& path,
+                                               EvalSink progress = {}, LostSink on_lost = {});
 
 }  // namespace rooflens::nas

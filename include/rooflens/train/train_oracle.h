@@ -31,6 +31,9 @@
 //   clock=measured    cost = measured wall seconds of training + testing (default)
 //   clock=simulated   cost = the deterministic model simulated_cost_seconds(): searches on it
 //                     repeat exactly, whatever the machine's load
+//   db=PATH           keep results in this SQLite file (the store module, store/train_store.h)
+//                     and reuse them; db=none (default): in this process's memory only. Not
+//                     part of the recipe; PATH may not contain ','
 //
 // evaluate(arch, seed): trains (or finds in the cache) trial nats_pick_seed(seed, trials);
 //   accuracy = top-1 percent on the test images; cost per `clock` (a cached result costs what
@@ -43,6 +46,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -79,6 +83,8 @@ class TrainCache {
   // The result stored for `key`, nullopt when there is none, or why the store failed.
   virtual Expected<std::optional<TrainResult>> find(const TrainKey& key) = 0;
   virtual Status put(const TrainKey& key, const TrainResult& result) = 0;
+  // Where a found result came from, for progress lines: "the cache", "the database".
+  virtual std::string origin() const { return "the cache"; }
 };
 
 class MemoryTrainCache : public TrainCache {
@@ -100,6 +106,10 @@ struct TrainOracleOptions {
   TrainRecipe recipe;
   int trials = kDefaultTrials;  // >= 1
   TrainClock clock = TrainClock::kMeasured;
+  // db=PATH: the results store file (the opener registered below opens it; all oracles of a
+  // process with the same PATH share it); empty or db=none: the process-wide memory cache.
+  // Not part of the recipe or the key: where results are kept does not change them.
+  std::string db;
 };
 
 // Parses a "train:..." spec (grammar above). Invalid input names the spec and the bad part:
@@ -152,6 +162,18 @@ class TrainOracle : public nas::AccuracyOracle {
   // which happened.
   Expected<TrainResult> train(int64_t arch_index, uint64_t train_seed, bool* cached = nullptr);
   const TrainOracleOptions& options() const { return options_; }
+  // evaluate() in parts, for a caller that trains elsewhere (dist/: MPI ranks): the trial an
+  // oracle seed selects; the cached result of a trial (nullopt: none; sets last_origin());
+  // storing a result trained elsewhere; and the Evaluation evaluate() makes of a result
+  // (`origin`: where a cached one came from, empty when it was just trained).
+  uint64_t trial_of(uint64_t oracle_seed) const;
+  Expected<std::optional<TrainResult>> find_result(int64_t arch_index, uint64_t train_seed);
+  Status store_result(int64_t arch_index, uint64_t train_seed, const TrainResult& result);
+  Expected<nas::Evaluation> evaluation_of(int64_t arch_index, uint64_t train_seed, const TrainResult& result,
+                                          const std::string& origin) const;
+  // Where the latest train() (or evaluate()) got its result: empty when it trained, else the
+  // cache's origin() ("the database"). For progress lines; an oracle serves one thread.
+  const std::string& last_origin() const { return last_origin_; }
 
  private:
   TrainOracle(TrainOracleOptions options, std::shared_ptr<const TrainData> data, std::shared_ptr<TrainCache> cache)
@@ -160,6 +182,7 @@ class TrainOracle : public nas::AccuracyOracle {
   TrainOracleOptions options_;
   std::shared_ptr<const TrainData> data_;
   std::shared_ptr<TrainCache> cache_;
+  std::string last_origin_;
 };
 
 // make_oracle's factory for "train:": parses the spec, loads the data (once per directory
@@ -170,5 +193,11 @@ Expected<std::unique_ptr<nas::AccuracyOracle>> make_train_oracle(const std::stri
 
 // Registers make_train_oracle for the "train" scheme of nas::make_oracle. Idempotent.
 void register_train_oracle();
+
+// Opens the results store of a spec's db=PATH. The store module provides one
+// (store::open_train_cache); this library does not link SQLite, so a program registers it.
+// Without one, db=PATH is refused as unsupported. The last registration wins.
+using TrainStoreOpener = std::function<Expected<std::shared_ptr<TrainCache>>(const std::string& path)>;
+void register_train_store_opener(TrainStoreOpener opener);
 
 }  // namespace rooflens::train
