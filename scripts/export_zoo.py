@@ -364,6 +364,28 @@ def max_float_constant(m):
     return best
 
 
+def export_with_weights(name, out_dir):
+    """Steps 1, 5 of the above for one model, weights KEPT: out_dir/<name>.onnx, for peers
+    that need real initializer data (bench/peer_ort.sh). models/ and zoo.json are untouched."""
+    t0 = time.time()
+    info = weights_info(name)
+    model = build_model(name)
+    torch.manual_seed(0)
+    x = torch.randn(1, *info["input_shape"])
+    decorrelate_(model)
+    workdir = tempfile.mkdtemp(prefix="rooflens_export_%s_" % name)
+    try:
+        m = export_onnx(model, x, workdir)
+    finally:
+        shutil.rmtree(workdir)
+    os.makedirs(out_dir, exist_ok=True)
+    tmp = os.path.join(out_dir, name + ".onnx.tmp")
+    with open(tmp, "wb") as f:
+        f.write(m.SerializeToString())
+    os.replace(tmp, os.path.join(out_dir, name + ".onnx"))  # atomically: no partial file
+    log("%-20s with weights -> %s (%.1f s)" % (name, out_dir, time.time() - t0))
+
+
 def process(name):
     t0 = time.time()
     family = ZOO[name]
@@ -481,11 +503,22 @@ def main():
     ap.add_argument("names", nargs="*", help="models to regenerate (default: all)")
     ap.add_argument("--keep-going", action="store_true",
                     help="continue with the next model after a failure")
+    ap.add_argument("--with-weights", metavar="DIR",
+                    help="export the named models WITH their (random) weights to DIR instead of "
+                         "regenerating models/ (for peers that run them: bench/peer_ort.sh)")
     args = ap.parse_args()
 
     unknown = [n for n in args.names if n not in ZOO]
     if unknown:
         ap.error("unknown model(s): %s" % ", ".join(unknown))
+    if args.with_weights:
+        if not args.names:
+            ap.error("--with-weights: name the models to export")
+        warnings.filterwarnings("ignore", message="It is recommended that constant folding be turned off")
+        torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "2")))
+        for name in args.names:
+            export_with_weights(name, args.with_weights)
+        return
     available = set(tvm.list_models(module=tvm))
     missing = [n for n in ZOO if n not in available]
     if missing:
