@@ -182,6 +182,29 @@ Status reduce_mean(OneDnnBackend& b, const Node& n) {
   for (int64_t a : axes) keep[static_cast<size_t>(a < 0 ? a + static_cast<int64_t>(xs.size()) : a)] = 1;
   auto src = b.mem(n.inputs[0]);
   if (!src) return src.status();
+  if (xs.size() == 4 && keep[2] == 1 && keep[3] == 1 && keep[0] == xs[0] && keep[1] == xs[1]) {
+    // A mean over H and W (ShuffleNet's and EfficientNet's heads, SE blocks written as
+    // ReduceMean) is a global average pooling: oneDNN's reduction runs it with its reference
+    // kernel here (ref:any, 29 ms for [32, 1024, 7, 7]), its pooling with a JIT kernel.
+    const memory::desc pooled_md(memory::dims(keep.begin(), keep.end()), memory::data_type::f32,
+                                 memory::format_tag::any);
+    dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, algorithm::pooling_avg_exclude_padding,
+                                  src->get_desc(), pooled_md, {1, 1}, {xs[2], xs[3]}, {0, 0}, {0, 0});
+    dnnl::pooling_forward::primitive_desc pd(d, b.engine());
+    memory pooled(pd.dst_desc(), b.engine());
+    dnnl::pooling_forward prim(pd);
+    memory x = *src;
+    b.add_step([prim, x, pooled](dnnl::stream& st) { prim.execute(st, {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, pooled}}); },
+               pd.impl_info_str());
+    memory plain = pooled;
+    if (pd.dst_desc() != md_rowmajor(keep)) {  // a blocked [N, C, 1, 1]: into row-major for the view below
+      plain = memory(md_rowmajor(keep), b.engine());
+      dnnl::reorder r(pooled, plain);
+      b.add_step([r, pooled, plain](dnnl::stream& st) mutable { r.execute(st, pooled, plain); }, "reorder");
+    }
+    b.set_mem(n.outputs[0], memory(md_rowmajor(ys), b.engine(), plain.get_data_handle()));
+    return Status::ok();
+  }
   dnnl::reduction::desc d(algorithm::reduction_mean, src->get_desc(), md_rowmajor(keep), 0.f, 0.f);
   dnnl::reduction::primitive_desc pd(d, b.engine());
   memory dst(pd.dst_desc(), b.engine());
