@@ -10,29 +10,14 @@
 
 #include "rooflens/nas/async_search.h"
 
+#include "search_choices.h"
+
 namespace rooflens::nas {
 namespace {
 
-int64_t arch_of(const std::array<int, kSssNumLayers>& choices) {
-  int64_t index = 0;
-  for (int c : choices) index = index * kSssNumChoices + c;
-  return index;
-}
-
-std::array<int, kSssNumLayers> random_choices(SearchRng& rng) {
-  std::array<int, kSssNumLayers> a{};
-  for (auto& c : a) c = static_cast<int>(rng.uniform_index(kSssNumChoices));
-  return a;
-}
-
-std::array<int, kSssNumLayers> choices_of(int64_t arch) {
-  std::array<int, kSssNumLayers> a{};
-  for (int i = kSssNumLayers - 1; i >= 0; --i) {
-    a[i] = static_cast<int>(arch % kSssNumChoices);
-    arch /= kSssNumChoices;
-  }
-  return a;
-}
+using detail::arch_of;
+using detail::choices_of;
+using detail::random_choices;
 
 struct Member {
   int64_t arch;
