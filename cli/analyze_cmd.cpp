@@ -69,7 +69,10 @@ int run_analyze(const AnalyzeArgs& a) {
   auto worker = [&] {
     for (size_t i = next++; i < a.files.size(); i = next++) {
       results[i].emplace(analyze_one(a.files[i], io, ao));
-      if (json && *results[i]) json_parts[i] = report::analyze_json_part(results[i]->value(), as_list);
+      if (json && *results[i]) {
+        json_parts[i] = report::analyze_json_part(results[i]->value(), as_list);
+        std::vector<LayerReport>().swap(results[i]->value().layers);  // rendered: freed here, in parallel
+      }
     }
   };
   std::vector<std::thread> pool;

@@ -2,34 +2,64 @@
 #include "rooflens/cost/analysis.h"
 
 #include <algorithm>
-#include <set>
+#include <charconv>
+#include <cstring>
+#include <string_view>
 
 namespace rooflens {
 namespace {
+
+// A descriptor built in place: tags and decimal values (std::to_string's text).
+class Desc {
+ public:
+  void put(std::string_view tag, int64_t v) {
+    std::memcpy(p_, tag.data(), tag.size());
+    p_ = std::to_chars(p_ + tag.size(), buf_ + sizeof buf_, v).ptr;
+  }
+  std::string str() const { return std::string(buf_, static_cast<size_t>(p_ - buf_)); }
+
+ private:
+  char buf_[20 * 24];  // up to 20 tags of 2 characters with 20 digits and a sign
+  char* p_ = buf_;
+};
 
 std::string conv_desc(const Graph& g, const Node& n) {
   const Shape& x = *g.value(n.inputs[0]).shape;
   const Shape& w = *g.value(n.inputs[1]).shape;
   const Shape& y = *g.value(n.outputs[0]).shape;
   if (x.size() != 4) return {};
-  auto attr = [&](const char* name, size_t i, int64_t def) {
+  auto ints = [&](const char* name) -> const std::vector<int64_t>* {
     auto it = n.attrs.find(name);
-    if (it == n.attrs.end()) return def;
-    const auto* v = std::get_if<std::vector<int64_t>>(&it->second);
+    return it == n.attrs.end() ? nullptr : std::get_if<std::vector<int64_t>>(&it->second);
+  };
+  const std::vector<int64_t>* strides = ints("strides");
+  const std::vector<int64_t>* pads = ints("pads");
+  const std::vector<int64_t>* dilations = ints("dilations");
+  auto at = [](const std::vector<int64_t>* v, size_t i, int64_t def) {
     return v && i < v->size() ? (*v)[i] : def;
   };
   auto git = n.attrs.find("group");
   int64_t group = git == n.attrs.end() ? 1 : std::get<int64_t>(git->second);
-  std::string d = "mb" + std::to_string(x[0]);
-  if (group != 1) d += "g" + std::to_string(group);
-  d += "ic" + std::to_string(x[1]) + "ih" + std::to_string(x[2]) + "iw" + std::to_string(x[3]) +
-       "oc" + std::to_string(y[1]) + "oh" + std::to_string(y[2]) + "ow" + std::to_string(y[3]) +
-       "kh" + std::to_string(w[2]) + "kw" + std::to_string(w[3]) + "sh" +
-       std::to_string(attr("strides", 0, 1)) + "sw" + std::to_string(attr("strides", 1, 1)) + "ph" +
-       std::to_string(attr("pads", 0, 0)) + "pw" + std::to_string(attr("pads", 1, 0));
-  if (attr("dilations", 0, 1) != 1 || attr("dilations", 1, 1) != 1)
-    d += "dh" + std::to_string(attr("dilations", 0, 1) - 1) + "dw" + std::to_string(attr("dilations", 1, 1) - 1);
-  return d;
+  Desc d;
+  d.put("mb", x[0]);
+  if (group != 1) d.put("g", group);
+  d.put("ic", x[1]);
+  d.put("ih", x[2]);
+  d.put("iw", x[3]);
+  d.put("oc", y[1]);
+  d.put("oh", y[2]);
+  d.put("ow", y[3]);
+  d.put("kh", w[2]);
+  d.put("kw", w[3]);
+  d.put("sh", at(strides, 0, 1));
+  d.put("sw", at(strides, 1, 1));
+  d.put("ph", at(pads, 0, 0));
+  d.put("pw", at(pads, 1, 0));
+  if (at(dilations, 0, 1) != 1 || at(dilations, 1, 1) != 1) {
+    d.put("dh", at(dilations, 0, 1) - 1);
+    d.put("dw", at(dilations, 1, 1) - 1);
+  }
+  return d.str();
 }
 
 std::string matmul_desc(const Graph& g, const Node& n, int64_t macs) {
@@ -39,7 +69,11 @@ std::string matmul_desc(const Graph& g, const Node& n, int64_t macs) {
   int64_t rows = 1;
   for (size_t i = 0; i + 1 < y.size(); ++i) rows *= y[i];
   if (rows == 0 || cols == 0) return {};
-  return "m" + std::to_string(rows) + "n" + std::to_string(cols) + "k" + std::to_string(macs / (rows * cols));
+  Desc d;
+  d.put("m", rows);
+  d.put("n", cols);
+  d.put("k", macs / (rows * cols));
+  return d.str();
 }
 
 bool has_bias(const Node& n) {
@@ -50,11 +84,12 @@ bool has_bias(const Node& n) {
 }  // namespace
 
 int64_t count_params(const Graph& g) {
-  std::set<ValueId> counted;
-  std::set<ValueId> bn_stats;
+  std::vector<bool> counted(g.values.size(), false);
+  std::vector<bool> bn_stats(g.values.size(), false);
   for (const Node& n : g.nodes)
     if (n.kind == OpKind::kBatchNormalization)
-      for (size_t i = 3; i < n.inputs.size() && i < 5; ++i) bn_stats.insert(n.inputs[i]);
+      for (size_t i = 3; i < n.inputs.size() && i < 5; ++i)
+        if (n.inputs[i] != kNoValue) bn_stats[static_cast<size_t>(n.inputs[i])] = true;
   int64_t total = 0;
   for (const Node& n : g.nodes) {
     for (size_t i = 0; i < n.inputs.size(); ++i) {
@@ -64,7 +99,7 @@ int64_t count_params(const Graph& g) {
       if (val.kind != ValueKind::kInitializer || !dtype_is_float(val.dtype) || !val.shape) continue;
       // BN running statistics are buffers; they count only if something else reads them.
       if (n.kind == OpKind::kBatchNormalization && (i == 3 || i == 4)) continue;
-      if (bn_stats.count(v)) {
+      if (bn_stats[static_cast<size_t>(v)]) {
         bool other = false;
         for (NodeId c : val.consumers)
           if (g.node(c).kind != OpKind::kBatchNormalization) other = true;
@@ -72,7 +107,10 @@ int64_t count_params(const Graph& g) {
       }
       const int64_t numel = checked_numel(*val.shape).value_or(0);
       if (numel <= 1) continue;  // exporter scalars (0.5, sqrt(2), clip bounds)
-      if (counted.insert(v).second) total += numel;
+      if (!counted[static_cast<size_t>(v)]) {
+        counted[static_cast<size_t>(v)] = true;
+        total += numel;
+      }
     }
   }
   return total;
@@ -91,9 +129,16 @@ ModelAnalysis analyze_graph(const Graph& g, const InferResult& inferred, const A
     m.unknown_nodes.push_back(g.node(n).name + " (" + g.node(n).op_type + ")");
   for (NodeId n : inferred.unresolved)
     m.unresolved_nodes.push_back(g.node(n).name + " (" + g.node(n).op_type + ")");
-  std::set<NodeId> unresolved(inferred.unresolved.begin(), inferred.unresolved.end());
+  std::vector<bool> unresolved(g.nodes.size(), false);
+  for (NodeId n : inferred.unresolved) unresolved[static_cast<size_t>(n)] = true;
+  // layer_of[n]: the index of the layer node n was last seen in (in_layer below).
+  std::vector<int> layer_of(g.nodes.size(), -1);
+  std::vector<ValueId> seen_in;  // scratch: a layer's boundary inputs counted so far
 
-  for (const FusedLayer& L : fuse_layers(g, inferred.order, opts.fusion)) {
+  const std::vector<FusedLayer> layers = fuse_layers(g, inferred.order, opts.fusion);
+  m.layers.reserve(layers.size());
+  for (size_t li = 0; li < layers.size(); ++li) {
+    const FusedLayer& L = layers[li];
     LayerReport r;
     const Node& anchor = g.node(L.anchor);
     r.name = anchor.name;
@@ -107,14 +152,15 @@ ModelAnalysis analyze_graph(const Graph& g, const InferResult& inferred, const A
       m.layers.push_back(std::move(r));
       continue;
     }
-    if (unresolved.count(L.anchor)) {
+    if (unresolved[static_cast<size_t>(L.anchor)]) {
       r.status = LayerStatus::kUnresolved;
       m.layers.push_back(std::move(r));
       continue;
     }
     // Work: the sum over nodes; traffic: the layer's boundary.
-    std::set<NodeId> in_layer(L.nodes.begin(), L.nodes.end());
-    std::set<ValueId> seen_in;
+    for (NodeId n : L.nodes) layer_of[static_cast<size_t>(n)] = static_cast<int>(li);
+    auto in_layer = [&](NodeId n) { return layer_of[static_cast<size_t>(n)] == static_cast<int>(li); };
+    seen_in.clear();
     OpCost c;
     CostContext anchor_ctx(g, L.anchor, opts.cost);
     for (NodeId n : L.nodes) {
@@ -141,14 +187,16 @@ ModelAnalysis analyze_graph(const Graph& g, const InferResult& inferred, const A
         if (in == kNoValue) continue;
         const Value& v = g.value(in);
         if (v.is_stored || v.ints || v.reals) continue;
-        if (v.producer >= 0 && in_layer.count(v.producer)) continue;
-        if (seen_in.insert(in).second) c.bytes_in += anchor_ctx.bytes_of(v);
+        if (v.producer >= 0 && in_layer(v.producer)) continue;
+        if (std::find(seen_in.begin(), seen_in.end(), in) != seen_in.end()) continue;
+        seen_in.push_back(in);
+        c.bytes_in += anchor_ctx.bytes_of(v);
       }
       for (ValueId out : g.node(n).outputs) {
         if (out == kNoValue) continue;
         const Value& v = g.value(out);
         bool escapes = std::find(g.outputs.begin(), g.outputs.end(), out) != g.outputs.end();
-        for (NodeId cons : v.consumers) escapes |= !in_layer.count(cons);
+        for (NodeId cons : v.consumers) escapes |= !in_layer(cons);
         if (escapes) c.bytes_out += anchor_ctx.bytes_of(v);
       }
     }
@@ -158,7 +206,7 @@ ModelAnalysis analyze_graph(const Graph& g, const InferResult& inferred, const A
       for (ValueId in : g.node(n).inputs) {
         if (in == kNoValue) continue;
         const Value& v = g.value(in);
-        if (!v.shape || (v.producer >= 0 && in_layer.count(v.producer))) continue;
+        if (!v.shape || (v.producer >= 0 && in_layer(v.producer))) continue;
         if (v.ints || v.reals) continue;
         (v.is_stored ? r.weight_shapes : r.in_shapes).push_back(*v.shape);
       }
@@ -167,7 +215,7 @@ ModelAnalysis analyze_graph(const Graph& g, const InferResult& inferred, const A
       for (ValueId out : g.node(n).outputs) {
         if (out == kNoValue || !g.value(out).shape) continue;
         bool escapes = std::find(g.outputs.begin(), g.outputs.end(), out) != g.outputs.end();
-        for (NodeId cons : g.value(out).consumers) escapes |= !in_layer.count(cons);
+        for (NodeId cons : g.value(out).consumers) escapes |= !in_layer(cons);
         if (escapes || L.nodes.size() == 1) r.out_shapes.push_back(*g.value(out).shape);
       }
     if (anchor.kind == OpKind::kConv) r.desc = conv_desc(g, anchor);

@@ -2,13 +2,58 @@
 #include "rooflens/ir/graph.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace rooflens {
 
+// Word-at-a-time multiply-xorshift hash; names are file paths of a few dozen bytes.
+uint32_t Graph::name_hash(std::string_view s) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ s.size();
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+    h ^= h >> 32;
+  }
+  uint64_t w = 0;
+  if (i < s.size()) std::memcpy(&w, s.data() + i, s.size() - i);
+  h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+  h ^= h >> 29;
+  h *= 0x9E3779B97F4A7C15ull;
+  return static_cast<uint32_t>(h >> 32);
+}
+
+void Graph::index_name(ValueId id) {
+  if (2 * (named_ + 1) > by_name_.size()) {  // grow: re-place the slots by their stored hashes
+    std::vector<NameSlot> old = std::move(by_name_);
+    by_name_.assign(std::max<size_t>(64, old.size() * 2), NameSlot{});
+    const size_t mask = by_name_.size() - 1;
+    for (const NameSlot& e : old) {
+      if (e.id == kNoValue) continue;
+      size_t i = e.hash & mask;
+      while (by_name_[i].id != kNoValue) i = (i + 1) & mask;
+      by_name_[i] = e;
+    }
+  }
+  const std::string& name = values[static_cast<size_t>(id)].name;
+  const uint32_t h = name_hash(name);
+  const size_t mask = by_name_.size() - 1;
+  size_t i = h & mask;
+  for (; by_name_[i].id != kNoValue; i = (i + 1) & mask) {
+    if (by_name_[i].hash == h && values[static_cast<size_t>(by_name_[i].id)].name == name) {
+      by_name_[i].id = id;  // a name added again: the newest value wins
+      return;
+    }
+  }
+  by_name_[i] = NameSlot{h, id};
+  ++named_;
+}
+
 ValueId Graph::add_value(Value v) {
   auto id = static_cast<ValueId>(values.size());
-  by_name_[v.name] = id;
   values.push_back(std::move(v));
+  index_name(id);
   return id;
 }
 
@@ -23,9 +68,12 @@ NodeId Graph::add_node(Node n) {
 }
 
 std::optional<ValueId> Graph::find_value(std::string_view name) const {
-  auto it = by_name_.find(name);
-  if (it == by_name_.end()) return std::nullopt;
-  return it->second;
+  if (by_name_.empty()) return std::nullopt;
+  const uint32_t h = name_hash(name);
+  const size_t mask = by_name_.size() - 1;
+  for (size_t i = h & mask; by_name_[i].id != kNoValue; i = (i + 1) & mask)
+    if (by_name_[i].hash == h && values[static_cast<size_t>(by_name_[i].id)].name == name) return by_name_[i].id;
+  return std::nullopt;
 }
 
 Expected<std::vector<NodeId>> Graph::topo_order() const {

@@ -3,6 +3,7 @@
 
 #include "model_view.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -11,11 +12,10 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <string_view>
 #include <tuple>
-#include <unordered_map>
-#include <unordered_set>
 #include <sstream>
 
 namespace rooflens {
@@ -256,6 +256,9 @@ Expected<Shape> parse_dims_spec(const std::string& s, const std::string& spec) {
   return shape;
 }
 
+Expected<Graph> import_onnx_view(std::string_view bytes, const std::string& model_dir,
+                                 const ImportOptions& options);
+
 }  // namespace
 
 Expected<InputShapeOverride> parse_input_shape(const std::string& spec) {
@@ -283,16 +286,25 @@ Expected<Graph> import_onnx_file(const std::string& path, const ImportOptions& o
   const auto size = f.tellg();
   if (size < 0) return Status::invalid(path + ": cannot determine the file size");
   f.seekg(0, std::ios::beg);
-  std::string bytes(static_cast<size_t>(size), '\0');
-  if (!f.read(bytes.data(), size)) return Status::invalid(path + ": read failed");
+  // Not zero-filled first: every byte is read over.
+  auto bytes = std::make_unique_for_overwrite<char[]>(static_cast<size_t>(size));
+  if (!f.read(bytes.get(), size)) return Status::invalid(path + ": read failed");
   auto dir = std::filesystem::path(path).parent_path().string();
-  auto g = import_onnx_bytes(bytes, dir.empty() ? "." : dir, options);
+  auto g = import_onnx_view(std::string_view(bytes.get(), static_cast<size_t>(size)),
+                            dir.empty() ? "." : dir, options);
   if (!g) return g.status().with_context(path);
   return g;
 }
 
 Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& model_dir,
                                   const ImportOptions& options) {
+  return import_onnx_view(bytes, model_dir, options);
+}
+
+namespace {
+
+Expected<Graph> import_onnx_view(std::string_view bytes, const std::string& model_dir,
+                                 const ImportOptions& options) {
   if (bytes.empty()) return Status::invalid("file is empty");
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
     return Status::unsupported("file is larger than 2 GiB (protobuf limit); store weights as external data");
@@ -319,14 +331,12 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
 
   // Initializers.
   FileSizes file_sizes;
-  std::unordered_set<std::string_view> init_names;
-  init_names.reserve(gp.initializers.size());
   g.values.reserve(gp.initializers.size() + gp.inputs.size() + gp.nodes.size() * 2);
   for (size_t i = 0; i < gp.initializers.size(); ++i) {
     const auto& t = gp.initializers[i];
     auto what = [&t] { return "initializer '" + std::string(t.name) + "'"; };  // built only for errors
     if (t.name.empty()) return Status::invalid("initializer #" + std::to_string(i) + " has no name");
-    if (!init_names.insert(t.name).second) return Status::invalid(what() + ": defined twice");
+    if (g.find_value(t.name)) return Status::invalid(what() + ": defined twice");
     auto d = decode_tensor(t, model_dir, what, &file_sizes);
     if (!d) return d.status();
     Value v;
@@ -348,7 +358,7 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
   std::map<std::string, int64_t> symbols;
   std::vector<const ov::ValueInfo*> runtime_inputs;
   for (const auto& in : gp.inputs)
-    if (!init_names.count(in.name)) runtime_inputs.push_back(&in);
+    if (!g.find_value(in.name)) runtime_inputs.push_back(&in);  // the graph holds initializers only yet
   if (runtime_inputs.empty()) return Status::invalid("graph has no runtime inputs");
   for (const auto& o : options.input_shapes) {
     if (o.name.empty()) continue;
@@ -413,26 +423,30 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
     g.inputs.push_back(g.add_value(std::move(v)));
   }
 
-  // Node outputs first (so inputs can refer forward; cycles are found by topo_order).
-  std::unordered_map<std::string_view, int> producer_of;  // output name -> node index
+  // Node outputs first (so inputs can refer forward; cycles are found by topo_order). They
+  // get consecutive ids from first_output in file order.
   const int node_count = static_cast<int>(gp.nodes.size());
   g.values.reserve(g.values.size() + gp.nodes.size() * 2);
   g.nodes.reserve(gp.nodes.size());
-  producer_of.reserve(gp.nodes.size() * 2);
+  const auto first_output = static_cast<ValueId>(g.values.size());
   for (int i = 0; i < node_count; ++i) {
     const auto& n = gp.nodes[static_cast<size_t>(i)];
     for (const auto& out : n.outputs) {
       if (out.empty()) continue;
-      if (init_names.count(out) || g.find_value(out)) {
-        auto it = producer_of.find(out);
-        auto prev = it != producer_of.end() ? node_label(gp.nodes[static_cast<size_t>(it->second)], it->second)
-                                            : std::string("an initializer or graph input");
+      if (auto prev_id = g.find_value(out)) {
+        std::string prev = "an initializer or graph input";
+        // The first node writing it, this one included (an output listed twice).
+        for (int j = 0; *prev_id >= first_output && j <= i; ++j) {
+          const auto& outs = gp.nodes[static_cast<size_t>(j)].outputs;
+          if (std::find(outs.begin(), outs.end(), out) == outs.end()) continue;
+          prev = node_label(gp.nodes[static_cast<size_t>(j)], j);
+          break;
+        }
         return Status::invalid(node_label(n, i) + ": output '" + std::string(out) + "' is already produced by " + prev);
       }
       Value v;
       v.name = out;
       g.add_value(std::move(v));
-      producer_of.emplace(out, i);
     }
   }
   // value_info hints, with symbolic dims resolved where the symbol is bound.
@@ -456,6 +470,7 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
   for (const auto& vi : gp.value_info) hint(vi);
   for (const auto& vi : gp.outputs) hint(vi);
 
+  ValueId next_output = first_output;
   for (int i = 0; i < node_count; ++i) {
     const auto& np = gp.nodes[static_cast<size_t>(i)];
     Node n;
@@ -477,7 +492,8 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
       n.inputs.push_back(*id);
     }
     n.outputs.reserve(np.outputs.size());
-    for (const auto& out : np.outputs) n.outputs.push_back(out.empty() ? kNoValue : *g.find_value(out));
+    for (const auto& out : np.outputs) n.outputs.push_back(out.empty() ? kNoValue : next_output++);
+    n.attrs.reserve(np.attributes.size());
     for (const auto& a : np.attributes) {
       auto v = convert_attr(a, [&] { return node_label(np, i); }, model_dir, &file_sizes);
       if (!v) {
@@ -498,4 +514,5 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
   return g;
 }
 
+}  // namespace
 }  // namespace rooflens

@@ -87,7 +87,13 @@ bool parse_tensor(std::string_view bytes, Tensor* t, int depth) {
     std::string_view v;
     bool m;
     switch (f) {
-      case 1: {  // dims
+      case 1: {  // dims: one unpacked element (how exporters write them), or packed
+        if (wt == wire::kVarint) {
+          uint64_t d;
+          if (!r.varint(&d)) return false;
+          t->dims.push_back(static_cast<int64_t>(d));
+          return true;
+        }
         Scalars s;
         if (!read_scalars(r, wt, f, wire::kVarint, &s)) return false;
         for (auto c : s.chunks) {

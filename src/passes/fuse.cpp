@@ -91,15 +91,19 @@ class Fuser {
     return s;
   }
 
-  // Values read outside `nodes` (or graph outputs), ascending.
-  std::vector<ValueId> escaping(const std::vector<NodeId>& nodes) const {
-    std::vector<ValueId> r;
-    for (ValueId v : produced(nodes)) {
-      bool esc = is_graph_output(v);
-      for (NodeId c : g_.value(v).consumers) esc |= std::find(nodes.begin(), nodes.end(), c) == nodes.end();
-      if (esc) r.push_back(v);
+  // Whether exactly one value of `have` (what `nodes` write, ascending) is read outside
+  // `nodes` or is a graph output, and that value is `v`.
+  bool only_escaping(const std::vector<NodeId>& nodes, const std::vector<ValueId>& have, ValueId v) const {
+    size_t count = 0;
+    bool found = false;
+    for (ValueId h : have) {
+      bool esc = is_graph_output(h);
+      for (NodeId c : g_.value(h).consumers) esc |= std::find(nodes.begin(), nodes.end(), c) == nodes.end();
+      if (!esc) continue;
+      ++count;
+      found |= h == v;
     }
-    return r;
+    return count == 1 && found;
   }
 
   void absorb_epilogue(FusedLayer& L, bool allow_residual) {
@@ -110,10 +114,11 @@ class Fuser {
     const ValueId anchor_out = g_.node(L.anchor).outputs[0];
     const Shape* anchor_shape = g_.value(anchor_out).shape ? &*g_.value(anchor_out).shape : nullptr;
     if (!anchor_shape) return;
+    std::vector<ValueId> have = produced(nodes);  // kept ascending as nodes are added
+    std::vector<NodeId>& cands = cands_;
     for (size_t step = 0; step < kMaxEpilogue; ++step) {
-      const std::vector<ValueId> have = produced(nodes);
       // Candidates: unassigned pointwise readers of the layer's values, earliest first.
-      std::vector<NodeId> cands;
+      cands.clear();
       for (ValueId v : have)
         for (NodeId c : g_.value(v).consumers)
           if (!assigned(c) && std::find(nodes.begin(), nodes.end(), c) == nodes.end()) cands.push_back(c);
@@ -147,9 +152,13 @@ class Fuser {
       }
       if (pick < 0) break;
       nodes.push_back(pick);
+      for (ValueId o : g_.node(pick).outputs) {
+        if (o == kNoValue) continue;
+        auto at = std::lower_bound(have.begin(), have.end(), o);
+        if (at == have.end() || *at != o) have.insert(at, o);
+      }
       if (pick_residual != kNoValue) residual = pick_residual;
-      auto esc = escaping(nodes);
-      if (esc.size() == 1 && esc[0] == g_.node(pick).outputs[0]) {
+      if (only_escaping(nodes, have, g_.node(pick).outputs[0])) {
         best_nodes = nodes;
         best_residual = residual;
       }
@@ -162,6 +171,7 @@ class Fuser {
   const Graph& g_;
   std::vector<int> pos_;
   std::vector<bool> assigned_;
+  std::vector<NodeId> cands_;  // scratch for absorb_epilogue
 };
 
 // Orders layers so each runs after the layers producing its inputs. A layer that absorbed

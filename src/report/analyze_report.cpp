@@ -183,9 +183,8 @@ std::string analyze_json_part(const ModelAnalysis& m, bool as_list, bool with_la
     return out;
   }
   // As the first element of a list, less the list's '[': "\n  {...\n  }".
-  w.begin_array();
+  w.resume_array();
   write_one(w, m, with_layers);
-  out.erase(0, 1);
   return out;
 }
 

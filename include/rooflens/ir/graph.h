@@ -3,36 +3,24 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <unordered_map>
 #include <memory>
 #include <optional>
+#include <unordered_map>  // kept for includers that relied on it
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
+#include "rooflens/ir/attr_map.h"
 #include "rooflens/ir/dtype.h"
 #include "rooflens/ir/op_table.h"
 #include "rooflens/util/status.h"
 
 namespace rooflens {
 
-using Shape = std::vector<int64_t>;
 using ValueId = int32_t;
 using NodeId = int32_t;
 inline constexpr ValueId kNoValue = -1;
-
-// A constant tensor held in an attribute (ONNX Constant's `value`, ConstantOfShape's `value`).
-struct TensorConst {
-  DType dtype = DType::kUnknown;
-  Shape shape;
-  std::vector<int64_t> ints;  // set for integer dtypes when data is present
-  std::vector<double> reals;  // set for float dtypes when data is present
-};
-
-using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>,
-                               std::vector<double>, std::vector<std::string>, TensorConst>;
 
 // Where a value comes from.
 enum class ValueKind {
@@ -65,7 +53,7 @@ struct Node {
   OpKind kind = OpKind::kUnknown;
   std::vector<ValueId> inputs;  // kNoValue for an omitted optional input
   std::vector<ValueId> outputs;
-  std::map<std::string, AttrValue> attrs;
+  AttrMap attrs;  // sorted by name
   bool folded = false;  // all outputs known at analysis time: no work at inference
 };
 
@@ -92,12 +80,16 @@ class Graph {
   Expected<std::vector<NodeId>> topo_order() const;
 
  private:
-  // Transparent hashing: lookups by string_view build no string.
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  // Value names -> ids: an open-addressing table of ids; the names themselves are read from
+  // `values`, so the table holds no strings. A name added twice maps to its last value.
+  struct NameSlot {
+    uint32_t hash = 0;
+    ValueId id = kNoValue;  // kNoValue: empty
   };
-  std::unordered_map<std::string, ValueId, NameHash, std::equal_to<>> by_name_;
+  static uint32_t name_hash(std::string_view s);
+  void index_name(ValueId id);
+  std::vector<NameSlot> by_name_;  // size 0 or a power of two, at most half full
+  size_t named_ = 0;
 };
 
 // Product of dims; nullopt on negative dims or int64 overflow.

@@ -13,7 +13,7 @@
 namespace rooflens {
 
 inline const AttrValue* node_attr(const Node& n, std::string_view name) {
-  auto it = n.attrs.find(std::string(name));
+  auto it = n.attrs.find(name);
   return it == n.attrs.end() ? nullptr : &it->second;
 }
 
