@@ -326,6 +326,14 @@ int run_validate(const ValidateArgs& a) {
   for (const auto& n : names)
     if (!std::filesystem::exists(dir + "/" + n + ".onnx"))
       return report_error(Status::invalid("--models: no bundled model '" + n + "'"));
+  if (dev->kernel_table) {
+    const KernelTable& kt = *dev->kernel_table;
+    std::fprintf(stderr, "validate: predictions from the measured kernel table of %s (%s, %d thread(s), %s)\n",
+                 dev->file.c_str(), kt.backend.c_str(), kt.threads, kt.measured.c_str());
+    if (kt.threads != threads)
+      std::fprintf(stderr, "validate: warning: the kernel table was measured with %d thread(s), this run uses %d\n",
+                   kt.threads, threads);
+  }
   std::vector<ValidationPoint> pts;
   std::vector<std::string> test = names, train;
   std::map<std::string, double> fitted;
@@ -370,7 +378,12 @@ int run_validate(const ValidateArgs& a) {
     out = nlohmann::json({{"schema", "rooflens.validate/1"}, {"device", dev->id}, {"batch", a.batch}, {"threads", threads},
                           {"unit", "images/s"}, {"spearman", s.spearman}, {"median_abs_error", s.median_abs_error},
                           {"within_10", s.within_10}, {"within_25", s.within_25}, {"models", models},
-                          {"fitted_efficiency", fitted}, {"fitted_on", train}}).dump(2) + "\n";
+                          {"fitted_efficiency", fitted}, {"fitted_on", train},
+                          {"kernel_table", dev->kernel_table ? nlohmann::json({{"file", dev->file},
+                                                                               {"backend", dev->kernel_table->backend},
+                                                                               {"threads", dev->kernel_table->threads},
+                                                                               {"measured", dev->kernel_table->measured}})
+                                                             : nlohmann::json(nullptr)}}).dump(2) + "\n";
   } else {
     report::Table t;
     t.headers = {"model", "measured (img/s)", "predicted (img/s)", "error (%)"};
@@ -381,6 +394,10 @@ int run_validate(const ValidateArgs& a) {
           fmt::format("\n{} models, batch {}, {} thread(s), predictions from {}\n  Spearman {:.3f}, median |error| {:.1f}%, "
                       "within +-10%: {:.0f}%, within +-25%: {:.0f}%\n",
                       s.n, a.batch, threads, dev->id, s.spearman, 100 * s.median_abs_error, 100 * s.within_10, 100 * s.within_25);
+    if (dev->kernel_table)
+      out += fmt::format("  layer times from the measured kernel table ({}, {} thread(s), measured {}); no model above "
+                         "was among its sampled kernels\n",
+                         dev->kernel_table->backend, dev->kernel_table->threads, dev->kernel_table->measured);
     if (!fitted.empty()) {
       out += fmt::format("  held out: efficiencies were fitted on the other {} models and written to {}:", train.size(), a.fit_out);
       for (const auto& [k, v] : fitted) out += fmt::format(" {} {:.3f}", k, v);

@@ -11,10 +11,12 @@
 #include <map>
 
 #include "commands.h"
+#include "rooflens/exec/backend.h"
 #include "rooflens/exec/dispatch_probe.h"
 #include "common.h"
 #include "rooflens/device/device.h"
 #include "rooflens/microbench/jpeg_decode.h"
+#include "rooflens/microbench/kernel_probe.h"
 #include "rooflens/microbench/probe.h"
 #include "rooflens/report/table.h"
 
@@ -202,6 +204,26 @@ int run_probe_jpeg(const ProbeArgs& a) {
   return w ? kExitOk : report_error(w);
 }
 
+// `--kernels`: the kernel table, timed with the dispatch overhead just measured and the
+// probe's largest thread count, into the device JSON.
+Status add_kernel_table(const ProbeArgs& a, const microbench::ProbeResult& r, nlohmann::ordered_json* dev) {
+  auto backend = make_onednn_backend();
+  if (!backend) return Status::unavailable("--kernels needs the oneDNN backend (built with ROOFLENS_WITH_ONEDNN=OFF)");
+  KernelProbeOptions ko;
+  ko.threads = r.dispatch.empty() ? 0 : static_cast<int>(r.dispatch.back().threads);
+  ko.quick = a.quick;
+  ko.dispatch_s = dev->value("launch_overhead_s", 0.0);
+  if (!a.quiet) ko.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  auto kt = probe_kernels(*backend, ko, onednn_version_text(), r.cpu.model_name);
+  if (!kt) return kt.status();
+  (*dev)["kernel_table"] = nlohmann::ordered_json::parse(kernel_table_json(kt->table));
+  (*dev)["sources"]["kernel_table"] = fmt::format(
+      "measured by rooflens probe cpu --kernels{} in {:.0f} s: the backend's primitives over sampled shapes per class, "
+      "each fitted as t = dispatch + exp(c0 + sum c_i x_i) (docs/perf-model.md)",
+      a.quick ? " --quick" : "", kt->seconds);
+  return Status::ok();
+}
+
 }  // namespace
 
 void add_probe(CLI::App& app, ProbeArgs& a) {
@@ -224,6 +246,10 @@ void add_probe(CLI::App& app, ProbeArgs& a) {
   cpu->add_option("--isa", a.isa, "widest instruction set to use: auto, avx2 (as AVX2-only code runs) or avx512")
       ->check(CLI::IsMember({"auto", "avx2", "avx512"}))
       ->capture_default_str();
+  cpu->add_flag("--kernels", a.kernels,
+                "also time the oneDNN backend's own primitives over sampled shapes per kernel class (conv, pointwise, "
+                "depthwise, gemm, pool, eltwise, move, reorder), fit a predictor per class and store it in the --out "
+                "file as its kernel table (predict and validate then use it); about 3 minutes, 1 with --quick");
   cpu->add_flag("--quiet", a.quiet, "no progress lines on stderr");
   cpu->final_callback([&a] { a.target = "cpu"; });
 
@@ -257,6 +283,8 @@ int run_probe(const ProbeArgs& a) {
   o.repeats = a.repeats;
   o.isa = a.isa;
   if (!a.quiet) o.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  if (a.kernels && a.out.empty())
+    return report_error(Status::invalid("--kernels: give --out FILE, the device file the kernel table is written into"));
   auto r = microbench::run_cpu_probe(o);
   if (!r) return report_error(r.status());
   if (!a.out.empty()) {
@@ -272,6 +300,10 @@ int run_probe(const ProbeArgs& a) {
       }
     }
     if (!dev) return report_error(dev.status());
+    if (a.kernels) {
+      Status k = add_kernel_table(a, *r, &*dev);
+      if (!k) return report_error(k);
+    }
     Status w = write_output(a.out, dev->dump(2) + "\n");
     if (!w) return report_error(w);
     if (a.out != "-") {

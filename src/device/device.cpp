@@ -25,6 +25,7 @@ class Reader {
   Status err(const std::string& field, const std::string& msg) const {
     return Status::invalid(file_ + ": field '" + field + "': " + msg);
   }
+  const std::string& file() const { return file_; }
   const json* get(const json& obj, const std::string& key, const std::string& path) const {
     if (!obj.is_object() || !obj.contains(key)) return nullptr;
     (void)path;
@@ -291,6 +292,11 @@ Expected<DeviceSpec> parse_device_json(const std::string& text, const std::strin
         return r.err("efficiency." + k, "must be a number in (0, 1]");
       d.efficiency[k] = v.get<double>();
     }
+  }
+  if (j.contains("kernel_table") && !j["kernel_table"].is_null()) {
+    auto kt = parse_kernel_table(j["kernel_table"].dump(), r.file());
+    if (!kt) return kt.status();
+    d.kernel_table = std::move(*kt);
   }
   if (j.contains("sources") && j["sources"].is_object())
     for (const auto& [k, v] : j["sources"].items())

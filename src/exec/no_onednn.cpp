@@ -11,3 +11,9 @@ Expected<DispatchOverhead> measure_onednn_dispatch(int) {
   return Status::unavailable("built without oneDNN (ROOFLENS_WITH_ONEDNN=OFF)");
 }
 }  // namespace rooflens
+namespace rooflens {
+std::string onednn_version_text() { return "none"; }
+Expected<double> time_onednn_reorder(int64_t, int64_t, int64_t, int64_t, bool, int, double) {
+  return Status::unavailable("built without oneDNN (ROOFLENS_WITH_ONEDNN=OFF)");
+}
+}  // namespace rooflens

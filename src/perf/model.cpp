@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "rooflens/perf/kernel_predict.h"
 #include "rooflens/perf/layer_model.h"
 
 namespace rooflens {
@@ -302,6 +303,13 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
 
   L2Sources sources(g, m);
   std::vector<L2Input> l2_inputs;
+  // A CPU with a measured kernel table: layer times from the table (bounds and flags still
+  // from the roofline terms, which say why a layer takes its time).
+  const KernelTable* table = (!d.is_gpu() && d.kernel_table && o.use_kernel_table && o.dtype == d.kernel_table->dtype)
+                                 ? &*d.kernel_table : nullptr;
+  std::vector<std::vector<LayoutConversion>> conversions;
+  int table_layers = 0, roofline_layers = 0;
+  if (table) conversions = layout_conversions(g, m);
   for (size_t i = 0; i < m.layers.size(); ++i) {
     const LayerReport& r = m.layers[i];
     LayerPrediction L;
@@ -381,9 +389,27 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
     if (tensor && d.is_gpu() && !L.tensor_eligible) L.flags.push_back("cuda-cores");
     if (L.wave_efficiency < 0.5 || L.bw_efficiency < 0.5) L.flags.push_back("starved");
     if (L.t_launch > std::max(L.t_compute, L.t_memory)) L.flags.push_back("launch");
+    if (table) {
+      const auto k = classify_layer(g, r);
+      const auto t_table = k ? table_layer_seconds(*table, *k, conversions[i]) : std::nullopt;
+      if (t_table) {
+        L.time_s = *t_table;
+        L.table_class = k->cls;
+        L.layout_conversions = static_cast<int>(conversions[i].size());
+        ++table_layers;
+      } else {
+        ++roofline_layers;
+      }
+    }
     L.achieved_flops = L.time_s > 0 ? static_cast<double>(L.flops) / L.time_s : 0;
     p.time_s += L.time_s;
     p.layers.push_back(L);
+  }
+  if (table) {
+    p.notes.push_back("layer times from the measured kernel table in " + d.file + " (" + table->backend + ", " +
+                      std::to_string(table->threads) + " thread(s), measured " + table->measured + ") for " +
+                      std::to_string(table_layers) + " layer(s)" +
+                      (roofline_layers ? ", the roofline for " + std::to_string(roofline_layers) + " of classes it lacks" : ""));
   }
   for (auto& L : p.layers) L.time_share = p.time_s > 0 ? L.time_s / p.time_s : 0;
   p.flops_per_image = static_cast<double>(m.totals.flops) / static_cast<double>(m.batch);

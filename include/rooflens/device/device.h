@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "rooflens/device/kernel_table.h"
 #include "rooflens/util/status.h"
 
 namespace rooflens {
@@ -73,6 +74,9 @@ struct DeviceSpec {
   // (convolutions and matrix products), "depthwise", "memory" (bandwidth-bound work).
   // Optional; `rooflens validate --fit` measures them. Missing classes count as 1.
   std::map<std::string, double> efficiency;
+  // Measured kernel table (`rooflens probe cpu --kernels`); when present, predict times CPU
+  // layers from it instead of the roofline (perf/kernel_predict.h).
+  std::optional<KernelTable> kernel_table;
   std::map<std::string, std::string> sources;
   std::string file;  // where it was loaded from ("inline" for custom)
 

@@ -3,6 +3,9 @@
 // CPU counterpart of a GPU's kernel launch overhead in the performance model.
 #pragma once
 
+#include <cstdint>
+#include <string>
+
 #include "rooflens/util/status.h"
 
 namespace rooflens {
@@ -14,5 +17,14 @@ struct DispatchOverhead {
 
 // Unavailable when built without oneDNN.
 Expected<DispatchOverhead> measure_onednn_dispatch(int threads);
+
+// Median seconds of one oneDNN reorder of an f32 [N, C, H, W] tensor between channels-last
+// (acdb) and row-major (abcd), in the direction given, with one wait per reorder as the
+// backend's layers have: the layout conversion the backend inserts between layers.
+// "oneDNN 2.7.3 (cpu)" as linked, or "none" without oneDNN.
+std::string onednn_version_text();
+
+Expected<double> time_onednn_reorder(int64_t n, int64_t c, int64_t h, int64_t w, bool to_rowmajor, int threads,
+                                     double max_seconds);
 
 }  // namespace rooflens

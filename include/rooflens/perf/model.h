@@ -51,6 +51,9 @@ struct PerfOptions {
   // Calibrated from the intercept of published time-vs-batch measurements (docs/perf-model.md).
   // 0 gives the overlap-only model.
   double kernel_gap_s = 10e-6;
+  // CPU devices with a measured kernel table (`probe cpu --kernels`): layer times come from
+  // it (perf/kernel_predict.h) instead of the roofline. false uses the roofline anyway.
+  bool use_kernel_table = true;
 };
 
 struct LayerPrediction {
@@ -68,6 +71,8 @@ struct LayerPrediction {
   int tile_n = 0;                // output-channel tile width chosen (GEMM-like layers on a GPU)
   double tile_efficiency = 1;    // useful share of the tensor rate at that width (padding x reuse)
   std::string kernel_class = "other";  // gemm, depthwise or other (for fitted efficiencies)
+  std::string table_class;             // class of the measured kernel table that timed it, if one did
+  int layout_conversions = 0;          // reorders the CPU backend adds before it (kernel table only)
   double bw_efficiency = 1;
   double t_compute = 0, t_memory = 0, t_launch = 0, time_s = 0;
   double t_gap = 0;  // serialized per-kernel cost added to the overlapped max (GPU)

@@ -1,0 +1,71 @@
+// A measured kernel table: per kernel class, a time predictor fitted to the backend's own
+// primitives timed on this machine (`rooflens probe cpu --kernels`; nn-Meter's method, the
+// article's "latency lookup table"). It lives in the device file under "kernel_table".
+//
+// Every class has the same form (docs/perf-model.md, "Measured kernel table"):
+//   t = dispatch + exp(c0 + sum_i c_i * x_i)
+// where dispatch is the device's measured per-primitive overhead (launch_overhead_s) and
+// x_i are the class's features: logs of sizes (log_rows: GEMM rows = images x output
+// pixels, log_bytes ...) or 0/1 indicators (residual). A log-linear model is a power law in
+// the sizes: exponent 1 on the work means constant efficiency, below 1 means efficiency
+// grows with size. The features per class are fixed (kernel_features in perf/); a table
+// whose feature list differs is refused as foreign.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rooflens/util/status.h"
+
+namespace rooflens {
+
+inline constexpr const char* kKernelTableSchema = "rooflens.kernel_table/1";
+
+struct KernelFit {
+  std::vector<std::string> features;  // names, in coefficient order after the intercept
+  std::vector<double> coef;           // c0 (intercept), then one per feature
+  int samples = 0;                    // measurements it was fitted on
+  double median_abs_error = 0;        // of the fit on its own samples (relative)
+  double max_abs_error = 0;
+  // Sampled range of each feature (min, max); a prediction outside it extrapolates.
+  std::map<std::string, std::pair<double, double>> range;
+
+  // exp(c0 + sum c_i x_i); x in feature order. x.size() must equal features.size().
+  double kernel_seconds(const std::vector<double>& x) const;
+};
+
+struct KernelTable {
+  std::string backend;     // e.g. "oneDNN 2.7.3 (cpu, avx512_core)"
+  std::string host;        // CPU model name the table was measured on
+  std::string measured;    // UTC date/time
+  int threads = 0;         // threads the primitives ran with
+  std::string dtype = "fp32";
+  double dispatch_s = 0;   // per-primitive overhead added to every kernel (from the probe)
+  std::map<std::string, KernelFit> classes;
+};
+
+// The kernel classes and their features, in coefficient order: the one definition that
+// the probe, the fit, the predictor and the parser share.
+//   conv       dense kxk convolution (k > 1):  log_rows, log_cols, log_k, residual
+//   pointwise  1x1 convolution:                log_rows, log_cols, log_k, residual
+//   depthwise  one filter per channel:         log_out, log_in, log_window
+//   gemm       Gemm / MatMul:                   log_rows, log_cols, log_k
+//   pool       Max/Average/Global pooling, ReduceMean over H,W: log_out, log_in, log_window
+//   eltwise    elementwise, binary, softmax, normalisation: log_bytes, binary
+//   move       Concat, Transpose, Slice, Split, Pad (copies): log_bytes, transpose
+//   reorder    layout conversion between channels-last and row-major: log_bytes, to_rowmajor
+// rows = images x output pixels (x groups), cols = output channels per group, k = input
+// channels per group x kernel area; residual = 1 when a residual Add is fused in.
+const std::map<std::string, std::vector<std::string>>& kernel_class_features();
+
+// Parses the "kernel_table" object of a device file. An unknown class, another feature
+// list, a wrong coefficient count, a non-finite number or another schema is an error
+// naming `file` and the field (kernel_table.classes.conv.coef ...).
+Expected<KernelTable> parse_kernel_table(const std::string& json_text, const std::string& file);
+
+// The table as the JSON text of a device file's "kernel_table" object.
+std::string kernel_table_json(const KernelTable& t);
+
+}  // namespace rooflens

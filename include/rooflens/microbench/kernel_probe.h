@@ -1,0 +1,54 @@
+// `rooflens probe cpu --kernels`: times the CPU backend's own primitives over sampled shapes
+// per kernel class and fits the kernel table (device/kernel_table.h) the predictor uses.
+//
+// Each sample is a small graph run by the backend exactly as a model's layer is: an adapter
+// convolution before the probed layer leaves its input in the layout a model's previous
+// layer would (channels-last), and a consumer after it takes the output conversion, so the
+// probed layer's time is what the same layer takes inside a network. Layout conversions are
+// timed directly (oneDNN reorders) and fitted first; each other sample's conversions, as the
+// predictor counts them, are subtracted before its class is fitted.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "rooflens/device/kernel_table.h"
+#include "rooflens/exec/backend.h"
+#include "rooflens/ir/graph.h"
+#include "rooflens/perf/kernel_predict.h"
+
+namespace rooflens {
+
+struct KernelProbeOptions {
+  int threads = 0;           // 0: all cores
+  bool quick = false;        // fewer shapes, shorter timing (under a minute)
+  uint64_t seed = 1;         // shape sampling
+  double dispatch_s = 0;     // measured per-primitive overhead (subtracted before fitting)
+  std::vector<std::string> classes;  // empty: every class
+  std::function<void(const std::string&)> progress;  // one line per finished class
+};
+
+// One sampled kernel: the graph that runs it and the name of the probed layer.
+struct KernelCase {
+  std::string cls;
+  Graph graph;
+  std::string layer;  // anchor node name of the probed layer
+};
+
+// The sampled shapes of a class as runnable graphs (deterministic in seed).
+std::vector<KernelCase> kernel_cases(const std::string& cls, int count, uint64_t seed);
+
+struct KernelProbeResult {
+  KernelTable table;
+  std::map<std::string, std::vector<KernelSample>> samples;  // kernel time, conversions removed
+  double seconds = 0;  // wall time of the probe
+};
+
+// Runs every class on `backend` (the oneDNN backend) and fits the table. `backend_name`
+// and `host` are recorded in it.
+Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOptions& o,
+                                          const std::string& backend_name, const std::string& host);
+
+}  // namespace rooflens

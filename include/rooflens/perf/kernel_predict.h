@@ -1,0 +1,53 @@
+// Prediction from a measured kernel table (device/kernel_table.h): which class a fused
+// layer belongs to and its features, the layout conversions the oneDNN backend inserts
+// before it, and the fit of a class's log-linear model to measured times.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rooflens/cost/analysis.h"
+#include "rooflens/device/kernel_table.h"
+
+namespace rooflens {
+
+// A fused layer seen as one kernel of the table: its class and feature values in the
+// order kernel_class_features() gives.
+struct LayerKernel {
+  std::string cls;
+  std::vector<double> x;
+};
+// nullopt for layers that are not kernels (no work).
+std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r);
+
+// Features of a layout conversion of `bytes` (channels-last <-> row-major).
+std::vector<double> reorder_features(int64_t bytes, bool to_rowmajor);
+
+// A layout conversion the backend adds inside a layer: a 4-D activation produced in one
+// layout (channels-last by convolutions, pooling and concat; row-major by graph inputs,
+// copies and matrix products) read by an op that wants the other.
+struct LayoutConversion {
+  int64_t bytes = 0;
+  bool to_rowmajor = false;
+};
+// Per fused layer, in order, the conversions the oneDNN backend's layout policy
+// (src/exec/onednn/onednn_backend.h) inserts; the last layer also converts the graph's
+// outputs to row-major.
+std::vector<std::vector<LayoutConversion>> layout_conversions(const Graph& g, const ModelAnalysis& m);
+
+// Predicted seconds of one layer from the table: dispatch per primitive + the class's
+// kernel time + each conversion's time. nullopt when the table has no fit for the class.
+std::optional<double> table_layer_seconds(const KernelTable& t, const LayerKernel& k,
+                                          const std::vector<LayoutConversion>& conversions);
+
+struct KernelSample {
+  std::vector<double> x;
+  double seconds = 0;  // measured, dispatch included
+};
+// Least squares of log(seconds - dispatch) on [1, x] (a tiny ridge keeps features that do
+// not vary at 0). Errors: fewer samples than coefficients, or a non-positive time.
+Expected<KernelFit> fit_kernel_class(const std::string& cls, const std::vector<KernelSample>& samples,
+                                     double dispatch_s);
+
+}  // namespace rooflens

@@ -1,0 +1,160 @@
+// The measured kernel table of a device file (see kernel_table.h).
+#include "rooflens/device/kernel_table.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace rooflens {
+
+using nlohmann::json;
+
+const std::map<std::string, std::vector<std::string>>& kernel_class_features() {
+  static const std::map<std::string, std::vector<std::string>> m = {
+      {"conv", {"log_rows", "log_cols", "log_k", "residual"}},
+      {"pointwise", {"log_rows", "log_cols", "log_k", "residual"}},
+      {"depthwise", {"log_out", "log_in", "log_window"}},
+      {"gemm", {"log_rows", "log_cols", "log_k"}},
+      {"pool", {"log_out", "log_in", "log_window"}},
+      {"eltwise", {"log_bytes", "binary"}},
+      {"move", {"log_bytes", "transpose"}},
+      {"reorder", {"log_bytes", "to_rowmajor"}},
+  };
+  return m;
+}
+
+double KernelFit::kernel_seconds(const std::vector<double>& x) const {
+  double s = coef.empty() ? 0 : coef[0];
+  for (size_t i = 0; i < x.size() && i + 1 < coef.size(); ++i) s += coef[i + 1] * x[i];
+  return std::exp(s);
+}
+
+namespace {
+
+Status field_error(const std::string& file, const std::string& field, const std::string& msg) {
+  return Status::invalid(file + ": field 'kernel_table." + field + "': " + msg);
+}
+
+Expected<double> finite(const json& j, const std::string& file, const std::string& field) {
+  if (!j.is_number()) return field_error(file, field, "must be a number, got " + std::string(j.type_name()));
+  const double v = j.get<double>();
+  if (!std::isfinite(v)) return field_error(file, field, "must be finite");
+  return v;
+}
+
+Expected<KernelFit> parse_fit(const json& c, const std::string& file, const std::string& path,
+                              const std::vector<std::string>& want) {
+  if (!c.is_object()) return field_error(file, path, "must be an object");
+  KernelFit f;
+  if (!c.contains("features") || !c["features"].is_array())
+    return field_error(file, path + ".features", "missing or not a list");
+  for (const auto& s : c["features"]) {
+    if (!s.is_string()) return field_error(file, path + ".features", "must be a list of names");
+    f.features.push_back(s.get<std::string>());
+  }
+  if (f.features != want) {
+    std::string w;
+    for (const auto& s : want) w += (w.empty() ? "" : ", ") + s;
+    return field_error(file, path + ".features", "foreign feature list; this version fits [" + w + "]");
+  }
+  if (!c.contains("coef") || !c["coef"].is_array())
+    return field_error(file, path + ".coef", "missing or not a list");
+  if (c["coef"].size() != want.size() + 1)
+    return field_error(file, path + ".coef", "expected " + std::to_string(want.size() + 1) +
+                                                 " coefficients (intercept + one per feature), got " +
+                                                 std::to_string(c["coef"].size()));
+  for (size_t i = 0; i < c["coef"].size(); ++i) {
+    auto v = finite(c["coef"][i], file, path + ".coef[" + std::to_string(i) + "]");
+    if (!v) return v.status();
+    f.coef.push_back(*v);
+  }
+  if (!c.contains("samples") || !c["samples"].is_number_integer() || c["samples"].get<int>() < static_cast<int>(want.size()) + 1)
+    return field_error(file, path + ".samples", "must be an integer of at least " + std::to_string(want.size() + 1));
+  f.samples = c["samples"].get<int>();
+  for (const char* k : {"median_abs_error", "max_abs_error"}) {
+    if (!c.contains(k)) continue;
+    auto v = finite(c[k], file, path + "." + k);
+    if (!v) return v.status();
+    (k[1] == 'e' ? f.median_abs_error : f.max_abs_error) = *v;
+  }
+  if (c.contains("range")) {
+    if (!c["range"].is_object()) return field_error(file, path + ".range", "must be an object");
+    for (const auto& [k, r] : c["range"].items()) {
+      if (!r.is_array() || r.size() != 2 || !r[0].is_number() || !r[1].is_number())
+        return field_error(file, path + ".range." + k, "must be [min, max]");
+      f.range[k] = {r[0].get<double>(), r[1].get<double>()};
+    }
+  }
+  return f;
+}
+
+}  // namespace
+
+Expected<KernelTable> parse_kernel_table(const std::string& json_text, const std::string& file) {
+  const json j = json::parse(json_text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return field_error(file, "", "must be a JSON object");
+  if (!j.contains("schema") || !j["schema"].is_string())
+    return field_error(file, "schema", "missing (a kernel table names its schema, " + std::string(kKernelTableSchema) + ")");
+  if (j["schema"].get<std::string>() != kKernelTableSchema)
+    return field_error(file, "schema", "'" + j["schema"].get<std::string>() + "' is foreign; this version reads " +
+                                           kKernelTableSchema);
+  KernelTable t;
+  for (auto [key, out] : {std::pair<const char*, std::string*>{"backend", &t.backend}, {"host", &t.host},
+                          {"measured", &t.measured}, {"dtype", &t.dtype}}) {
+    if (!j.contains(key)) continue;
+    if (!j[key].is_string()) return field_error(file, key, "must be a string");
+    *out = j[key].get<std::string>();
+  }
+  if (t.dtype != "fp32") return field_error(file, "dtype", "only fp32 tables are measured, got '" + t.dtype + "'");
+  if (!j.contains("threads") || !j["threads"].is_number_integer() || j["threads"].get<int>() < 1)
+    return field_error(file, "threads", "must be a positive integer");
+  t.threads = j["threads"].get<int>();
+  if (!j.contains("dispatch_s")) return field_error(file, "dispatch_s", "missing");
+  auto disp = finite(j["dispatch_s"], file, "dispatch_s");
+  if (!disp) return disp.status();
+  if (*disp < 0) return field_error(file, "dispatch_s", "must not be negative");
+  t.dispatch_s = *disp;
+  if (!j.contains("classes") || !j["classes"].is_object() || j["classes"].empty())
+    return field_error(file, "classes", "missing or empty");
+  const auto& known = kernel_class_features();
+  for (const auto& [name, c] : j["classes"].items()) {
+    auto it = known.find(name);
+    if (it == known.end()) {
+      std::string names;
+      for (const auto& [k, v] : known) names += (names.empty() ? "" : ", ") + k;
+      return field_error(file, "classes." + name, "unknown kernel class (known: " + names + ")");
+    }
+    auto f = parse_fit(c, file, "classes." + name, it->second);
+    if (!f) return f.status();
+    t.classes[name] = std::move(*f);
+  }
+  return t;
+}
+
+std::string kernel_table_json(const KernelTable& t) {
+  nlohmann::ordered_json j;
+  j["schema"] = kKernelTableSchema;
+  j["backend"] = t.backend;
+  j["host"] = t.host;
+  j["measured"] = t.measured;
+  j["threads"] = t.threads;
+  j["dtype"] = t.dtype;
+  j["model"] = "t = dispatch_s + exp(coef[0] + sum_i coef[i] * feature_i), per class";
+  j["dispatch_s"] = t.dispatch_s;
+  nlohmann::ordered_json classes = nlohmann::ordered_json::object();
+  for (const auto& [name, f] : t.classes) {
+    nlohmann::ordered_json c;
+    c["features"] = f.features;
+    c["coef"] = f.coef;
+    c["samples"] = f.samples;
+    c["median_abs_error"] = f.median_abs_error;
+    c["max_abs_error"] = f.max_abs_error;
+    nlohmann::ordered_json r = nlohmann::ordered_json::object();
+    for (const auto& [k, mm] : f.range) r[k] = {mm.first, mm.second};
+    c["range"] = r;
+    classes[name] = c;
+  }
+  j["classes"] = classes;
+  return j.dump(2);
+}
+
+}  // namespace rooflens

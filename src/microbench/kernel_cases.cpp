@@ -1,0 +1,198 @@
+// The sampled shapes of each kernel class, as small graphs (see kernel_probe.h). Shapes are
+// drawn from the ranges CNNs use (torchvision's zoo and the NATS size space): batch 1-32,
+// feature maps 7-112 (224 for stems), 8-1024 channels, 3x3 to 7x7 kernels, strides 1 and 2.
+#include <algorithm>
+#include <cstdint>
+
+#include "rooflens/ir/graph_builder.h"
+#include "rooflens/microbench/kernel_probe.h"
+
+namespace rooflens {
+namespace {
+
+// splitmix64: portable and deterministic, unlike the standard distributions.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : s_(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {}
+  uint64_t next() {
+    uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  template <typename T>
+  T pick(const std::vector<T>& v) { return v[next() % v.size()]; }
+
+ private:
+  uint64_t s_;
+};
+
+const std::vector<int64_t> kBatches = {1, 1, 2, 4, 8, 8, 16, 32};
+const std::vector<int64_t> kSpatial = {7, 14, 14, 28, 28, 56, 56, 112};
+const std::vector<int64_t> kChannels = {8, 16, 24, 32, 40, 48, 64, 96, 112, 128, 160, 192, 256, 320, 384, 512, 576, 960, 1024};
+
+std::map<std::string, AttrValue> pool_attrs(int64_t k, int64_t s, int64_t p) {
+  return {{"kernel_shape", std::vector<int64_t>{k, k}},
+          {"strides", std::vector<int64_t>{s, s}},
+          {"pads", std::vector<int64_t>{p, p, p, p}}};
+}
+
+ConvSpec spec_of(int64_t stride, int64_t group = 1) {
+  ConvSpec s;
+  s.stride = stride;
+  s.group = group;
+  return s;
+}
+
+// input [n, c, hw, hw] -> 1x1 adapter conv (its output channels-last, as a model's previous
+// layer leaves it).
+ValueId adapted_input(GraphBuilder& b, int64_t n, int64_t c, int64_t hw) {
+  ValueId x = b.input("x", {n, c, hw, hw});
+  return b.conv("adapter", x, c, c, 1, spec_of(1));
+}
+
+// A 1x1 conv to 8 channels reads the probed output channels-last and takes the conversion
+// of the graph's output.
+void consume(GraphBuilder& b, ValueId y, int64_t c, const std::string& name = "consumer") {
+  b.output(b.conv(name, y, c, 8, 1, spec_of(1)));
+}
+
+double conv_flops(int64_t n, int64_t hw_out, int64_t cin, int64_t cout, int64_t k, int64_t groups = 1) {
+  return 2.0 * static_cast<double>(n * hw_out * hw_out * cout) * static_cast<double>(cin / groups * k * k);
+}
+
+KernelCase dense_conv(Rng& r, bool pointwise) {
+  for (;;) {
+    const int64_t n = r.pick(kBatches), stride = r.pick(std::vector<int64_t>{1, 1, 1, 2});
+    const bool stem = !pointwise && r.next() % 8 == 0;
+    const int64_t hw = stem ? 224 : r.pick(kSpatial);
+    const int64_t cin = stem ? 3 : r.pick(kChannels);
+    const int64_t k = pointwise ? 1 : stem ? r.pick(std::vector<int64_t>{3, 7}) : r.pick(std::vector<int64_t>{3, 3, 3, 5, 7});
+    const bool residual = !stem && stride == 1 && r.next() % 3 == 0;
+    const int64_t cout = residual ? cin : r.pick(kChannels);
+    const int64_t hw_out = (hw + 2 * (k / 2) - k) / stride + 1;
+    const double f = conv_flops(n, hw_out, cin, cout, k);
+    if (f > 3e9 || f < 2e5) continue;
+    GraphBuilder b("probe");
+    ValueId x = stem ? b.input("x", {n, cin, hw, hw}) : adapted_input(b, n, cin, hw);
+    ConvSpec s = spec_of(stride);
+    s.pad = k / 2;
+    ValueId y = b.conv("probe", x, cin, cout, k, s);
+    if (residual) y = b.add1("Add", "probe.add", {y, x});  // ResNet's identity shortcut
+    y = b.add1("Relu", "probe.relu", {y});
+    consume(b, y, cout);
+    return {pointwise ? "pointwise" : "conv", b.finish(), "probe"};
+  }
+}
+
+KernelCase depthwise(Rng& r) {
+  for (;;) {
+    const int64_t n = r.pick(kBatches), hw = r.pick(kSpatial), c = r.pick(kChannels);
+    const int64_t k = r.pick(std::vector<int64_t>{3, 3, 5}), stride = r.pick(std::vector<int64_t>{1, 1, 2});
+    if (static_cast<double>(n * c * hw * hw) > 6e7) continue;
+    GraphBuilder b("probe");
+    ValueId x = adapted_input(b, n, c, hw);
+    ConvSpec s = spec_of(stride, c);
+    s.pad = k / 2;
+    ValueId y = b.add1("Relu", "probe.relu", {b.conv("probe", x, c, c, k, s)});
+    consume(b, y, c);
+    return {"depthwise", b.finish(), "probe"};
+  }
+}
+
+KernelCase gemm(Rng& r) {
+  for (;;) {
+    const int64_t m = r.pick(std::vector<int64_t>{1, 1, 2, 4, 8, 8, 16, 32, 64});
+    const int64_t k = r.pick(std::vector<int64_t>{256, 512, 576, 960, 1024, 1280, 1536, 2048, 4096, 9216, 25088});
+    const int64_t nn = r.pick(std::vector<int64_t>{10, 100, 1000, 1000, 1024, 2048, 4096});
+    if (static_cast<double>(k) * static_cast<double>(nn) > 1.1e8) continue;
+    GraphBuilder b("probe");
+    ValueId x = b.input("x", {m, k});
+    ValueId w = b.weight("probe.weight", {nn, k});
+    ValueId bias = b.weight("probe.bias", {nn});
+    b.output(b.add1("Gemm", "probe", {x, w, bias}, {{"transB", int64_t{1}}}));
+    return {"gemm", b.finish(), "probe"};
+  }
+}
+
+KernelCase pool(Rng& r) {
+  for (;;) {
+    const int64_t n = r.pick(kBatches), hw = r.pick(kSpatial), c = r.pick(kChannels);
+    if (static_cast<double>(n * c * hw * hw) > 6e7) continue;
+    GraphBuilder b("probe");
+    ValueId x = adapted_input(b, n, c, hw);
+    const int kind = static_cast<int>(r.next() % 3);
+    ValueId y = kind == 0   ? b.add1("MaxPool", "probe", {x}, pool_attrs(3, 2, 1))
+                : kind == 1 ? b.add1("AveragePool", "probe", {x}, pool_attrs(2, 2, 0))
+                            : b.add1("GlobalAveragePool", "probe", {x});
+    consume(b, y, c);
+    return {"pool", b.finish(), "probe"};
+  }
+}
+
+KernelCase eltwise(Rng& r) {
+  for (;;) {
+    const int64_t n = r.pick(kBatches), hw = r.pick(kSpatial), c = r.pick(kChannels);
+    if (static_cast<double>(n * c * hw * hw) > 3e7) continue;
+    GraphBuilder b("probe");
+    // Pooling layers (which absorb nothing) before and after keep the probed op a layer of its
+    // own: after a convolution it would be fused into it.
+    const auto one = pool_attrs(1, 1, 0);
+    ValueId x = b.add1("MaxPool", "before", {adapted_input(b, n, c, hw)}, one);
+    const bool binary = r.next() % 2 == 0;
+    ValueId y;
+    if (binary) {
+      ValueId x2 = b.conv("adapter2", b.input("x2", {n, c, hw, hw}), c, c, 1, spec_of(1));
+      x2 = b.add1("MaxPool", "before2", {x2}, one);
+      y = b.add1(r.next() % 2 ? "Add" : "Mul", "probe", {x, x2});
+    } else {
+      y = b.add1(r.pick(std::vector<std::string>{"Sigmoid", "Relu", "HardSwish", "Tanh"}), "probe", {x});
+    }
+    consume(b, b.add1("MaxPool", "after", {y}, one), c);
+    return {"eltwise", b.finish(), "probe"};
+  }
+}
+
+KernelCase move(Rng& r) {
+  for (;;) {
+    const int64_t n = r.pick(kBatches), hw = r.pick(kSpatial), c = r.pick(kChannels);
+    if (static_cast<double>(n * c * hw * hw) > 3e7 || c % 2) continue;
+    GraphBuilder b("probe");
+    ValueId x = adapted_input(b, n, c, hw);
+    const int kind = static_cast<int>(r.next() % 3);
+    if (kind == 0) {  // concat of two convolution outputs, as Inception and DenseNet blocks
+      ValueId x2 = b.conv("adapter2", b.input("x2", {n, c, hw, hw}), c, c, 1, spec_of(1));
+      consume(b, b.add1("Concat", "probe", {x, x2}, {{"axis", int64_t{1}}}), 2 * c);
+    } else if (kind == 1) {  // ShuffleNet's channel shuffle: reshape, transpose, reshape
+      ValueId v = b.add1("Reshape", "shuffle.view", {x, b.ints("shuffle.shape", {n, 2, c / 2, hw, hw})});
+      ValueId t = b.add1("Transpose", "probe", {v}, {{"perm", std::vector<int64_t>{0, 2, 1, 3, 4}}});
+      consume(b, b.add1("Reshape", "shuffle.back", {t, b.ints("shuffle.shape2", {n, c, hw, hw})}), c);
+    } else {  // a channel split in two
+      auto parts = b.add("Split", "probe", {x}, {{"axis", int64_t{1}}}, 2);
+      consume(b, parts[0], c / 2, "consumer0");
+      consume(b, parts[1], c / 2, "consumer1");
+    }
+    return {"move", b.finish(), "probe"};
+  }
+}
+
+}  // namespace
+
+std::vector<KernelCase> kernel_cases(const std::string& cls, int count, uint64_t seed) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a of the class name: one stream per class
+  for (char ch : cls) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+  Rng r(seed ^ h);
+  std::vector<KernelCase> out;
+  for (int i = 0; i < count; ++i) {
+    if (cls == "conv") out.push_back(dense_conv(r, false));
+    else if (cls == "pointwise") out.push_back(dense_conv(r, true));
+    else if (cls == "depthwise") out.push_back(depthwise(r));
+    else if (cls == "gemm") out.push_back(gemm(r));
+    else if (cls == "pool") out.push_back(pool(r));
+    else if (cls == "eltwise") out.push_back(eltwise(r));
+    else if (cls == "move") out.push_back(move(r));
+  }
+  return out;
+}
+
+}  // namespace rooflens

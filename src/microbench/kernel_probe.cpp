@@ -1,0 +1,131 @@
+// Measures the kernel table (see kernel_probe.h).
+#include "rooflens/microbench/kernel_probe.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+
+#include "rooflens/cost/analysis.h"
+#include "rooflens/exec/dispatch_probe.h"
+#include "rooflens/exec/measure.h"
+#include "rooflens/passes/infer_shapes.h"
+
+namespace rooflens {
+namespace {
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Layout conversions: timed directly, both directions, over activation sizes of CNNs.
+Expected<std::vector<KernelSample>> reorder_samples(const KernelProbeOptions& o) {
+  const std::vector<int64_t> batches = {1, 2, 8, 32}, spatial = {7, 14, 28, 56, 112}, channels = {3, 16, 32, 64, 128, 256, 512, 1024};
+  const int count = o.quick ? 12 : 32;
+  std::vector<KernelSample> out;
+  uint64_t s = o.seed * 2654435761u + 7;
+  for (int i = 0; i < count; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    const int64_t n = batches[(s >> 33) % batches.size()], hw = spatial[(s >> 40) % spatial.size()],
+                  c = channels[(s >> 47) % channels.size()];
+    if (static_cast<double>(n * c * hw * hw) > 4e7) { --i; continue; }
+    const bool to_rowmajor = i % 2 == 0;
+    auto t = time_onednn_reorder(n, c, hw, hw, to_rowmajor, o.threads, o.quick ? 0.03 : 0.1);
+    if (!t) return t.status();
+    out.push_back({reorder_features(n * c * hw * hw * 4, to_rowmajor), *t});
+  }
+  return out;
+}
+
+// Seconds of the conversions the predictor counts for a layer, from the reorder fit.
+double conversion_seconds(const KernelTable& t, const std::vector<LayoutConversion>& conv) {
+  double s = 0;
+  auto ro = t.classes.find("reorder");
+  for (const auto& c : conv) {
+    s += t.dispatch_s;
+    if (ro != t.classes.end()) s += ro->second.kernel_seconds(reorder_features(c.bytes, c.to_rowmajor));
+  }
+  return s;
+}
+
+Expected<KernelSample> run_case(Backend& backend, KernelCase& kc, const KernelTable& table, const KernelProbeOptions& o) {
+  auto inferred = infer_shapes(kc.graph);
+  if (!inferred) return inferred.status().with_context("kernel probe case " + kc.cls);
+  const ModelAnalysis m = analyze_graph(kc.graph, *inferred, AnalyzeOptions{});
+  size_t idx = m.layers.size();
+  for (size_t i = 0; i < m.layers.size(); ++i)
+    if (m.layers[i].name == kc.layer) idx = i;
+  if (idx == m.layers.size()) return Status::internal("kernel probe: layer '" + kc.layer + "' not found after fusion");
+  auto k = classify_layer(kc.graph, m.layers[idx]);
+  if (!k || k->cls != kc.cls)
+    return Status::internal("kernel probe: a " + kc.cls + " case classified as " + (k ? k->cls : "nothing") + " (" +
+                            m.layers[idx].op + ")");
+  MeasureOptions mo;
+  mo.exec.threads = o.threads;
+  mo.timing.warmup = 2;
+  mo.timing.min_repeats = 5;
+  mo.timing.max_seconds = o.quick ? 0.08 : 0.25;
+  auto meas = measure_model(kc.graph, m, backend, mo);
+  if (!meas) return meas.status().with_context("kernel probe case " + kc.cls + " " + m.layers[idx].desc);
+  const double t = meas->layers[idx].time_s;
+  const double conv = conversion_seconds(table, layout_conversions(kc.graph, m)[idx]);
+  return KernelSample{k->x, std::max(t - conv, 0.25 * t)};
+}
+
+}  // namespace
+
+Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOptions& o,
+                                          const std::string& backend_name, const std::string& host) {
+  const auto t0 = std::chrono::steady_clock::now();
+  KernelProbeResult res;
+  KernelTable& t = res.table;
+  t.backend = backend_name;
+  t.host = host;
+  t.measured = utc_now();
+  t.threads = o.threads;
+  t.dispatch_s = o.dispatch_s;
+  auto wanted = [&](const std::string& c) {
+    return o.classes.empty() || std::find(o.classes.begin(), o.classes.end(), c) != o.classes.end();
+  };
+  // Conversions first: every other class has them removed before its fit.
+  auto ro = reorder_samples(o);
+  if (!ro) return ro.status();
+  auto rf = fit_kernel_class("reorder", *ro, o.dispatch_s);
+  if (!rf) return rf.status();
+  t.classes["reorder"] = *rf;
+  res.samples["reorder"] = std::move(*ro);
+  if (o.progress)
+    o.progress(fmt::format("kernels: reorder, {} samples, fit median |error| {:.1f}%", rf->samples, 100 * rf->median_abs_error));
+  const std::vector<std::pair<std::string, int>> plan = {
+      {"conv", o.quick ? 12 : 40},    {"pointwise", o.quick ? 12 : 40}, {"depthwise", o.quick ? 10 : 30},
+      {"gemm", o.quick ? 10 : 28},    {"pool", o.quick ? 9 : 24},       {"eltwise", o.quick ? 9 : 24},
+      {"move", o.quick ? 9 : 27}};
+  for (const auto& [cls, count] : plan) {
+    if (!wanted(cls)) continue;
+    auto cases = kernel_cases(cls, count, o.seed);
+    std::vector<KernelSample> samples;
+    for (auto& kc : cases) {
+      auto s = run_case(backend, kc, t, o);
+      if (!s) return s.status();
+      samples.push_back(std::move(*s));
+    }
+    auto f = fit_kernel_class(cls, samples, o.dispatch_s);
+    if (!f) return f.status();
+    t.classes[cls] = *f;
+    if (o.progress)
+      o.progress(fmt::format("kernels: {}, {} samples, fit median |error| {:.1f}% (max {:.0f}%), {:.0f} s so far", cls,
+                             f->samples, 100 * f->median_abs_error, 100 * f->max_abs_error,
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+    res.samples[cls] = std::move(samples);
+  }
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return res;
+}
+
+}  // namespace rooflens

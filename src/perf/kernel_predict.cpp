@@ -1,0 +1,268 @@
+// Prediction from a measured kernel table (see kernel_predict.h).
+#include "rooflens/perf/kernel_predict.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "rooflens/perf/layer_model.h"
+
+namespace rooflens {
+namespace {
+
+double log_pos(double v) { return std::log(std::max(v, 1.0)); }
+
+int64_t numel(const Shape& s) { return checked_numel(s).value_or(0); }
+
+int64_t window_of(const Node& n, const Shape& in) {
+  if (n.kind == OpKind::kGlobalAveragePool || n.kind == OpKind::kGlobalMaxPool || n.kind == OpKind::kReduceMean) {
+    int64_t w = 1;
+    for (size_t i = 2; i < in.size(); ++i) w *= in[i];
+    return w;
+  }
+  auto it = n.attrs.find("kernel_shape");
+  if (it == n.attrs.end()) return 1;
+  int64_t w = 1;
+  if (const auto* v = std::get_if<std::vector<int64_t>>(&it->second))
+    for (int64_t k : *v) w *= k;
+  return w;
+}
+
+bool is_activation(const Value& v) { return !v.is_stored && !v.ints && !v.reals && v.shape.has_value(); }
+
+// A fused binary op (after the anchor) that reads a full-size activation from outside the
+// layer: a residual connection the primitive reads as a post-op.
+bool has_residual(const Graph& g, const LayerReport& r) {
+  std::set<NodeId> in_layer(r.nodes.begin(), r.nodes.end());
+  for (size_t i = 1; i < r.nodes.size(); ++i) {
+    const Node& n = g.node(r.nodes[i]);
+    if (n.kind != OpKind::kAdd && n.kind != OpKind::kMul && n.kind != OpKind::kSub) continue;
+    if (n.outputs.empty() || !g.value(n.outputs[0]).shape) continue;
+    const Shape& ys = *g.value(n.outputs[0]).shape;
+    for (ValueId in : n.inputs) {
+      if (in == kNoValue) continue;
+      const Value& v = g.value(in);
+      if (!is_activation(v) || (v.producer >= 0 && in_layer.count(v.producer))) continue;
+      if (*v.shape == ys) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r) {
+  if (r.status != LayerStatus::kOk || r.nodes.empty()) return std::nullopt;
+  if (r.cost.flops == 0 && r.cost.bytes_in == 0 && r.cost.bytes_out == 0) return std::nullopt;
+  const Node& a = g.node(r.nodes.front());
+  const double bytes = static_cast<double>(r.cost.bytes_in + r.cost.bytes_out);
+  double out_elems = 0;
+  for (const auto& s : r.out_shapes) out_elems += static_cast<double>(numel(s));
+  const double in_elems = r.in_shapes.empty() ? 0 : static_cast<double>(numel(r.in_shapes.front()));
+  LayerKernel k;
+  if (a.kind == OpKind::kConv || a.kind == OpKind::kGemm || a.kind == OpKind::kMatMul) {
+    const GemmShape gs = gemm_shape(g, a);
+    if (!gs.valid) return std::nullopt;
+    if (gs.depthwise) {
+      const Shape& w = *g.value(a.inputs[1]).shape;
+      int64_t window = 1;
+      for (size_t i = 2; i < w.size(); ++i) window *= w[i];
+      k.cls = "depthwise";
+      k.x = {log_pos(out_elems), log_pos(in_elems), log_pos(static_cast<double>(window))};
+      return k;
+    }
+    const double rows = static_cast<double>(gs.rows) * static_cast<double>(gs.groups);
+    const double resid = has_residual(g, r) ? 1 : 0;
+    if (a.kind == OpKind::kConv) {
+      const Shape& w = *g.value(a.inputs[1]).shape;
+      int64_t window = 1;
+      for (size_t i = 2; i < w.size(); ++i) window *= w[i];
+      k.cls = window == 1 ? "pointwise" : "conv";
+      k.x = {log_pos(rows), log_pos(static_cast<double>(gs.cols)), log_pos(static_cast<double>(gs.k)), resid};
+    } else {
+      k.cls = "gemm";
+      k.x = {log_pos(rows), log_pos(static_cast<double>(gs.cols)), log_pos(static_cast<double>(gs.k))};
+    }
+    return k;
+  }
+  const OpCategory cat = a.kind == OpKind::kUnknown ? OpCategory::kMeta : op_info(a.kind).category;
+  if (cat == OpCategory::kPool || a.kind == OpKind::kReduceMean) {
+    const Shape in = r.in_shapes.empty() ? Shape{} : r.in_shapes.front();
+    k.cls = "pool";
+    k.x = {log_pos(out_elems), log_pos(in_elems), log_pos(static_cast<double>(window_of(a, in)))};
+    return k;
+  }
+  if (cat == OpCategory::kMove) {
+    k.cls = "move";
+    k.x = {log_pos(bytes), a.kind == OpKind::kTranspose ? 1.0 : 0.0};
+    return k;
+  }
+  int activation_inputs = 0;
+  for (ValueId in : a.inputs)
+    if (in != kNoValue && is_activation(g.value(in))) ++activation_inputs;
+  k.cls = "eltwise";
+  k.x = {log_pos(bytes), activation_inputs >= 2 ? 1.0 : 0.0};
+  return k;
+}
+
+std::vector<double> reorder_features(int64_t bytes, bool to_rowmajor) {
+  return {log_pos(static_cast<double>(bytes)), to_rowmajor ? 1.0 : 0.0};
+}
+
+// The layout policy of the oneDNN backend, as src/exec/onednn/ implements it: convolutions
+// read and write channels-last (acdb); concat writes channels-last and reads its inputs in
+// it; pooling, eltwise and binary ops keep their (first) input's layout; matrix products,
+// copies (transpose, slice, split, pad), softmax, normalisation and views read row-major;
+// graph inputs are row-major; outputs are converted to row-major at the end.
+std::vector<std::vector<LayoutConversion>> layout_conversions(const Graph& g, const ModelAnalysis& m) {
+  enum Layout { kRowMajor, kChannelsLast };
+  std::map<ValueId, Layout> layout;
+  std::set<std::pair<ValueId, int>> converted;
+  std::vector<std::vector<LayoutConversion>> out(m.layers.size());
+  auto bytes_of = [&](ValueId v) {
+    const Value& val = g.value(v);
+    return val.shape ? numel(*val.shape) * (dtype_is_float(val.dtype) ? dtype_bytes(m.dtype) : dtype_bytes(val.dtype)) : 0;
+  };
+  auto four_d = [&](ValueId v) { return g.value(v).shape && g.value(v).shape->size() == 4; };
+  auto is_view = [&](const Node& n) {
+    return n.kind != OpKind::kUnknown && op_info(n.kind).category == OpCategory::kView;
+  };
+  // The layout a value is held in (views alias their source in row-major order).
+  std::function<Layout(ValueId, size_t)> held = [&](ValueId v, size_t at) -> Layout {
+    auto it = layout.find(v);
+    if (it != layout.end()) return it->second;
+    const Value& val = g.value(v);
+    if (val.producer >= 0 && is_view(g.node(val.producer)) && !g.node(val.producer).inputs.empty()) {
+      const ValueId src = g.node(val.producer).inputs[0];
+      if (held(src, at) == kChannelsLast && four_d(src) && converted.insert({src, kRowMajor}).second)
+        out[at].push_back({bytes_of(src), true});
+      layout[v] = kRowMajor;
+      return kRowMajor;
+    }
+    return kRowMajor;  // graph inputs, stored values
+  };
+  auto want = [&](ValueId v, Layout l, size_t at) {
+    if (v == kNoValue || !is_activation(g.value(v))) return;
+    const Layout h = held(v, at);
+    if (h == l || !four_d(v)) return;
+    if (converted.insert({v, l}).second) out[at].push_back({bytes_of(v), l == kRowMajor});
+  };
+  for (size_t i = 0; i < m.layers.size(); ++i) {
+    const LayerReport& r = m.layers[i];
+    if (r.nodes.empty()) continue;
+    std::set<NodeId> in_layer(r.nodes.begin(), r.nodes.end());
+    const Node& a = g.node(r.nodes.front());
+    const OpCategory cat = a.kind == OpKind::kUnknown ? OpCategory::kMeta : op_info(a.kind).category;
+    Layout result = kRowMajor;
+    if (a.kind == OpKind::kConv) {
+      want(a.inputs[0], kChannelsLast, i);
+      result = kChannelsLast;
+      // Full-size fused operands are read in the output's layout, broadcast ones row-major.
+      for (size_t j = 1; j < r.nodes.size(); ++j)
+        for (ValueId in : g.node(r.nodes[j]).inputs) {
+          if (in == kNoValue || !is_activation(g.value(in))) continue;
+          if (g.value(in).producer >= 0 && in_layer.count(g.value(in).producer)) continue;
+          const Node& n = g.node(r.nodes[j]);
+          const bool full = !n.outputs.empty() && g.value(n.outputs[0]).shape && *g.value(in).shape == *g.value(n.outputs[0]).shape;
+          want(in, full ? kChannelsLast : kRowMajor, i);
+        }
+    } else if (a.kind == OpKind::kConcat) {
+      for (ValueId in : a.inputs) want(in, kChannelsLast, i);
+      result = kChannelsLast;
+    } else if (cat == OpCategory::kPool || cat == OpCategory::kActivation || cat == OpCategory::kElementwise ||
+               a.kind == OpKind::kBatchNormalization) {
+      if (!a.inputs.empty() && a.inputs[0] != kNoValue) result = held(a.inputs[0], i);
+      if (cat == OpCategory::kElementwise && a.inputs.size() > 1) {
+        // The operand of the output's shape sets the layout; the other follows it when full-size.
+        ValueId first = a.inputs[0], second = a.inputs[1];
+        const Shape* ys = a.outputs.empty() ? nullptr : (g.value(a.outputs[0]).shape ? &*g.value(a.outputs[0]).shape : nullptr);
+        if (ys && g.value(first).shape && *g.value(first).shape != *ys) std::swap(first, second);
+        result = held(first, i);
+        if (second != kNoValue && is_activation(g.value(second)))
+          want(second, ys && g.value(second).shape && *g.value(second).shape == *ys ? result : kRowMajor, i);
+      }
+    } else {
+      // Matrix products, copies, reductions, normalisation and the rest read row-major.
+      for (ValueId in : a.inputs) want(in, kRowMajor, i);
+      if (a.kind == OpKind::kReduceMean) result = kRowMajor;
+    }
+    for (NodeId n : r.nodes)
+      for (ValueId o : g.node(n).outputs)
+        if (o != kNoValue) layout[o] = result;
+  }
+  if (!m.layers.empty())
+    for (ValueId o : g.outputs) want(o, kRowMajor, m.layers.size() - 1);
+  return out;
+}
+
+std::optional<double> table_layer_seconds(const KernelTable& t, const LayerKernel& k,
+                                          const std::vector<LayoutConversion>& conversions) {
+  auto it = t.classes.find(k.cls);
+  if (it == t.classes.end()) return std::nullopt;
+  double s = t.dispatch_s + it->second.kernel_seconds(k.x);
+  auto ro = t.classes.find("reorder");
+  for (const auto& c : conversions) {
+    s += t.dispatch_s;
+    if (ro != t.classes.end()) s += ro->second.kernel_seconds(reorder_features(c.bytes, c.to_rowmajor));
+  }
+  return s;
+}
+
+Expected<KernelFit> fit_kernel_class(const std::string& cls, const std::vector<KernelSample>& samples,
+                                     double dispatch_s) {
+  auto feats = kernel_class_features().find(cls);
+  if (feats == kernel_class_features().end()) return Status::invalid("unknown kernel class '" + cls + "'");
+  const size_t p = feats->second.size() + 1;
+  if (samples.size() < p)
+    return Status::invalid("kernel class '" + cls + "': " + std::to_string(samples.size()) + " samples, need at least " +
+                           std::to_string(p));
+  // Normal equations (X'X + ridge) c = X'y with X = [1, x].
+  std::vector<std::vector<double>> a(p, std::vector<double>(p + 1, 0.0));
+  for (const auto& s : samples) {
+    if (s.x.size() + 1 != p) return Status::internal("kernel class '" + cls + "': sample with wrong feature count");
+    if (!(s.seconds > 0) || !std::isfinite(s.seconds))
+      return Status::invalid("kernel class '" + cls + "': a measured time is not positive");
+    // Work time: the measurement less the dispatch, floored at a quarter of the measurement.
+    const double y = std::log(std::max(s.seconds - dispatch_s, 0.25 * s.seconds));
+    std::vector<double> row(p, 1.0);
+    for (size_t j = 0; j + 1 < p; ++j) row[j + 1] = s.x[j];
+    for (size_t r = 0; r < p; ++r) {
+      for (size_t c = 0; c < p; ++c) a[r][c] += row[r] * row[c];
+      a[r][p] += row[r] * y;
+    }
+  }
+  const double ridge = 1e-8 * static_cast<double>(samples.size());
+  for (size_t r = 1; r < p; ++r) a[r][r] += ridge;
+  for (size_t col = 0; col < p; ++col) {  // Gauss-Jordan with partial pivoting
+    size_t piv = col;
+    for (size_t r = col + 1; r < p; ++r)
+      if (std::abs(a[r][col]) > std::abs(a[piv][col])) piv = r;
+    if (std::abs(a[piv][col]) < 1e-300) return Status::invalid("kernel class '" + cls + "': singular fit");
+    std::swap(a[col], a[piv]);
+    for (size_t r = 0; r < p; ++r) {
+      if (r == col) continue;
+      const double f = a[r][col] / a[col][col];
+      for (size_t c = col; c <= p; ++c) a[r][c] -= f * a[col][c];
+    }
+  }
+  KernelFit f;
+  f.features = feats->second;
+  for (size_t r = 0; r < p; ++r) f.coef.push_back(a[r][p] / a[r][r]);
+  f.samples = static_cast<int>(samples.size());
+  std::vector<double> errs;
+  for (const auto& s : samples) {
+    errs.push_back(std::abs((dispatch_s + f.kernel_seconds(s.x)) / s.seconds - 1));
+    for (size_t j = 0; j < s.x.size(); ++j) {
+      auto [it, fresh] = f.range.try_emplace(f.features[j], s.x[j], s.x[j]);
+      if (!fresh) it->second = {std::min(it->second.first, s.x[j]), std::max(it->second.second, s.x[j])};
+    }
+  }
+  std::sort(errs.begin(), errs.end());
+  f.median_abs_error = errs[errs.size() / 2];
+  f.max_abs_error = errs.back();
+  return f;
+}
+
+}  // namespace rooflens

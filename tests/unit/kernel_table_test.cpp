@@ -1,0 +1,201 @@
+// The measured kernel table: the fit recovers known coefficients from synthetic timings; a
+// device file with a corrupt or foreign table is refused naming the file and the field; the
+// predictor classifies layers and counts the backend's layout conversions.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "rooflens/device/device.h"
+#include "rooflens/ir/graph_builder.h"
+#include "rooflens/microbench/kernel_probe.h"
+#include "rooflens/perf/kernel_predict.h"
+#include "rooflens/perf/model.h"
+
+namespace rooflens {
+namespace {
+
+// Synthetic timings t = dispatch + exp(c0 + sum c_i x_i) over a grid of features.
+std::vector<KernelSample> synthetic(const std::vector<double>& coef, double dispatch, size_t nfeat, double noise = 0) {
+  std::vector<KernelSample> out;
+  uint64_t s = 12345;
+  for (int i = 0; i < 60; ++i) {
+    KernelSample k;
+    for (size_t j = 0; j < nfeat; ++j) {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      const double u = static_cast<double>(s >> 11) / 9007199254740992.0;
+      // Last feature of conv classes is a 0/1 indicator; the others are logs of sizes.
+      k.x.push_back(j == 3 ? (u < 0.5 ? 0.0 : 1.0) : std::log(8.0) + u * std::log(4096.0));
+    }
+    double lin = coef[0];
+    for (size_t j = 0; j < nfeat; ++j) lin += coef[j + 1] * k.x[j];
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    const double e = noise * (static_cast<double>(s >> 11) / 9007199254740992.0 - 0.5);
+    k.seconds = dispatch + std::exp(lin + e);
+    out.push_back(k);
+  }
+  return out;
+}
+
+TEST(KernelTableFit, RecoversKnownCoefficients) {
+  const std::vector<double> coef = {-14.0, 0.92, 0.85, 0.97, 0.18};  // kernels well above the dispatch
+  auto f = fit_kernel_class("conv", synthetic(coef, 3e-6, 4), 3e-6);
+  ASSERT_TRUE(f) << f.status().message();
+  ASSERT_EQ(f->coef.size(), coef.size());
+  for (size_t i = 0; i < coef.size(); ++i) EXPECT_NEAR(f->coef[i], coef[i], 1e-6) << "coefficient " << i;
+  EXPECT_LT(f->max_abs_error, 1e-6);
+  EXPECT_EQ(f->features, kernel_class_features().at("conv"));
+  EXPECT_EQ(f->samples, 60);
+}
+
+TEST(KernelTableFit, NoisyTimingsStayClose) {
+  const std::vector<double> coef = {-20.0, 0.7, 0.3};
+  auto f = fit_kernel_class("eltwise", synthetic(coef, 0, 2, 0.1), 0);
+  ASSERT_TRUE(f) << f.status().message();
+  EXPECT_NEAR(f->coef[1], 0.7, 0.02);
+  EXPECT_LT(f->median_abs_error, 0.06);
+}
+
+TEST(KernelTableFit, RefusesTooFewSamplesAndBadTimes) {
+  auto few = synthetic({-20.0, 1.0, 0.5}, 0, 2);
+  few.resize(2);
+  EXPECT_FALSE(fit_kernel_class("eltwise", few, 0));
+  auto bad = synthetic({-20.0, 1.0, 0.5}, 0, 2);
+  bad[3].seconds = -1;
+  EXPECT_FALSE(fit_kernel_class("eltwise", bad, 0));
+  EXPECT_FALSE(fit_kernel_class("warp-drive", synthetic({-20.0, 1.0, 0.5}, 0, 2), 0));
+}
+
+std::string device_text(const std::string& kernel_table) {
+  std::ifstream f(std::string(ROOFLENS_SOURCE_DIR) + "/data/devices/epyc-milan-2c.json");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  auto j = nlohmann::json::parse(ss.str());
+  j["kernel_table"] = nlohmann::json::parse(kernel_table);
+  return j.dump();
+}
+
+KernelTable small_table() {
+  KernelTable t;
+  t.backend = "oneDNN test";
+  t.threads = 2;
+  t.dispatch_s = 2e-6;
+  t.classes["gemm"] = *fit_kernel_class("gemm", synthetic({-16.0, 1.0, 0.9, 0.95}, 2e-6, 3), 2e-6);
+  t.classes["reorder"] = *fit_kernel_class("reorder", synthetic({-12.0, 1.0, 0.2}, 2e-6, 2), 2e-6);
+  return t;
+}
+
+TEST(KernelTableFile, RoundTripsThroughADeviceFile) {
+  auto d = parse_device_json(device_text(kernel_table_json(small_table())), "cpu.json");
+  ASSERT_TRUE(d) << d.status().message();
+  ASSERT_TRUE(d->kernel_table.has_value());
+  EXPECT_EQ(d->kernel_table->threads, 2);
+  EXPECT_NEAR(d->kernel_table->classes.at("gemm").coef[1], 1.0, 1e-6);
+}
+
+void expect_refused(const std::string& table, const std::string& field) {
+  auto d = parse_device_json(device_text(table), "my-cpu.json");
+  ASSERT_FALSE(d) << "accepted: " << table;
+  EXPECT_NE(d.status().message().find("my-cpu.json"), std::string::npos) << d.status().message();
+  EXPECT_NE(d.status().message().find(field), std::string::npos) << d.status().message();
+}
+
+TEST(KernelTableFile, RefusesCorruptOrForeignTables) {
+  auto good = nlohmann::json::parse(kernel_table_json(small_table()));
+  auto with = [&](auto edit) {
+    auto j = good;
+    edit(j);
+    return j.dump();
+  };
+  expect_refused(with([](auto& j) { j["schema"] = "nn-meter.predictor/2"; }), "kernel_table.schema");
+  expect_refused(with([](auto& j) { j.erase("schema"); }), "kernel_table.schema");
+  expect_refused(with([](auto& j) { j["classes"]["gemm"]["features"] = {"flops"}; }), "kernel_table.classes.gemm.features");
+  expect_refused(with([](auto& j) { j["classes"]["gemm"]["coef"] = {1.0, 2.0}; }), "kernel_table.classes.gemm.coef");
+  expect_refused(with([](auto& j) { j["classes"]["gemm"]["coef"][2] = "fast"; }), "kernel_table.classes.gemm.coef[2]");
+  expect_refused(with([](auto& j) { j["classes"]["winograd"] = j["classes"]["gemm"]; }), "kernel_table.classes.winograd");
+  expect_refused(with([](auto& j) { j["classes"]["gemm"]["samples"] = 1; }), "kernel_table.classes.gemm.samples");
+  expect_refused(with([](auto& j) { j["threads"] = 0; }), "kernel_table.threads");
+  expect_refused(with([](auto& j) { j["dtype"] = "int8"; }), "kernel_table.dtype");
+  expect_refused(with([](auto& j) { j["classes"] = nlohmann::json::object(); }), "kernel_table.classes");
+  expect_refused("[1, 2, 3]", "kernel_table");
+}
+
+// Conv -> Flatten -> Gemm: the conv reads the row-major graph input (a conversion to
+// channels-last) and the Gemm reads the conv's channels-last output through a view (a
+// conversion to row-major).
+TEST(KernelTablePredict, ClassifiesLayersAndCountsConversions) {
+  GraphBuilder b("m");
+  ValueId x = b.input("x", {2, 16, 8, 8});
+  ConvSpec s;
+  ValueId c = b.add1("Relu", "c.relu", {b.conv("c", x, 16, 32, 3, s)});
+  ValueId dw = b.conv("dw", c, 32, 32, 3, [] { ConvSpec d; d.group = 32; return d; }());
+  ValueId p = b.add1("GlobalAveragePool", "gap", {dw});
+  ValueId f = b.add1("Flatten", "flat", {p});
+  ValueId w = b.weight("fc.weight", {10, 32});
+  b.output(b.add1("Gemm", "fc", {f, w}, {{"transB", int64_t{1}}}));
+  Graph g = b.finish();
+  auto inferred = infer_shapes(g);
+  ASSERT_TRUE(inferred);
+  const ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
+  ASSERT_EQ(m.layers.size(), 4u);
+  std::vector<std::string> classes;
+  for (const auto& L : m.layers) classes.push_back(classify_layer(g, L)->cls);
+  EXPECT_EQ(classes, (std::vector<std::string>{"conv", "depthwise", "pool", "gemm"}));
+  auto conv = layout_conversions(g, m);
+  ASSERT_EQ(conv[0].size(), 1u);  // the graph input into channels-last
+  EXPECT_FALSE(conv[0][0].to_rowmajor);
+  EXPECT_EQ(conv[0][0].bytes, 2 * 16 * 8 * 8 * 4);
+  EXPECT_TRUE(conv[1].empty());
+  EXPECT_TRUE(conv[2].empty());
+  ASSERT_EQ(conv[3].size(), 1u);  // the pooled [2, 32, 1, 1] seen row-major by Flatten
+  EXPECT_TRUE(conv[3][0].to_rowmajor);
+
+  // With a table that has gemm and reorder only: the gemm layer is timed from it, the rest
+  // by the roofline, and the prediction says so.
+  auto d = parse_device_json(device_text(kernel_table_json(small_table())), "cpu.json");
+  ASSERT_TRUE(d) << d.status().message();
+  PerfOptions o;
+  o.dtype = "fp32";
+  auto p1 = predict(g, m, *d, o);
+  ASSERT_TRUE(p1) << p1.status().message();
+  EXPECT_EQ(p1->layers[3].table_class, "gemm");
+  EXPECT_EQ(p1->layers[3].layout_conversions, 1);
+  EXPECT_TRUE(p1->layers[0].table_class.empty());
+  bool noted = false;
+  for (const auto& n : p1->notes) noted |= n.find("kernel table") != std::string::npos;
+  EXPECT_TRUE(noted);
+  const auto lk = classify_layer(g, m.layers[3]);
+  EXPECT_NEAR(p1->layers[3].time_s, *table_layer_seconds(*d->kernel_table, *lk, conv[3]), 1e-15);
+  o.use_kernel_table = false;
+  auto p2 = predict(g, m, *d, o);
+  ASSERT_TRUE(p2);
+  EXPECT_TRUE(p2->layers[3].table_class.empty());
+}
+
+TEST(KernelProbeCases, EveryCaseKeepsItsProbedLayerInItsClass) {
+  for (const auto& [cls, feats] : kernel_class_features()) {
+    if (cls == "reorder") continue;
+    auto cases = kernel_cases(cls, 6, 3);
+    ASSERT_EQ(cases.size(), 6u) << cls;
+    for (auto& kc : cases) {
+      auto inferred = infer_shapes(kc.graph);
+      ASSERT_TRUE(inferred) << cls << ": " << inferred.status().message();
+      const ModelAnalysis m = analyze_graph(kc.graph, *inferred, AnalyzeOptions{});
+      bool found = false;
+      for (const auto& L : m.layers)
+        if (L.name == kc.layer) {
+          found = true;
+          auto k = classify_layer(kc.graph, L);
+          ASSERT_TRUE(k) << cls;
+          EXPECT_EQ(k->cls, cls) << L.op;
+          EXPECT_EQ(k->x.size(), feats.size());
+        }
+      EXPECT_TRUE(found) << cls << ": probed layer fused away";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rooflens
