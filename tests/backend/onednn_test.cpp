@@ -124,6 +124,27 @@ TEST(OneDnn, DataMovementAndViews) {
   EXPECT_MATCHES_REFERENCE(g);
 }
 
+// ShuffleNet's unit on channels-last activations: the channel shuffle (Reshape, Transpose,
+// Reshape) and the channel Split / Slice run as host passes on acdb; a Transpose that is
+// not a shuffle and a Reshape read by something else go through row-major.
+TEST(OneDnn, ChannelShuffleAndSplitOnChannelsLast) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {2, 8, 5, 7});
+  ValueId c = b.add1("Relu", "r", {b.conv("c", x, 8, 24, 1)});
+  ValueId v = b.add1("Reshape", "v", {c, b.ints("s5", {2, 4, 6, 5, 7})});
+  ValueId t = b.add1("Transpose", "t", {v}, {{"perm", std::vector<int64_t>{0, 2, 1, 3, 4}}});
+  ValueId u = b.add1("Reshape", "u", {t, b.ints("s4", {2, 24, 5, 7})});
+  auto halves = b.add("Split", "split", {u, b.ints("sizes", {12, 12})}, {{"axis", int64_t{1}}}, 2);
+  ValueId c2 = b.conv("c2", halves[1], 12, 12, 3, {.pad = 1});
+  ValueId cat = b.add1("Concat", "cat", {halves[0], c2}, {{"axis", int64_t{1}}});
+  ValueId mid = b.add1("Slice", "mid", {cat, b.ints("st", {5}), b.ints("en", {17}), b.ints("ax", {1})});
+  ValueId v2 = b.add1("Reshape", "v2", {mid, b.ints("s5b", {2, 3, 4, 5, 7})});
+  b.output(b.add1("Transpose", "t2", {v2}, {{"perm", std::vector<int64_t>{0, 2, 1, 4, 3}}}));
+  b.output(b.add1("Reshape", "flat", {cat, b.ints("s2", {2, 840})}));
+  Graph g = b.finish();
+  EXPECT_MATCHES_REFERENCE(g);
+}
+
 TEST(OneDnn, RefusesUnknownOpsWithAReason) {
   GraphBuilder b;
   ValueId x = b.input("x", {1, 4});

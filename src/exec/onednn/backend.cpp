@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <optional>
 
 #include "onednn_backend.h"
 #include "rooflens/exec/weights.h"
@@ -25,6 +26,41 @@ memory::desc md_channels_last(const Shape& s) {
 }
 
 bool is_rowmajor(const memory::desc& md, const Shape& s) { return md == md_rowmajor(s); }
+
+// Element strides of a plain strided desc (no blocking, no padding, no offset); nullopt otherwise.
+std::optional<memory::dims> plain_strides(const memory::desc& md) {
+  const auto& d = md.data;
+  if (d.format_kind != dnnl_blocked || d.format_desc.blocking.inner_nblks != 0 || d.offset0 != 0) return std::nullopt;
+  for (int i = 0; i < d.ndims; ++i)
+    if (d.padded_dims[i] != d.dims[i]) return std::nullopt;
+  return memory::dims(d.format_desc.blocking.strides, d.format_desc.blocking.strides + d.ndims);
+}
+
+// Strides that let `to` alias a tensor of shape `from` with `strides` without a copy
+// (PyTorch's view rule: only runs of dims contiguous with each other may be merged or split).
+std::optional<memory::dims> reshape_strides(const Shape& from, const memory::dims& strides, const Shape& to) {
+  if (from.empty() || to.empty()) return std::nullopt;
+  memory::dims out(to.size());
+  int64_t view_d = static_cast<int64_t>(to.size()) - 1, base = strides.back(), tensor_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(from.size()) - 1; d >= 0; --d) {
+    tensor_numel *= from[static_cast<size_t>(d)];
+    if (d == 0 || (from[static_cast<size_t>(d) - 1] != 1 && strides[static_cast<size_t>(d) - 1] != tensor_numel * base)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || to[static_cast<size_t>(view_d)] == 1)) {
+        out[static_cast<size_t>(view_d)] = view_numel * base;
+        view_numel *= to[static_cast<size_t>(view_d)];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (d > 0) {
+        base = strides[static_cast<size_t>(d) - 1];
+        tensor_numel = view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+
 
 OneDnnBackend::OneDnnBackend() : eng_(dnnl::engine::kind::cpu, 0), strm_(eng_) {}
 
@@ -59,6 +95,27 @@ Expected<memory> OneDnnBackend::mem(ValueId v) {
   if (val.producer >= 0) {
     const Node& p = g_->node(val.producer);
     if (p.kind != OpKind::kUnknown && op_info(p.kind).category == OpCategory::kView && !p.inputs.empty()) {
+      // A Reshape aliases its input's layout when that needs no copy and the result is
+      // row-major or channels-last, or any strided layout read only by Transposes.
+      if (p.kind == OpKind::kReshape && g_->value(p.inputs[0]).shape) {
+        auto in = mem(p.inputs[0]);
+        if (!in) return in.status();
+        auto st = plain_strides(in->get_desc());
+        auto os = st ? reshape_strides(*g_->value(p.inputs[0]).shape, *st, *val.shape) : std::nullopt;
+        if (os) {
+          memory::desc md(memory::dims(val.shape->begin(), val.shape->end()), memory::data_type::f32, *os);
+          bool ok = md == md_rowmajor(*val.shape) || md == md_channels_last(*val.shape);
+          if (!ok) {
+            ok = !val.consumers.empty();
+            for (NodeId c : val.consumers) ok = ok && g_->node(c).kind == OpKind::kTranspose;
+          }
+          if (ok) {
+            memory m(md, eng_, in->get_data_handle());
+            mem_[v] = m;
+            return m;
+          }
+        }
+      }
       auto src = rowmajor(p.inputs[0]);
       if (!src) return src.status();
       memory m(md_rowmajor(*val.shape), eng_, src->get_data_handle());

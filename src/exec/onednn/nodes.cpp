@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "rooflens/ir/node_attrs.h"
 #include "epilogue.h"
@@ -17,6 +18,23 @@ using dnnl::memory;
 namespace {
 
 const Shape& shape_of(const Graph& g, ValueId v) { return *g.value(v).shape; }
+
+// Channels-last generalised to rank r >= 4 with a split channel: dim 0 outermost, then the
+// last two (spatial) dims, then dims 1..r-3 row-major innermost. Merging dims 1..r-3 of it
+// gives acdb.
+memory::desc md_split_channels_last(const Shape& s) {
+  const size_t r = s.size();
+  memory::dims st(r);
+  int64_t acc = 1;
+  for (size_t i = r - 2; i-- > 1;) {
+    st[i] = acc;
+    acc *= s[i];
+  }
+  st[r - 1] = acc;
+  st[r - 2] = acc * s[r - 1];
+  st[0] = st[r - 2] * s[r - 2];
+  return memory::desc(memory::dims(s.begin(), s.end()), memory::data_type::f32, st);
+}
 
 Status eltwise(OneDnnBackend& b, const Node& n, algorithm a, float alpha, float beta,
                std::optional<std::pair<float, float>> clip_after = std::nullopt) {
@@ -269,6 +287,11 @@ Status copy_view(OneDnnBackend& b, const memory& src, const memory::desc& view, 
   return Status::ok();
 }
 
+// Transpose reads its input in the layout it was produced in (any plain strided layout, e.g. a
+// channel-split view of a channels-last activation) through a permuted strided view: one
+// reorder. A rank >= 4 transpose that keeps dim 0 and the two spatial dims in place (channel
+// shuffle) writes the split-channels-last layout, so the Reshape that merges the channels
+// back is a free view of acdb; any other transpose writes row-major.
 Status transpose(OneDnnBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& xs = shape_of(g, n.inputs[0]);
@@ -276,21 +299,68 @@ Status transpose(OneDnnBackend& b, const Node& n) {
   std::vector<int64_t> perm = attr_ints_or(n, "perm", {});
   if (perm.empty())
     for (size_t i = xs.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
-  auto src = b.rowmajor(n.inputs[0]);
+  auto src = b.mem(n.inputs[0]);
   if (!src) return src.status();
-  memory::dims in_strides(xs.size(), 1);
-  for (size_t i = xs.size() - 1; i-- > 0;) in_strides[i] = in_strides[i + 1] * xs[i + 1];
+  auto in_strides = plain_strides(src->get_desc());
+  if (!in_strides) {
+    src = b.rowmajor(n.inputs[0]);
+    if (!src) return src.status();
+    in_strides = plain_strides(src->get_desc());
+  }
   memory::dims strides(ys.size());
-  for (size_t i = 0; i < ys.size(); ++i) strides[i] = in_strides[static_cast<size_t>(perm[i])];
-  return copy_view(b, *src, memory::desc(memory::dims(ys.begin(), ys.end()), memory::data_type::f32, strides), ys,
-                   n.outputs[0]);
+  for (size_t i = 0; i < ys.size(); ++i) strides[i] = (*in_strides)[static_cast<size_t>(perm[i])];
+  const size_t r = ys.size();
+  const bool shuffle = r >= 4 && perm[0] == 0 && perm[r - 2] == static_cast<int64_t>(r - 2) &&
+                       perm[r - 1] == static_cast<int64_t>(r - 1);
+  memory dst(shuffle ? md_split_channels_last(ys) : md_rowmajor(ys), b.engine());
+  if (shuffle && r == 5 && memory::desc(memory::dims(xs.begin(), xs.end()), memory::data_type::f32, *in_strides) ==
+                               md_split_channels_last(xs) && perm[1] == 2 && perm[2] == 1) {
+    // Channel shuffle of a channels-last activation: per pixel, a [G, Cg] -> [Cg, G]
+    // transpose of its C contiguous channels (oneDNN's strided reorder is a slow generic one).
+    const int64_t G = xs[1], Cg = xs[2], C = G * Cg, pixels = xs[0] * xs[3] * xs[4];
+    memory s = *src;
+    b.add_step([s, dst, G, Cg, C, pixels](dnnl::stream&) {
+      const float* x = static_cast<const float*>(s.get_data_handle());
+      float* y = static_cast<float*>(dst.get_data_handle());
+#pragma omp parallel for
+      for (int64_t p = 0; p < pixels; ++p)
+        for (int64_t g = 0; g < G; ++g)
+          for (int64_t c = 0; c < Cg; ++c) y[p * C + c * G + g] = x[p * C + g * Cg + c];
+    }, "host:channel_shuffle");
+    b.set_mem(n.outputs[0], dst);
+    return Status::ok();
+  }
+  memory v(memory::desc(memory::dims(ys.begin(), ys.end()), memory::data_type::f32, strides), b.engine(),
+           src->get_data_handle());
+  dnnl::reorder re(v, dst);
+  b.add_step([re, v, dst](dnnl::stream& st) mutable { re.execute(st, v, dst); }, "reorder");
+  b.set_mem(n.outputs[0], dst);
+  return Status::ok();
 }
 
 Status slice_like(OneDnnBackend& b, ValueId in, ValueId out, const std::vector<int64_t>& offsets) {
   const Graph& g = b.graph();
+  const Shape& xs = shape_of(g, in);
+  const Shape& ys = shape_of(g, out);
+  auto cl = b.mem(in);
+  if (!cl) return cl.status();
+  if (xs.size() == 4 && cl->get_desc() == md_channels_last(xs) && offsets[0] == 0 && offsets[2] == 0 &&
+      offsets[3] == 0 && ys[0] == xs[0] && ys[2] == xs[2] && ys[3] == xs[3]) {
+    // A channel slice of a channels-last activation stays channels-last: per pixel, one
+    // contiguous run of channels.
+    memory s = *cl, dst(md_channels_last(ys), b.engine());
+    const int64_t C = xs[1], Cy = ys[1], c0 = offsets[1], pixels = xs[0] * xs[2] * xs[3];
+    b.add_step([s, dst, C, Cy, c0, pixels](dnnl::stream&) {
+      const float* x = static_cast<const float*>(s.get_data_handle());
+      float* y = static_cast<float*>(dst.get_data_handle());
+#pragma omp parallel for
+      for (int64_t p = 0; p < pixels; ++p) std::memcpy(y + p * Cy, x + p * C + c0, static_cast<size_t>(Cy) * sizeof(float));
+    }, "host:channel_slice");
+    b.set_mem(out, dst);
+    return Status::ok();
+  }
   auto src = b.rowmajor(in);
   if (!src) return src.status();
-  const Shape& ys = shape_of(g, out);
   memory::desc sub = md_rowmajor(shape_of(g, in)).submemory_desc(memory::dims(ys.begin(), ys.end()),
                                                                  memory::dims(offsets.begin(), offsets.end()));
   return copy_view(b, *src, sub, ys, out);
@@ -381,7 +451,30 @@ Status pad(OneDnnBackend& b, const Node& n) {
   return Status::ok();
 }
 
+// A view aliases its input without a copy when the input's layout allows it and the result
+// is row-major or channels-last (acdb), or a strided layout read only by Transposes;
+// otherwise it aliases the input converted to row-major.
 Status view(OneDnnBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  if (n.kind == OpKind::kReshape && n.outputs.size() == 1 && g.value(n.outputs[0]).shape) {
+    auto in = b.mem(n.inputs[0]);
+    if (!in) return in.status();
+    const Shape& ys = shape_of(g, n.outputs[0]);
+    auto st = plain_strides(in->get_desc());
+    auto os = st ? reshape_strides(shape_of(g, n.inputs[0]), *st, ys) : std::nullopt;
+    if (os) {
+      memory::desc md(memory::dims(ys.begin(), ys.end()), memory::data_type::f32, *os);
+      bool ok = md == md_rowmajor(ys) || md == md_channels_last(ys);
+      if (!ok) {
+        ok = !g.value(n.outputs[0]).consumers.empty();
+        for (NodeId c : g.value(n.outputs[0]).consumers) ok = ok && g.node(c).kind == OpKind::kTranspose;
+      }
+      if (ok) {
+        b.set_mem(n.outputs[0], memory(md, b.engine(), in->get_data_handle()));
+        return Status::ok();
+      }
+    }
+  }
   auto src = b.rowmajor(n.inputs[0]);
   if (!src) return src.status();
   for (ValueId out : n.outputs)

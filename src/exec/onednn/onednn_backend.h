@@ -3,10 +3,22 @@
 // (acdb) between layers, other tensors row-major; fused activations and residual adds
 // become post-ops; weights (with BatchNormalization folded in) are reordered once in
 // prepare, outside the timed runs.
+// Views and data movement (nodes.cpp, mem()):
+//  - A Reshape aliases its input without a copy when PyTorch's view rule allows it on the
+//    input's plain strided layout and the result is row-major or acdb; a result in another
+//    strided layout is kept only when every consumer is a Transpose. Otherwise (and for
+//    Flatten, Squeeze, Unsqueeze, ...) the input is reordered to row-major first.
+//  - Channel shuffle (acdb -> Reshape [N,G,C/G,H,W] -> Transpose perm 0,2,1,3,4 -> Reshape
+//    [N,C,H,W]) is one host pass writing acdb; any other Transpose with dims 0 and the last
+//    two fixed reads its input's layout and writes the split-channels-last layout; other
+//    Transposes read and write row-major.
+//  - Slice/Split of channels only (axis 1) from an acdb input writes acdb (host copy of a
+//    contiguous run per pixel); other slices read and write row-major.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 #include <vector>
@@ -67,6 +79,11 @@ class OneDnnBackend final : public Backend {
 dnnl::memory::desc md_rowmajor(const Shape& s);
 dnnl::memory::desc md_channels_last(const Shape& s);  // acdb for rank 4, row-major otherwise
 bool is_rowmajor(const dnnl::memory::desc& md, const Shape& s);
+// Element strides of a plain strided desc (no blocking, padding or offset); nullopt otherwise.
+std::optional<dnnl::memory::dims> plain_strides(const dnnl::memory::desc& md);
+// Strides that let shape `to` alias a tensor of shape `from` laid out with `strides`
+// without a copy (PyTorch's view rule); nullopt when it needs one.
+std::optional<dnnl::memory::dims> reshape_strides(const Shape& from, const dnnl::memory::dims& strides, const Shape& to);
 
 // Builds the primitives of one fused layer (defined in onednn_ops.cpp).
 Status build_fused_layer(OneDnnBackend& b, const LayerReport& layer);
