@@ -70,12 +70,16 @@ KernelCase dense_conv(Rng& r, bool pointwise) {
     const int64_t k = pointwise ? 1 : stem ? r.pick(std::vector<int64_t>{3, 7}) : r.pick(std::vector<int64_t>{3, 3, 3, 5, 7});
     const bool residual = !stem && stride == 1 && r.next() % 3 == 0;
     const int64_t cout = residual ? cin : r.pick(kChannels);
+    // Grouped 3x3 convolutions (ResNeXt, RegNet: 2-64 groups of 4 or more channels).
+    int64_t group = 1;
+    if (!pointwise && !stem && k == 3 && r.next() % 3 == 0) group = r.pick(std::vector<int64_t>{2, 4, 8, 16, 32, 64});
+    if (cin % group || cout % group || cin / group < 4) group = 1;
     const int64_t hw_out = (hw + 2 * (k / 2) - k) / stride + 1;
-    const double f = conv_flops(n, hw_out, cin, cout, k);
+    const double f = conv_flops(n, hw_out, cin, cout, k, group);
     if (f > 3e9 || f < 2e5) continue;
     GraphBuilder b("probe");
     ValueId x = stem ? b.input("x", {n, cin, hw, hw}) : adapted_input(b, n, cin, hw);
-    ConvSpec s = spec_of(stride);
+    ConvSpec s = spec_of(stride, group);
     s.pad = k / 2;
     ValueId y = b.conv("probe", x, cin, cout, k, s);
     if (residual) y = b.add1("Add", "probe.add", {y, x});  // ResNet's identity shortcut
@@ -88,7 +92,7 @@ KernelCase dense_conv(Rng& r, bool pointwise) {
 KernelCase depthwise(Rng& r) {
   for (;;) {
     const int64_t n = r.pick(kBatches), hw = r.pick(kSpatial), c = r.pick(kChannels);
-    const int64_t k = r.pick(std::vector<int64_t>{3, 3, 5}), stride = r.pick(std::vector<int64_t>{1, 1, 2});
+    const int64_t k = r.pick(std::vector<int64_t>{3, 3, 5, 7}), stride = r.pick(std::vector<int64_t>{1, 1, 2});
     if (static_cast<double>(n * c * hw * hw) > 6e7) continue;
     GraphBuilder b("probe");
     ValueId x = adapted_input(b, n, c, hw);
@@ -102,10 +106,17 @@ KernelCase depthwise(Rng& r) {
 
 KernelCase gemm(Rng& r) {
   for (;;) {
-    const int64_t m = r.pick(std::vector<int64_t>{1, 1, 2, 4, 8, 8, 16, 32, 64});
-    const int64_t k = r.pick(std::vector<int64_t>{256, 512, 576, 960, 1024, 1280, 1536, 2048, 4096, 9216, 25088});
-    const int64_t nn = r.pick(std::vector<int64_t>{10, 100, 1000, 1000, 1024, 2048, 4096});
+    // Classifier heads (a few rows, wide K) and the per-pixel linear layers of ConvNeXt
+    // (rows = images x pixels, 96-3072 channels).
+    const bool per_pixel = r.next() % 3 == 0;
+    const int64_t m = per_pixel ? r.pick(std::vector<int64_t>{49, 196, 784, 3136, 6272, 25088})
+                                : r.pick(std::vector<int64_t>{1, 1, 2, 4, 8, 8, 16, 32, 64});
+    const int64_t k = per_pixel ? r.pick(std::vector<int64_t>{96, 192, 384, 768, 1536, 3072})
+                                : r.pick(std::vector<int64_t>{256, 512, 576, 960, 1024, 1280, 1536, 2048, 4096, 9216, 25088});
+    const int64_t nn = per_pixel ? r.pick(std::vector<int64_t>{96, 192, 384, 768, 1536, 3072})
+                                 : r.pick(std::vector<int64_t>{10, 100, 1000, 1000, 1024, 2048, 4096});
     if (static_cast<double>(k) * static_cast<double>(nn) > 1.1e8) continue;
+    if (2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(nn) > 3e9) continue;
     GraphBuilder b("probe");
     ValueId x = b.input("x", {m, k});
     ValueId w = b.weight("probe.weight", {nn, k});
@@ -145,6 +156,8 @@ KernelCase eltwise(Rng& r) {
       ValueId x2 = b.conv("adapter2", b.input("x2", {n, c, hw, hw}), c, c, 1, spec_of(1));
       x2 = b.add1("MaxPool", "before2", {x2}, one);
       y = b.add1(r.next() % 2 ? "Add" : "Mul", "probe", {x, x2});
+    } else if (r.next() % 3 == 0) {  // DenseNet's pre-activation: batch norm + ReLU on their own
+      y = b.add1("Relu", "probe.relu", {b.batchnorm("probe", x, c)});
     } else {
       y = b.add1(r.pick(std::vector<std::string>{"Sigmoid", "Relu", "HardSwish", "Tanh"}), "probe", {x});
     }

@@ -199,3 +199,32 @@ TEST(KernelProbeCases, EveryCaseKeepsItsProbedLayerInItsClass) {
 
 }  // namespace
 }  // namespace rooflens
+
+namespace rooflens {
+namespace {
+
+// The probe end to end on this machine's oneDNN, one cheap class: it runs, fits finite
+// coefficients, and its table survives a device file.
+TEST(KernelProbe, QuickEltwiseClassOnOneDnn) {
+  auto backend = make_onednn_backend();
+  if (!backend) GTEST_SKIP() << "built without oneDNN";
+  KernelProbeOptions o;
+  o.threads = 1;
+  o.quick = true;
+  o.dispatch_s = 2e-6;
+  o.classes = {"eltwise"};
+  auto r = probe_kernels(*backend, o, "oneDNN", "test host");
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_EQ(r->table.classes.size(), 2u);  // reorder (always) and eltwise
+  for (const auto& [cls, f] : r->table.classes) {
+    EXPECT_GE(f.samples, 9) << cls;
+    for (double c : f.coef) EXPECT_TRUE(std::isfinite(c)) << cls;
+  }
+  // Larger tensors take longer: the log-bytes exponent is positive.
+  EXPECT_GT(r->table.classes.at("reorder").coef[1], 0);
+  auto d = parse_device_json(device_text(kernel_table_json(r->table)), "probed.json");
+  ASSERT_TRUE(d) << d.status().message();
+}
+
+}  // namespace
+}  // namespace rooflens
