@@ -10,9 +10,9 @@ using nlohmann::json;
 
 const std::map<std::string, std::vector<std::string>>& kernel_class_features() {
   static const std::map<std::string, std::vector<std::string>> m = {
-      {"conv", {"log_rows", "log_cols", "log_k", "residual"}},
-      {"pointwise", {"log_rows", "log_cols", "log_k", "residual"}},
-      {"depthwise", {"log_out", "log_in", "log_window"}},
+      {"conv", {"log_rows", "log_cols", "log_k", "residual", "transcendental"}},
+      {"pointwise", {"log_rows", "log_cols", "log_k", "residual", "transcendental"}},
+      {"depthwise", {"log_out", "log_in", "log_window", "transcendental"}},
       {"gemm", {"log_rows", "log_cols", "log_k"}},
       {"pool", {"log_out", "log_in", "log_window"}},
       {"eltwise", {"log_bytes", "binary"}},
@@ -116,16 +116,28 @@ Expected<KernelTable> parse_kernel_table(const std::string& json_text, const std
   if (!j.contains("classes") || !j["classes"].is_object() || j["classes"].empty())
     return field_error(file, "classes", "missing or empty");
   const auto& known = kernel_class_features();
-  for (const auto& [name, c] : j["classes"].items()) {
-    auto it = known.find(name);
-    if (it == known.end()) {
-      std::string names;
-      for (const auto& [k, v] : known) names += (names.empty() ? "" : ", ") + k;
-      return field_error(file, "classes." + name, "unknown kernel class (known: " + names + ")");
+  for (const char* group : {"classes", "classes_cold"}) {
+    if (!j.contains(group)) continue;
+    if (!j[group].is_object()) return field_error(file, group, "must be an object class -> fit");
+    auto& into = std::string(group) == "classes" ? t.classes : t.cold;
+    for (const auto& [name, c] : j[group].items()) {
+      auto it = known.find(name);
+      if (it == known.end()) {
+        std::string names;
+        for (const auto& [k, v] : known) names += (names.empty() ? "" : ", ") + k;
+        return field_error(file, std::string(group) + "." + name, "unknown kernel class (known: " + names + ")");
+      }
+      auto f = parse_fit(c, file, std::string(group) + "." + name, it->second);
+      if (!f) return f.status();
+      into[name] = std::move(*f);
     }
-    auto f = parse_fit(c, file, "classes." + name, it->second);
-    if (!f) return f.status();
-    t.classes[name] = std::move(*f);
+  }
+  if (!t.cold.empty()) {
+    if (!j.contains("cache_bytes")) return field_error(file, "cache_bytes", "missing (needed with classes_cold)");
+    auto cb = finite(j["cache_bytes"], file, "cache_bytes");
+    if (!cb) return cb.status();
+    if (*cb <= 0) return field_error(file, "cache_bytes", "must be positive");
+    t.cache_bytes = *cb;
   }
   return t;
 }
@@ -140,8 +152,10 @@ std::string kernel_table_json(const KernelTable& t) {
   j["dtype"] = t.dtype;
   j["model"] = "t = dispatch_s + exp(coef[0] + sum_i coef[i] * feature_i), per class";
   j["dispatch_s"] = t.dispatch_s;
+  if (!t.cold.empty()) j["cache_bytes"] = t.cache_bytes;
+  auto fits_json = [](const std::map<std::string, KernelFit>& fits) {
   nlohmann::ordered_json classes = nlohmann::ordered_json::object();
-  for (const auto& [name, f] : t.classes) {
+  for (const auto& [name, f] : fits) {
     nlohmann::ordered_json c;
     c["features"] = f.features;
     c["coef"] = f.coef;
@@ -153,7 +167,10 @@ std::string kernel_table_json(const KernelTable& t) {
     c["range"] = r;
     classes[name] = c;
   }
-  j["classes"] = classes;
+  return classes;
+  };
+  j["classes"] = fits_json(t.classes);
+  if (!t.cold.empty()) j["classes_cold"] = fits_json(t.cold);
   return j.dump(2);
 }
 

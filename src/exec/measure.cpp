@@ -20,7 +20,10 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
   // A device backend copies the inputs once; the timed runs are device work only.
   const bool resident = backend.has_resident_run();
   if (resident) ROOFLENS_RETURN_IF_ERROR(backend.run(inputs, &outputs));
-  auto run = [&] { return resident ? backend.run_resident() : backend.run(inputs, &outputs); };
+  auto run = [&] {
+    if (o.before_run) o.before_run();
+    return resident ? backend.run_resident() : backend.run(inputs, &outputs);
+  };
   auto collect = [&](int) {
     for (const auto& t : backend.layer_timings()) {
       per_layer[t.name].push_back(t.time_s);

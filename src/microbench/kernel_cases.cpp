@@ -37,6 +37,12 @@ std::map<std::string, AttrValue> pool_attrs(int64_t k, int64_t s, int64_t p) {
           {"pads", std::vector<int64_t>{p, p, p, p}}};
 }
 
+// The fused activation: ReLU mostly, SiLU (x * sigmoid(x), EfficientNet's) a third of the time.
+ValueId activation(GraphBuilder& b, ValueId y, Rng& r) {
+  if (r.next() % 3 == 0) return b.add1("Mul", "probe.silu", {y, b.add1("Sigmoid", "probe.sigmoid", {y})});
+  return b.add1("Relu", "probe.relu", {y});
+}
+
 ConvSpec spec_of(int64_t stride, int64_t group = 1) {
   ConvSpec s;
   s.stride = stride;
@@ -83,7 +89,7 @@ KernelCase dense_conv(Rng& r, bool pointwise) {
     s.pad = k / 2;
     ValueId y = b.conv("probe", x, cin, cout, k, s);
     if (residual) y = b.add1("Add", "probe.add", {y, x});  // ResNet's identity shortcut
-    y = b.add1("Relu", "probe.relu", {y});
+    y = activation(b, y, r);
     consume(b, y, cout);
     return {pointwise ? "pointwise" : "conv", b.finish(), "probe"};
   }
@@ -98,7 +104,7 @@ KernelCase depthwise(Rng& r) {
     ValueId x = adapted_input(b, n, c, hw);
     ConvSpec s = spec_of(stride, c);
     s.pad = k / 2;
-    ValueId y = b.add1("Relu", "probe.relu", {b.conv("probe", x, c, c, k, s)});
+    ValueId y = activation(b, b.conv("probe", x, c, c, k, s), r);
     consume(b, y, c);
     return {"depthwise", b.finish(), "probe"};
   }
@@ -152,7 +158,10 @@ KernelCase eltwise(Rng& r) {
     ValueId x = b.add1("MaxPool", "before", {adapted_input(b, n, c, hw)}, one);
     const bool binary = r.next() % 2 == 0;
     ValueId y;
-    if (binary) {
+    if (binary && r.next() % 2 == 0) {  // the scale of a squeeze-and-excitation block: [N, C, 1, 1]
+      ValueId s = b.add1("GlobalAveragePool", "squeeze", {x});
+      y = b.add1("Mul", "probe", {x, b.add1("MaxPool", "before2", {s}, one)});
+    } else if (binary) {
       ValueId x2 = b.conv("adapter2", b.input("x2", {n, c, hw, hw}), c, c, 1, spec_of(1));
       x2 = b.add1("MaxPool", "before2", {x2}, one);
       y = b.add1(r.next() % 2 ? "Add" : "Mul", "probe", {x, x2});

@@ -54,7 +54,13 @@ double conversion_seconds(const KernelTable& t, const std::vector<LayoutConversi
   return s;
 }
 
-Expected<KernelSample> run_case(Backend& backend, KernelCase& kc, const KernelTable& table, const KernelProbeOptions& o) {
+// The probed layer's kernel time (its conversions removed), warm and cold.
+struct CaseTimes {
+  KernelSample warm, cold;
+};
+
+Expected<CaseTimes> run_case(Backend& backend, KernelCase& kc, const KernelTable& table, const KernelProbeOptions& o,
+                             std::vector<char>* flush) {
   auto inferred = infer_shapes(kc.graph);
   if (!inferred) return inferred.status().with_context("kernel probe case " + kc.cls);
   const ModelAnalysis m = analyze_graph(kc.graph, *inferred, AnalyzeOptions{});
@@ -66,16 +72,24 @@ Expected<KernelSample> run_case(Backend& backend, KernelCase& kc, const KernelTa
   if (!k || k->cls != kc.cls)
     return Status::internal("kernel probe: a " + kc.cls + " case classified as " + (k ? k->cls : "nothing") + " (" +
                             m.layers[idx].op + ")");
-  MeasureOptions mo;
-  mo.exec.threads = o.threads;
-  mo.timing.warmup = 2;
-  mo.timing.min_repeats = 5;
-  mo.timing.max_seconds = o.quick ? 0.08 : 0.25;
-  auto meas = measure_model(kc.graph, m, backend, mo);
-  if (!meas) return meas.status().with_context("kernel probe case " + kc.cls + " " + m.layers[idx].desc);
-  const double t = meas->layers[idx].time_s;
   const double conv = conversion_seconds(table, layout_conversions(kc.graph, m)[idx]);
-  return KernelSample{k->x, std::max(t - conv, 0.25 * t)};
+  CaseTimes out;
+  for (bool cold : {false, true}) {
+    MeasureOptions mo;
+    mo.exec.threads = o.threads;
+    mo.timing.warmup = 2;
+    mo.timing.min_repeats = 5;
+    mo.timing.max_seconds = o.quick ? 0.06 : 0.2;
+    if (cold && !flush->empty())
+      mo.before_run = [flush] {
+        for (size_t i = 0; i < flush->size(); i += 64) (*flush)[i] = static_cast<char>((*flush)[i] + 1);
+      };
+    auto meas = measure_model(kc.graph, m, backend, mo);
+    if (!meas) return meas.status().with_context("kernel probe case " + kc.cls + " " + m.layers[idx].desc);
+    const double t = meas->layers[idx].time_s;
+    (cold ? out.cold : out.warm) = KernelSample{k->x, std::max(t - conv, 0.25 * t)};
+  }
+  return out;
 }
 
 }  // namespace
@@ -90,9 +104,11 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
   t.measured = utc_now();
   t.threads = o.threads;
   t.dispatch_s = o.dispatch_s;
+  t.cache_bytes = o.flush_bytes / 3;
   auto wanted = [&](const std::string& c) {
     return o.classes.empty() || std::find(o.classes.begin(), o.classes.end(), c) != o.classes.end();
   };
+  std::vector<char> flush(static_cast<size_t>(std::max(0.0, o.flush_bytes)), 0);
   // Conversions first: every other class has them removed before its fit.
   auto ro = reorder_samples(o);
   if (!ro) return ro.status();
@@ -109,20 +125,28 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
   for (const auto& [cls, count] : plan) {
     if (!wanted(cls)) continue;
     auto cases = kernel_cases(cls, count, o.seed);
-    std::vector<KernelSample> samples;
+    std::vector<KernelSample> warm, cold;
     for (auto& kc : cases) {
-      auto s = run_case(backend, kc, t, o);
+      auto s = run_case(backend, kc, t, o, &flush);
       if (!s) return s.status();
-      samples.push_back(std::move(*s));
+      warm.push_back(std::move(s->warm));
+      cold.push_back(std::move(s->cold));
     }
-    auto f = fit_kernel_class(cls, samples, o.dispatch_s);
+    auto f = fit_kernel_class(cls, warm, o.dispatch_s);
     if (!f) return f.status();
     t.classes[cls] = *f;
+    if (!flush.empty()) {
+      auto fc = fit_kernel_class(cls, cold, o.dispatch_s);
+      if (!fc) return fc.status();
+      t.cold[cls] = *fc;
+    }
     if (o.progress)
-      o.progress(fmt::format("kernels: {}, {} samples, fit median |error| {:.1f}% (max {:.0f}%), {:.0f} s so far", cls,
-                             f->samples, 100 * f->median_abs_error, 100 * f->max_abs_error,
+      o.progress(fmt::format("kernels: {}, {} shapes, fit median |error| warm {:.1f}% (max {:.0f}%), cold {:.1f}%; {:.0f} s so far",
+                             cls, f->samples, 100 * f->median_abs_error, 100 * f->max_abs_error,
+                             t.cold.count(cls) ? 100 * t.cold.at(cls).median_abs_error : 0.0,
                              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
-    res.samples[cls] = std::move(samples);
+    res.samples[cls] = std::move(warm);
+    if (!flush.empty()) res.samples[cls + ".cold"] = std::move(cold);
   }
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;

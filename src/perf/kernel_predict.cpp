@@ -51,6 +51,39 @@ bool has_residual(const Graph& g, const LayerReport& r) {
   return false;
 }
 
+// A Transpose that keeps dim 0 and the last two dims in place, or a Slice/Split whose
+// outputs differ from the input in dim 1 only: the backend runs these on channels-last
+// input without converting it.
+bool moves_channels_only(const Graph& g, const Node& n) {
+  if (!g.value(n.inputs[0]).shape) return false;
+  const Shape& x = *g.value(n.inputs[0]).shape;
+  if (x.size() < 4) return false;
+  if (n.kind == OpKind::kTranspose) {
+    auto it = n.attrs.find("perm");
+    if (it == n.attrs.end()) return false;
+    const auto* perm = std::get_if<std::vector<int64_t>>(&it->second);
+    const auto r = static_cast<int64_t>(x.size());
+    return perm && perm->size() == x.size() && (*perm)[0] == 0 && (*perm)[x.size() - 1] == r - 1 &&
+           (*perm)[x.size() - 2] == r - 2;
+  }
+  for (ValueId o : n.outputs) {
+    if (o == kNoValue || !g.value(o).shape || g.value(o).shape->size() != x.size()) return false;
+    const Shape& y = *g.value(o).shape;
+    for (size_t d = 0; d < x.size(); ++d)
+      if (d != 1 && y[d] != x[d]) return false;
+  }
+  return true;
+}
+
+// A fused activation that evaluates exp, tanh or erf.
+double transcendental(const Graph& g, const LayerReport& r) {
+  for (size_t i = 1; i < r.nodes.size(); ++i) {
+    const OpKind k = g.node(r.nodes[i]).kind;
+    if (k == OpKind::kSigmoid || k == OpKind::kTanh || k == OpKind::kErf || k == OpKind::kGelu) return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r) {
@@ -70,7 +103,7 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r) 
       int64_t window = 1;
       for (size_t i = 2; i < w.size(); ++i) window *= w[i];
       k.cls = "depthwise";
-      k.x = {log_pos(out_elems), log_pos(in_elems), log_pos(static_cast<double>(window))};
+      k.x = {log_pos(out_elems), log_pos(in_elems), log_pos(static_cast<double>(window)), transcendental(g, r)};
       return k;
     }
     const double rows = static_cast<double>(gs.rows) * static_cast<double>(gs.groups);
@@ -80,7 +113,8 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r) 
       int64_t window = 1;
       for (size_t i = 2; i < w.size(); ++i) window *= w[i];
       k.cls = window == 1 ? "pointwise" : "conv";
-      k.x = {log_pos(rows), log_pos(static_cast<double>(gs.cols)), log_pos(static_cast<double>(gs.k)), resid};
+      k.x = {log_pos(rows), log_pos(static_cast<double>(gs.cols)), log_pos(static_cast<double>(gs.k)), resid,
+             transcendental(g, r)};
     } else {
       k.cls = "gemm";
       k.x = {log_pos(rows), log_pos(static_cast<double>(gs.cols)), log_pos(static_cast<double>(gs.k))};
@@ -135,11 +169,22 @@ std::vector<std::vector<LayoutConversion>> layout_conversions(const Graph& g, co
     if (it != layout.end()) return it->second;
     const Value& val = g.value(v);
     if (val.producer >= 0 && is_view(g.node(val.producer)) && !g.node(val.producer).inputs.empty()) {
-      const ValueId src = g.node(val.producer).inputs[0];
-      if (held(src, at) == kChannelsLast && four_d(src) && converted.insert({src, kRowMajor}).second)
+      const Node& vn = g.node(val.producer);
+      const ValueId src = vn.inputs[0];
+      const Layout hs = held(src, at);
+      // A Reshape of a channels-last tensor that only splits or merges channels (ShuffleNet)
+      // stays a channels-last view; one to [N, C] of an [N, C, 1, 1] is a free alias.
+      if (hs == kChannelsLast && vn.kind == OpKind::kReshape && g.value(src).shape && val.shape) {
+        const Shape& a = *g.value(src).shape;
+        const Shape& b = *val.shape;
+        const bool channels_only = a.size() >= 4 && b.size() >= 4 && a[0] == b[0] && a[a.size() - 1] == b[b.size() - 1] &&
+                                   a[a.size() - 2] == b[b.size() - 2];
+        if (channels_only) return layout[v] = kChannelsLast;
+        if (a.size() == 4 && a[2] * a[3] == 1) return layout[v] = kRowMajor;
+      }
+      if (hs == kChannelsLast && four_d(src) && converted.insert({src, kRowMajor}).second)
         out[at].push_back({bytes_of(src), true});
-      layout[v] = kRowMajor;
-      return kRowMajor;
+      return layout[v] = kRowMajor;
     }
     return kRowMajor;  // graph inputs, stored values
   };
@@ -168,6 +213,9 @@ std::vector<std::vector<LayoutConversion>> layout_conversions(const Graph& g, co
           const bool full = !n.outputs.empty() && g.value(n.outputs[0]).shape && *g.value(in).shape == *g.value(n.outputs[0]).shape;
           want(in, full ? kChannelsLast : kRowMajor, i);
         }
+    } else if ((a.kind == OpKind::kTranspose || a.kind == OpKind::kSlice || a.kind == OpKind::kSplit) &&
+               !a.inputs.empty() && held(a.inputs[0], i) == kChannelsLast && moves_channels_only(g, a)) {
+      result = kChannelsLast;  // channel shuffle, channel split/slice: host copies in channels-last
     } else if (a.kind == OpKind::kConcat) {
       for (ValueId in : a.inputs) want(in, kChannelsLast, i);
       result = kChannelsLast;
@@ -197,10 +245,10 @@ std::vector<std::vector<LayoutConversion>> layout_conversions(const Graph& g, co
   return out;
 }
 
-std::optional<double> table_layer_seconds(const KernelTable& t, const LayerKernel& k,
-                                          const std::vector<LayoutConversion>& conversions) {
-  auto it = t.classes.find(k.cls);
-  if (it == t.classes.end()) return std::nullopt;
+std::optional<double> table_layer_seconds(const KernelTable& t, const std::map<std::string, KernelFit>& fits,
+                                          const LayerKernel& k, const std::vector<LayoutConversion>& conversions) {
+  auto it = fits.find(k.cls);
+  if (it == fits.end()) return std::nullopt;
   double s = t.dispatch_s + it->second.kernel_seconds(k.x);
   auto ro = t.classes.find("reorder");
   for (const auto& c : conversions) {

@@ -309,7 +309,13 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
                                  ? &*d.kernel_table : nullptr;
   std::vector<std::vector<LayoutConversion>> conversions;
   int table_layers = 0, roofline_layers = 0;
-  if (table) conversions = layout_conversions(g, m);
+  const std::map<std::string, KernelFit>* fits = nullptr;
+  double weight_bytes = 0;
+  if (table) {
+    conversions = layout_conversions(g, m);
+    for (const auto& r : m.layers) weight_bytes += static_cast<double>(r.cost.bytes_weights);
+    fits = &table->fits_for(weight_bytes);
+  }
   for (size_t i = 0; i < m.layers.size(); ++i) {
     const LayerReport& r = m.layers[i];
     LayerPrediction L;
@@ -391,7 +397,7 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
     if (L.t_launch > std::max(L.t_compute, L.t_memory)) L.flags.push_back("launch");
     if (table) {
       const auto k = classify_layer(g, r);
-      const auto t_table = k ? table_layer_seconds(*table, *k, conversions[i]) : std::nullopt;
+      const auto t_table = k ? table_layer_seconds(*table, *fits, *k, conversions[i]) : std::nullopt;
       if (t_table) {
         L.time_s = *t_table;
         L.table_class = k->cls;
@@ -407,7 +413,10 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
   }
   if (table) {
     p.notes.push_back("layer times from the measured kernel table in " + d.file + " (" + table->backend + ", " +
-                      std::to_string(table->threads) + " thread(s), measured " + table->measured + ") for " +
+                      std::to_string(table->threads) + " thread(s), measured " + table->measured + "; " +
+                      (fits == &table->cold ? "cold-cache fits: the weights read per run, " : "warm-cache fits: the weights read per run, ") +
+                      fmt::format("{:.1f} MiB, ", weight_bytes / (1 << 20)) +
+                      (fits == &table->cold ? "exceed " : "fit ") + fmt::format("the {:.0f} MiB cache", table->cache_bytes / (1 << 20)) + ") for " +
                       std::to_string(table_layers) + " layer(s)" +
                       (roofline_layers ? ", the roofline for " + std::to_string(roofline_layers) + " of classes it lacks" : ""));
   }

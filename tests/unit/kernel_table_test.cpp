@@ -26,8 +26,8 @@ std::vector<KernelSample> synthetic(const std::vector<double>& coef, double disp
     for (size_t j = 0; j < nfeat; ++j) {
       s = s * 6364136223846793005ull + 1442695040888963407ull;
       const double u = static_cast<double>(s >> 11) / 9007199254740992.0;
-      // Last feature of conv classes is a 0/1 indicator; the others are logs of sizes.
-      k.x.push_back(j == 3 ? (u < 0.5 ? 0.0 : 1.0) : std::log(8.0) + u * std::log(4096.0));
+      // Features 3 and 4 of conv classes are 0/1 indicators; the others are logs of sizes.
+      k.x.push_back(j >= 3 ? (u < 0.5 ? 0.0 : 1.0) : std::log(8.0) + u * std::log(4096.0));
     }
     double lin = coef[0];
     for (size_t j = 0; j < nfeat; ++j) lin += coef[j + 1] * k.x[j];
@@ -40,8 +40,8 @@ std::vector<KernelSample> synthetic(const std::vector<double>& coef, double disp
 }
 
 TEST(KernelTableFit, RecoversKnownCoefficients) {
-  const std::vector<double> coef = {-14.0, 0.92, 0.85, 0.97, 0.18};  // kernels well above the dispatch
-  auto f = fit_kernel_class("conv", synthetic(coef, 3e-6, 4), 3e-6);
+  const std::vector<double> coef = {-14.0, 0.92, 0.85, 0.97, 0.18, 0.3};  // kernels well above the dispatch
+  auto f = fit_kernel_class("conv", synthetic(coef, 3e-6, 5), 3e-6);
   ASSERT_TRUE(f) << f.status().message();
   ASSERT_EQ(f->coef.size(), coef.size());
   for (size_t i = 0; i < coef.size(); ++i) EXPECT_NEAR(f->coef[i], coef[i], 1e-6) << "coefficient " << i;
@@ -167,7 +167,7 @@ TEST(KernelTablePredict, ClassifiesLayersAndCountsConversions) {
   for (const auto& n : p1->notes) noted |= n.find("kernel table") != std::string::npos;
   EXPECT_TRUE(noted);
   const auto lk = classify_layer(g, m.layers[3]);
-  EXPECT_NEAR(p1->layers[3].time_s, *table_layer_seconds(*d->kernel_table, *lk, conv[3]), 1e-15);
+  EXPECT_NEAR(p1->layers[3].time_s, *table_layer_seconds(*d->kernel_table, d->kernel_table->classes, *lk, conv[3]), 1e-15);
   o.use_kernel_table = false;
   auto p2 = predict(g, m, *d, o);
   ASSERT_TRUE(p2);
@@ -213,6 +213,7 @@ TEST(KernelProbe, QuickEltwiseClassOnOneDnn) {
   o.quick = true;
   o.dispatch_s = 2e-6;
   o.classes = {"eltwise"};
+  o.flush_bytes = 32.0 * (1 << 20);
   auto r = probe_kernels(*backend, o, "oneDNN", "test host");
   ASSERT_TRUE(r) << r.status().message();
   ASSERT_EQ(r->table.classes.size(), 2u);  // reorder (always) and eltwise

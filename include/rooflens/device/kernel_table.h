@@ -43,21 +43,32 @@ struct KernelTable {
   int threads = 0;         // threads the primitives ran with
   std::string dtype = "fp32";
   double dispatch_s = 0;   // per-primitive overhead added to every kernel (from the probe)
+  // Fits with warm caches (the sample's weights and input in cache, as in a network whose
+  // weights fit the last-level cache) and cold (caches evicted before each run, as in one
+  // whose weights do not). `cache_bytes` is the last-level cache that decides between them.
   std::map<std::string, KernelFit> classes;
+  std::map<std::string, KernelFit> cold;
+  double cache_bytes = 0;
+  // The fits for a network that reads `weight_bytes` of weights per run.
+  const std::map<std::string, KernelFit>& fits_for(double weight_bytes) const {
+    return (!cold.empty() && weight_bytes > cache_bytes) ? cold : classes;
+  }
 };
 
 // The kernel classes and their features, in coefficient order: the one definition that
 // the probe, the fit, the predictor and the parser share.
-//   conv       dense kxk convolution (k > 1):  log_rows, log_cols, log_k, residual
-//   pointwise  1x1 convolution:                log_rows, log_cols, log_k, residual
-//   depthwise  one filter per channel:         log_out, log_in, log_window
+//   conv       dense kxk convolution (k > 1):  log_rows, log_cols, log_k, residual, transcendental
+//   pointwise  1x1 convolution:                log_rows, log_cols, log_k, residual, transcendental
+//   depthwise  one filter per channel:         log_out, log_in, log_window, transcendental
 //   gemm       Gemm / MatMul:                   log_rows, log_cols, log_k
 //   pool       Max/Average/Global pooling, ReduceMean over H,W: log_out, log_in, log_window
 //   eltwise    elementwise, binary, softmax, normalisation: log_bytes, binary
 //   move       Concat, Transpose, Slice, Split, Pad (copies): log_bytes, transpose
 //   reorder    layout conversion between channels-last and row-major: log_bytes, to_rowmajor
 // rows = images x output pixels (x groups), cols = output channels per group, k = input
-// channels per group x kernel area; residual = 1 when a residual Add is fused in.
+// channels per group x kernel area; residual = 1 when a residual Add is fused in;
+// transcendental = 1 when a fused activation evaluates exp/tanh/erf (SiLU, sigmoid, GELU,
+// tanh), which costs more per output than ReLU or clipping.
 const std::map<std::string, std::vector<std::string>>& kernel_class_features();
 
 // Parses the "kernel_table" object of a device file. An unknown class, another feature

@@ -2,6 +2,7 @@
 // correctness against another backend. Decides nothing about what the numbers mean.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,9 @@ struct MeasureOptions {
   ExecOptions exec;
   TimingOptions timing;
   uint64_t input_seed = 1;
+  // Called before every run (warm-up and timed), outside the layers' timings: the kernel
+  // probe evicts the caches here so weights arrive from memory, as in a network.
+  std::function<void()> before_run;
 };
 
 struct LayerMeasurement {

@@ -38,8 +38,10 @@ std::vector<std::vector<LayoutConversion>> layout_conversions(const Graph& g, co
 
 // Predicted seconds of one layer from the table: dispatch per primitive + the class's
 // kernel time + each conversion's time. nullopt when the table has no fit for the class.
-std::optional<double> table_layer_seconds(const KernelTable& t, const LayerKernel& k,
-                                          const std::vector<LayoutConversion>& conversions);
+// `fits` is the warm or cold set (KernelTable::fits_for); conversions use the warm
+// reorder fit (their input was just written).
+std::optional<double> table_layer_seconds(const KernelTable& t, const std::map<std::string, KernelFit>& fits,
+                                          const LayerKernel& k, const std::vector<LayoutConversion>& conversions);
 
 struct KernelSample {
   std::vector<double> x;
