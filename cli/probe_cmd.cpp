@@ -6,6 +6,7 @@
 // size and at a typical source photo size.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -213,6 +214,8 @@ Status add_kernel_table(const ProbeArgs& a, const microbench::ProbeResult& r, nl
   ko.threads = r.dispatch.empty() ? 0 : static_cast<int>(r.dispatch.back().threads);
   ko.quick = a.quick;
   ko.dispatch_s = dev->value("launch_overhead_s", 0.0);
+  // Evict three last-level caches' worth before every run (at least 64 MiB, at most 1 GiB).
+  ko.flush_bytes = std::clamp(3 * r.llc_bytes, 64.0 * (1 << 20), 1024.0 * (1 << 20));
   if (!a.quiet) ko.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   auto kt = probe_kernels(*backend, ko, onednn_version_text(), r.cpu.model_name);
   if (!kt) return kt.status();
