@@ -314,7 +314,9 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
   if (table) {
     conversions = layout_conversions(g, m);
     for (const auto& r : m.layers) weight_bytes += static_cast<double>(r.cost.bytes_weights);
-    fits = &table->fits_for(weight_bytes);
+    // Weights stay in cache from one run to the next only when they and the largest set of
+    // live activations fit it together.
+    fits = &table->fits_for(weight_bytes + static_cast<double>(estimate_memory(g, m, d).activations));
   }
   for (size_t i = 0; i < m.layers.size(); ++i) {
     const LayerReport& r = m.layers[i];
@@ -414,8 +416,9 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
   if (table) {
     p.notes.push_back("layer times from the measured kernel table in " + d.file + " (" + table->backend + ", " +
                       std::to_string(table->threads) + " thread(s), measured " + table->measured + "; " +
-                      (fits == &table->cold ? "cold-cache fits: the weights read per run, " : "warm-cache fits: the weights read per run, ") +
-                      fmt::format("{:.1f} MiB, ", weight_bytes / (1 << 20)) +
+                      (fits == &table->cold ? "cold-cache fits: weights " : "warm-cache fits: weights ") +
+                      fmt::format("{:.1f} MiB + live activations {:.1f} MiB ", weight_bytes / (1 << 20),
+                                  static_cast<double>(estimate_memory(g, m, d).activations) / (1 << 20)) +
                       (fits == &table->cold ? "exceed " : "fit ") + fmt::format("the {:.0f} MiB cache", table->cache_bytes / (1 << 20)) + ") for " +
                       std::to_string(table_layers) + " layer(s)" +
                       (roofline_layers ? ", the roofline for " + std::to_string(roofline_layers) + " of classes it lacks" : ""));

@@ -49,9 +49,9 @@ struct KernelTable {
   std::map<std::string, KernelFit> classes;
   std::map<std::string, KernelFit> cold;
   double cache_bytes = 0;
-  // The fits for a network that reads `weight_bytes` of weights per run.
-  const std::map<std::string, KernelFit>& fits_for(double weight_bytes) const {
-    return (!cold.empty() && weight_bytes > cache_bytes) ? cold : classes;
+  // The fits for a network whose weights and live activations take `resident_bytes`.
+  const std::map<std::string, KernelFit>& fits_for(double resident_bytes) const {
+    return (!cold.empty() && resident_bytes > cache_bytes) ? cold : classes;
   }
 };
 
