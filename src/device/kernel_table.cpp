@@ -70,11 +70,12 @@ Expected<KernelFit> parse_fit(const json& c, const std::string& file, const std:
   if (!c.contains("samples") || !c["samples"].is_number_integer() || c["samples"].get<int>() < static_cast<int>(want.size()) + 1)
     return field_error(file, path + ".samples", "must be an integer of at least " + std::to_string(want.size() + 1));
   f.samples = c["samples"].get<int>();
-  for (const char* k : {"median_abs_error", "max_abs_error"}) {
+  for (auto [k, out] : {std::pair<const char*, double*>{"median_abs_error", &f.median_abs_error},
+                        {"max_abs_error", &f.max_abs_error}}) {
     if (!c.contains(k)) continue;
     auto v = finite(c[k], file, path + "." + k);
     if (!v) return v.status();
-    (k[1] == 'e' ? f.median_abs_error : f.max_abs_error) = *v;
+    *out = *v;
   }
   if (c.contains("range")) {
     if (!c["range"].is_object()) return field_error(file, path + ".range", "must be an object");

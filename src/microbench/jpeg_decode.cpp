@@ -2,6 +2,7 @@
 // TurboJPEG (ROOFLENS_HAVE_TURBOJPEG undefined), measure_jpeg_decode says which package to
 // install; the synthetic image and the JSON do not need the library.
 #include "rooflens/microbench/jpeg_decode.h"
+#include "rooflens/util/utc_time.h"
 
 #include <fmt/format.h>
 
@@ -53,15 +54,6 @@ double thread_cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 double load_average_1m() {

@@ -11,18 +11,10 @@
 #include "rooflens/exec/dispatch_probe.h"
 #include "rooflens/exec/measure.h"
 #include "rooflens/passes/infer_shapes.h"
+#include "rooflens/util/utc_time.h"
 
 namespace rooflens {
 namespace {
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // Layout conversions: timed directly, both directions, over activation sizes of CNNs.
 Expected<std::vector<KernelSample>> reorder_samples(const KernelProbeOptions& o) {
@@ -43,17 +35,6 @@ Expected<std::vector<KernelSample>> reorder_samples(const KernelProbeOptions& o)
   return out;
 }
 
-// Seconds of the conversions the predictor counts for a layer, from the reorder fit.
-double conversion_seconds(const KernelTable& t, const std::vector<LayoutConversion>& conv) {
-  double s = 0;
-  auto ro = t.classes.find("reorder");
-  for (const auto& c : conv) {
-    s += t.dispatch_s;
-    if (ro != t.classes.end()) s += ro->second.kernel_seconds(reorder_features(c.bytes, c.to_rowmajor));
-  }
-  return s;
-}
-
 // The probed layer's kernel time (its conversions removed), warm and cold.
 struct CaseTimes {
   KernelSample warm, cold;
@@ -72,7 +53,7 @@ Expected<CaseTimes> run_case(Backend& backend, KernelCase& kc, const KernelTable
   if (!k || k->cls != kc.cls)
     return Status::internal("kernel probe: a " + kc.cls + " case classified as " + (k ? k->cls : "nothing") + " (" +
                             m.layers[idx].op + ")");
-  const double conv = conversion_seconds(table, layout_conversions(kc.graph, m)[idx]);
+  const double conv = conversions_seconds(table, layout_conversions(kc.graph, m)[idx]);
   CaseTimes out;
   for (bool cold : {false, true}) {
     MeasureOptions mo;

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "rooflens/microbench/thread_team.h"
+#include "rooflens/util/utc_time.h"
 
 namespace rooflens::microbench {
 namespace {
@@ -50,15 +51,6 @@ std::string read_text(const std::string& path) {
   std::stringstream ss;
   if (f) ss << f.rdbuf();
   return ss.str();
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 // 64-byte (2 MiB for large blocks, with transparent huge pages requested) aligned memory.

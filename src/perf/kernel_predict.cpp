@@ -249,7 +249,11 @@ std::optional<double> table_layer_seconds(const KernelTable& t, const std::map<s
                                           const LayerKernel& k, const std::vector<LayoutConversion>& conversions) {
   auto it = fits.find(k.cls);
   if (it == fits.end()) return std::nullopt;
-  double s = t.dispatch_s + it->second.kernel_seconds(k.x);
+  return t.dispatch_s + it->second.kernel_seconds(k.x) + conversions_seconds(t, conversions);
+}
+
+double conversions_seconds(const KernelTable& t, const std::vector<LayoutConversion>& conversions) {
+  double s = 0;
   auto ro = t.classes.find("reorder");
   for (const auto& c : conversions) {
     s += t.dispatch_s;

@@ -309,6 +309,7 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
                                  ? &*d.kernel_table : nullptr;
   std::vector<std::vector<LayoutConversion>> conversions;
   int table_layers = 0, roofline_layers = 0;
+  const MemoryEstimate memory = estimate_memory(g, m, d);
   const std::map<std::string, KernelFit>* fits = nullptr;
   double weight_bytes = 0;
   if (table) {
@@ -316,7 +317,7 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
     for (const auto& r : m.layers) weight_bytes += static_cast<double>(r.cost.bytes_weights);
     // Weights stay in cache from one run to the next only when they and the largest set of
     // live activations fit it together.
-    fits = &table->fits_for(weight_bytes + static_cast<double>(estimate_memory(g, m, d).activations));
+    fits = &table->fits_for(weight_bytes + static_cast<double>(memory.activations));
   }
   for (size_t i = 0; i < m.layers.size(); ++i) {
     const LayerReport& r = m.layers[i];
@@ -418,7 +419,7 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
                       std::to_string(table->threads) + " thread(s), measured " + table->measured + "; " +
                       (fits == &table->cold ? "cold-cache fits: weights " : "warm-cache fits: weights ") +
                       fmt::format("{:.1f} MiB + live activations {:.1f} MiB ", weight_bytes / (1 << 20),
-                                  static_cast<double>(estimate_memory(g, m, d).activations) / (1 << 20)) +
+                                  static_cast<double>(memory.activations) / (1 << 20)) +
                       (fits == &table->cold ? "exceed " : "fit ") + fmt::format("the {:.0f} MiB cache", table->cache_bytes / (1 << 20)) + ") for " +
                       std::to_string(table_layers) + " layer(s)" +
                       (roofline_layers ? ", the roofline for " + std::to_string(roofline_layers) + " of classes it lacks" : ""));
@@ -428,7 +429,7 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
   p.throughput = p.time_s > 0 ? static_cast<double>(m.batch) / p.time_s : 0;
   p.utilization = p.throughput * p.flops_per_image / p.peak_datasheet;
   if (p.peak_measured) p.utilization_measured = p.throughput * p.flops_per_image / *p.peak_measured;
-  p.memory_bytes = estimate_memory(g, m, d).total();
+  p.memory_bytes = memory.total();
   return p;
 }
 

@@ -36,6 +36,9 @@ struct LayoutConversion {
 // outputs to row-major.
 std::vector<std::vector<LayoutConversion>> layout_conversions(const Graph& g, const ModelAnalysis& m);
 
+// Seconds of a layer's conversions: each one's dispatch plus the table's reorder fit.
+double conversions_seconds(const KernelTable& t, const std::vector<LayoutConversion>& conversions);
+
 // Predicted seconds of one layer from the table: dispatch per primitive + the class's
 // kernel time + each conversion's time. nullopt when the table has no fit for the class.
 // `fits` is the warm or cold set (KernelTable::fits_for); conversions use the warm

@@ -12,18 +12,10 @@
 
 #include "gpu_kernels.h"
 #include "gpu_probe_internal.h"
+#include "rooflens/util/utc_time.h"
 
 namespace rooflens::microbench::gpu {
 namespace {
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string read_line(const std::string& path) {
   std::ifstream f(path);
