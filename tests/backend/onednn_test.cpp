@@ -86,6 +86,27 @@ TEST(OneDnn, GemmMatMulAndGelu) {
   EXPECT_MATCHES_REFERENCE(g);
 }
 
+// ConvNeXt's pointwise MLP: 4-D activations times 2-D weights run as one GEMM over all rows,
+// with bias, GELU, layer scale and a residual as post-ops on the collapsed shape; an operand
+// broadcast along a collapsed dim ends the epilogue instead.
+TEST(OneDnn, MatMulOverLeadingDimsAsOneGemm) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {2, 8, 5, 5});
+  ValueId nhwc = b.add1("Transpose", "to_nhwc", {x}, {{"perm", std::vector<int64_t>{0, 2, 3, 1}}});
+  ValueId up = b.add1("Add", "up.bias", {b.add1("MatMul", "up", {nhwc, b.weight("w_up", {8, 32})}), b.weight("b_up", {32})});
+  ValueId div = b.add1("Div", "gelu.div", {up, b.reals("sqrt2", {}, {1.4142135623730951})});
+  ValueId erf = b.add1("Erf", "gelu.erf", {div});
+  ValueId one = b.add1("Add", "gelu.add", {erf, b.reals("one", {}, {1.0})});
+  ValueId gelu = b.add1("Mul", "gelu.half", {b.add1("Mul", "gelu.mul", {up, one}), b.reals("half", {}, {0.5})});
+  ValueId down = b.add1("Add", "down.bias", {b.add1("MatMul", "down", {gelu, b.weight("w_down", {32, 8})}), b.weight("b_down", {8})});
+  ValueId scaled = b.add1("Mul", "scale", {down, b.weight("gamma", {1, 1, 8})});
+  ValueId res = b.add1("Add", "res", {scaled, nhwc});
+  ValueId per_row = b.add1("Mul", "per_row", {b.add1("MatMul", "mm3", {res, b.weight("w3", {8, 8})}), b.weight("rowscale", {5, 1, 8})});
+  b.output(b.add1("Transpose", "to_nchw", {per_row}, {{"perm", std::vector<int64_t>{0, 3, 1, 2}}}));
+  Graph g = b.finish();
+  EXPECT_MATCHES_REFERENCE(g);
+}
+
 TEST(OneDnn, PoolingNormalizationReductionAndElementwise) {
   GraphBuilder b;
   ValueId x = b.input("x", {2, 8, 17, 17});

@@ -21,21 +21,33 @@ std::optional<double> known_scalar(const Graph& g, ValueId v) {
 }
 
 
-// Memory descriptor for src1 of a binary op broadcast against `dst_shape`.
+// Memory descriptor for src1 of a binary op broadcast against `dst_shape` (or, with
+// `run_shape`, against the collapsed 2-D shape the primitive computes in).
 static Expected<memory> broadcast_operand(OneDnnBackend& b, ValueId v, const Shape& dst_shape,
-                                          const memory::desc& dst_md) {
+                                          const memory::desc& dst_md, const Shape* run_shape) {
   const Shape& s = *b.graph().value(v).shape;
-  if (s == dst_shape) return b.as_desc(v, dst_md);
+  if (s == dst_shape) {
+    if (!run_shape) return b.as_desc(v, dst_md);
+    auto m = b.rowmajor(v);
+    if (!m) return m.status();
+    return memory(dst_md, b.engine(), m->get_data_handle());
+  }
   auto m = b.rowmajor(v);
   if (!m) return m.status();
   Shape padded(dst_shape.size() - std::min(dst_shape.size(), s.size()), 1);
   padded.insert(padded.end(), s.begin(), s.end());
   if (padded.size() != dst_shape.size()) return Status::unsupported("operand rank exceeds the output's");
+  if (run_shape) {
+    for (size_t i = 0; i + 1 < padded.size(); ++i)
+      if (padded[i] != 1) return Status::unsupported("operand broadcast along a collapsed dim");
+    return memory(md_rowmajor({1, padded.back()}), b.engine(), m->get_data_handle());
+  }
   return memory(md_rowmajor(padded), b.engine(), m->get_data_handle());
 }
 
 Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nodes, size_t first,
-                                ValueId tip, const Shape& dst_shape, const memory::desc& dst_md) {
+                                ValueId tip, const Shape& dst_shape, const memory::desc& dst_md,
+                                const Shape* run_shape) {
   const Graph& g = b.graph();
   Epilogue e;
   e.tip = tip;
@@ -128,7 +140,7 @@ Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nod
         if (other == e.tip || in_layer(other)) { mapped = false; break; }
         if (!tip_first && (n.kind == OpKind::kSub || n.kind == OpKind::kDiv)) { mapped = false; break; }
         if (*g.value(out).shape != dst_shape) { mapped = false; break; }
-        auto src1 = broadcast_operand(b, other, dst_shape, dst_md);
+        auto src1 = broadcast_operand(b, other, dst_shape, dst_md, run_shape);
         if (!src1) { mapped = false; break; }
         const algorithm a = n.kind == OpKind::kAdd ? algorithm::binary_add
                             : n.kind == OpKind::kSub ? algorithm::binary_sub
