@@ -5,8 +5,11 @@
 # tools alternating per model within one run, so the ratio is fair on a shared machine.
 # Not a test: it takes minutes.
 #
-# usage: [THREADS=2] [MAX_SECONDS=10] [MODELS="..."] [BATCHES="1 32"] [PROFILE=1] \
+# usage: [THREADS=2] [MAX_SECONDS=10] [REPEATS=3] [MODELS="..."] [BATCHES="1 32"] [PROFILE=1] \
 #          bench/peer_ort.sh ROOFLENS_BINARY [--markdown]
+# Each (model, batch) pair is timed REPEATS times, the order of the two tools swapped every
+# repeat; the ratio reported is the median of the per-repeat ratios, with their range, because
+# on a shared 2-core machine one pair of runs can move by 30%.
 # PROFILE=1 also writes ONNX Runtime's per-node profile (JSON) beside each model.
 # Setup, once, outside the repository (in $PEER_DIR, default ~/.cache/rooflens/peer-ort):
 #   npm install --ignore-scripts onnxruntime-node@1.30.0   (the registry; the CPU library is in the package)
@@ -18,6 +21,7 @@ MD=${1:-}
 cd "$(dirname "$0")/.."
 THREADS=${THREADS:-2}
 MAX_SECONDS=${MAX_SECONDS:-10}
+REPEATS=${REPEATS:-3}
 MODELS=${MODELS:-"resnet50 mobilenet_v2 efficientnet_b0 densenet121 shufflenet_v2_x1_0 vgg16"}
 BATCHES=${BATCHES:-"1 32"}
 PEER_DIR=${PEER_DIR:-$HOME/.cache/rooflens/peer-ort}
@@ -41,40 +45,59 @@ trap 'rm -f "$OUT"' EXIT
 for b in $BATCHES; do
   for m in $MODELS; do
     f=$PEER_DIR/models/$m.onnx
-    r=$("$BIN" measure "$f" --batch "$b" --threads "$THREADS" --max-seconds "$MAX_SECONDS" --format json)
     prof=""
     [[ ${PROFILE:-0} == 1 ]] && prof=$PEER_DIR/profile-$m-b$b
-    o=$(node bench/ort_infer.js "$f" "$b" "$THREADS" "$MAX_SECONDS" $prof)
-    /usr/bin/python3 - "$r" "$o" "$m" >> "$OUT" <<'PY'
+    for ((rep = 1; rep <= REPEATS; rep++)); do
+      if (( rep % 2 == 1 )); then
+        r=$("$BIN" measure "$f" --batch "$b" --threads "$THREADS" --max-seconds "$MAX_SECONDS" --format json)
+        o=$(node bench/ort_infer.js "$f" "$b" "$THREADS" "$MAX_SECONDS" $prof)
+      else
+        o=$(node bench/ort_infer.js "$f" "$b" "$THREADS" "$MAX_SECONDS")
+        r=$("$BIN" measure "$f" --batch "$b" --threads "$THREADS" --max-seconds "$MAX_SECONDS" --format json)
+      fi
+      prof=""
+      /usr/bin/python3 - "$r" "$o" "$m" "$rep" >> "$OUT" <<'PY'
 import json, sys
 r, o = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-print(json.dumps({"model": sys.argv[3], "batch": r["batch"], "rooflens": r["throughput"], "ort": o["throughput"],
+print(json.dumps({"model": sys.argv[3], "batch": r["batch"], "repeat": int(sys.argv[4]),
+                  "rooflens": r["throughput"], "ort": o["throughput"],
                   "ratio": r["throughput"] / o["throughput"], "rooflens_noisy": r["noisy"],
                   "ort_iqr_pct": 100 * (o["throughput_q3"] - o["throughput_q1"]) / o["throughput"],
                   "ort_version": o["ort_version"]}))
 PY
-    tail -1 "$OUT" >&2
+      tail -1 "$OUT" >&2
+    done
   done
 done
 /usr/bin/python3 - "$OUT" "$MD" "$THREADS" <<'PY'
 import json, subprocess, sys, datetime
-rows = [json.loads(l) for l in open(sys.argv[1])]
+import statistics
+runs = [json.loads(l) for l in open(sys.argv[1])]
 md, threads = sys.argv[2] == "--markdown", sys.argv[3]
+rows = []  # one row per (model, batch): medians over the repeats
+for key in dict.fromkeys((x["model"], x["batch"]) for x in runs):
+    g = [x for x in runs if (x["model"], x["batch"]) == key]
+    ratios = sorted(x["ratio"] for x in g)
+    rows.append({"model": key[0], "batch": key[1], "n": len(g),
+                 "rooflens": statistics.median(x["rooflens"] for x in g),
+                 "ort": statistics.median(x["ort"] for x in g),
+                 "ratio": statistics.median(ratios), "lo": ratios[0], "hi": ratios[-1],
+                 "ort_version": g[0]["ort_version"]})
 cpu = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")][0]
 load = open("/proc/loadavg").read().split()[:3]
 head = (f"Machine: {cpu}, {subprocess.check_output(['nproc']).decode().strip()} cores; "
         f"{datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC; {threads} threads each; ONNX Runtime "
-        f"{rows[0]['ort_version'] if rows else '?'} (onnxruntime-node); load average at the end {' '.join(load)}")
+        f"{rows[0]['ort_version'] if rows else '?'} (onnxruntime-node); "
+        f"{rows[0]['n'] if rows else 0} alternating repeats per pair; load average at the end {' '.join(load)}")
 if md:
     print(head + "\n")
-    print("| model | batch | rooflens (img/s) | ONNX Runtime (img/s) | rooflens / ORT |")
-    print("|---|---:|---:|---:|---:|")
+    print("| model | batch | rooflens (img/s, median) | ONNX Runtime (img/s, median) | rooflens / ORT (median of repeats) | range |")
+    print("|---|---:|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r['model']} | {r['batch']} | {r['rooflens']:.1f} | {r['ort']:.1f} | {r['ratio']:.2f}"
-              f"{' (noisy)' if r['rooflens_noisy'] else ''} |")
+        print(f"| {r['model']} | {r['batch']} | {r['rooflens']:.1f} | {r['ort']:.1f} | {r['ratio']:.2f} | {r['lo']:.2f}-{r['hi']:.2f} |")
 else:
     print(head)
-    print(f"{'model':<22}{'batch':>6}{'rooflens':>12}{'ORT':>12}{'ratio':>8}")
+    print(f"{'model':<22}{'batch':>6}{'rooflens':>12}{'ORT':>12}{'ratio':>8}{'range':>12}")
     for r in rows:
-        print(f"{r['model']:<22}{r['batch']:>6}{r['rooflens']:>12.1f}{r['ort']:>12.1f}{r['ratio']:>8.2f}")
+        print(f"{r['model']:<22}{r['batch']:>6}{r['rooflens']:>12.1f}{r['ort']:>12.1f}{r['ratio']:>8.2f}{r['lo']:>6.2f}-{r['hi']:.2f}")
 PY
