@@ -144,6 +144,23 @@ Expected<memory> OneDnnBackend::as_desc(ValueId v, const memory::desc& md) {
   return out;
 }
 
+bool OneDnnBackend::dead_after(ValueId v, const std::vector<NodeId>& layer) const {
+  const Value& val = g_->value(v);
+  if (val.is_stored || val.reals || val.producer < 0) return false;
+  const Node& p = g_->node(val.producer);
+  if (p.kind == OpKind::kUnknown || op_info(p.kind).category == OpCategory::kView) return false;
+  for (ValueId o : g_->outputs)
+    if (o == v) return false;
+  for (NodeId c : val.consumers) {
+    const Node& cn = g_->node(c);
+    if (cn.kind == OpKind::kUnknown || op_info(cn.kind).category == OpCategory::kView) return false;
+    bool here = false;
+    for (NodeId n : layer) here = here || n == c;
+    if (!here && !built_[static_cast<size_t>(c)]) return false;
+  }
+  return true;
+}
+
 Expected<memory> OneDnnBackend::rowmajor(ValueId v) {
   const Value& val = g_->value(v);
   if (!val.shape) return Status::internal("value '" + val.name + "' has no shape");
@@ -158,6 +175,7 @@ Status OneDnnBackend::prepare(const Graph& g, const ModelAnalysis& fused, const 
   plans_.clear();
   input_mems_.clear();
   output_mems_.clear();
+  built_.assign(g.nodes.size(), 0);
   if (o.threads > 0) omp_set_num_threads(o.threads);
   for (const Node& n : g.nodes) {
     std::string reason;
@@ -177,6 +195,7 @@ Status OneDnnBackend::prepare(const Graph& g, const ModelAnalysis& fused, const 
       return Status::unsupported("layer '" + L.name + "' (" + L.op + ") has no shapes or an unknown op");
     plans_.push_back(LayerPlan{L.name, {}, {}, 0});
     ROOFLENS_RETURN_IF_ERROR(build_fused_layer(*this, L).with_context("layer '" + L.name + "'"));
+    for (NodeId n : L.nodes) built_[static_cast<size_t>(n)] = 1;
   }
   // Outputs in row-major; the conversion belongs to the last layer's time.
   if (plans_.empty()) plans_.push_back(LayerPlan{"outputs", {}, {}, 0});

@@ -45,6 +45,12 @@ static Expected<memory> broadcast_operand(OneDnnBackend& b, ValueId v, const Sha
   return memory(md_rowmajor(padded), b.engine(), m->get_data_handle());
 }
 
+Expected<memory> epilogue_dst(const Epilogue& e, const memory::desc& dst_desc, dnnl::engine& eng) {
+  if (!e.sum_into) return memory(dst_desc, eng);
+  if (e.sum_into->get_desc() != dst_desc) return Status::internal("in-place residual in another layout than the primitive's");
+  return *e.sum_into;
+}
+
 Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nodes, size_t first,
                                 ValueId tip, const Shape& dst_shape, const memory::desc& dst_md,
                                 const Shape* run_shape) {
@@ -140,6 +146,17 @@ Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nod
         if (other == e.tip || in_layer(other)) { mapped = false; break; }
         if (!tip_first && (n.kind == OpKind::kSub || n.kind == OpKind::kDiv)) { mapped = false; break; }
         if (*g.value(out).shape != dst_shape) { mapped = false; break; }
+        // A residual nobody reads afterwards: accumulate into its buffer (`sum` post-op).
+        if (n.kind == OpKind::kAdd && e.ops.len() == 0 && !run_shape && *g.value(other).shape == dst_shape &&
+            b.dead_after(other, nodes)) {
+          auto own = b.mem(other);
+          auto as = b.as_desc(other, dst_md);
+          if (own && as && own->get_data_handle() == as->get_data_handle() && as->get_desc() == dst_md) {
+            e.ops.append_sum(1.0f);
+            e.sum_into = *as;
+            break;
+          }
+        }
         auto src1 = broadcast_operand(b, other, dst_shape, dst_md, run_shape);
         if (!src1) { mapped = false; break; }
         const algorithm a = n.kind == OpKind::kAdd ? algorithm::binary_add

@@ -12,6 +12,7 @@ namespace rooflens::onednn {
 struct Epilogue {
   dnnl::post_ops ops;
   std::vector<std::pair<int, dnnl::memory>> binary_args;  // post-op index -> src1
+  std::optional<dnnl::memory> sum_into;  // dst to use: a residual accumulated in place (`sum`)
   ValueId tip = kNoValue;  // the value the primitive's dst holds after the post-ops
   size_t next = 0;         // first node of the layer not covered
 };
@@ -27,5 +28,8 @@ Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nod
                                 const Shape* run_shape = nullptr);
 
 std::optional<double> known_scalar(const Graph& g, ValueId v);
+
+// The primitive's destination: the in-place residual when the epilogue has one.
+Expected<dnnl::memory> epilogue_dst(const Epilogue& e, const dnnl::memory::desc& dst_desc, dnnl::engine& eng);
 
 }  // namespace rooflens::onednn

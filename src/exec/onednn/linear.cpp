@@ -54,7 +54,9 @@ Expected<size_t> finish_weighted(OneDnnBackend& b, const Node& n, const PD& pd, 
   memory bm = to_memory(bias, b_md, b.engine());
   auto src = b.as_desc(n.inputs[0], pd.src_desc());
   if (!src) return src.status();
-  memory dst(pd.dst_desc(), b.engine());
+  auto dm = epilogue_dst(e, pd.dst_desc(), b.engine());
+  if (!dm) return dm.status();
+  memory dst = *dm;
   std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, *src}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_BIAS, bm}, {DNNL_ARG_DST, dst}};
   add_post_args(args, e);
   Prim prim(pd);
@@ -203,7 +205,9 @@ Expected<size_t> build_matmul(OneDnnBackend& b, const LayerReport& L) {
     if (!r) return r.status();
     bm = memory(b_plain, b.engine(), r->get_data_handle());
   }
-  memory dst(pd.dst_desc(), b.engine());
+  auto dm = epilogue_dst(*e, pd.dst_desc(), b.engine());
+  if (!dm) return dm.status();
+  memory dst = *dm;
   std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, dst}};
   add_post_args(args, *e);
   dnnl::matmul prim(pd);

@@ -14,6 +14,11 @@
 //    Transposes read and write row-major.
 //  - Slice/Split of channels only (axis 1) from an acdb input writes acdb (host copy of a
 //    contiguous run per pixel); other slices read and write row-major.
+// In-place residual: a linear layer's Add of a full-shape operand becomes oneDNN's `sum`
+// post-op, accumulating into the operand's own buffer, when nothing reads that operand
+// afterwards (every consumer is in this layer or an earlier one, none is a view, it is no
+// graph input or output, and its buffer is no view of another value). Otherwise it is a
+// binary post-op, which oneDNN 2.6 serves only with slower kernels (jit_1x1 for 1x1 convs).
 #pragma once
 
 #include <functional>
@@ -62,6 +67,8 @@ class OneDnnBackend final : public Backend {
   }
   Expected<Tensor> stored(ValueId v);
   const ExecOptions& options() const { return opts_; }
+  // Whether `v`'s buffer may be overwritten by the layer made of `layer` (see above).
+  bool dead_after(ValueId v, const std::vector<NodeId>& layer) const;
 
  private:
   Status build_layer(const LayerReport& layer);
@@ -72,6 +79,7 @@ class OneDnnBackend final : public Backend {
   std::map<ValueId, dnnl::memory> mem_;
   std::map<std::pair<ValueId, std::string>, dnnl::memory> converted_;
   std::vector<LayerPlan> plans_;
+  std::vector<char> built_;  // per node: its layer's primitives are already built
   std::vector<dnnl::memory> input_mems_, output_mems_;
 };
 
