@@ -216,6 +216,9 @@ std::vector<std::vector<LayoutConversion>> layout_conversions(const Graph& g, co
     } else if ((a.kind == OpKind::kTranspose || a.kind == OpKind::kSlice || a.kind == OpKind::kSplit) &&
                !a.inputs.empty() && held(a.inputs[0], i) == kChannelsLast && moves_channels_only(g, a)) {
       result = kChannelsLast;  // channel shuffle, channel split/slice: host copies in channels-last
+    } else if (a.kind == OpKind::kPad && !a.inputs.empty() && !r.in_shapes.empty() && !r.out_shapes.empty() &&
+               r.in_shapes.front() == r.out_shapes.front()) {
+      result = held(a.inputs[0], i);  // a pad of zeros aliases its input (onednn_backend.h)
     } else if (a.kind == OpKind::kConcat) {
       for (ValueId in : a.inputs) want(in, kChannelsLast, i);
       result = kChannelsLast;

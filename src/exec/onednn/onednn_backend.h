@@ -12,6 +12,7 @@
 //    [N,C,H,W]) is one host pass writing acdb; any other Transpose with dims 0 and the last
 //    two fixed reads its input's layout and writes the split-channels-last layout; other
 //    Transposes read and write row-major.
+//  - A Pad whose pads are all 0 aliases its input in its layout (no step).
 //  - Slice/Split of channels only (axis 1) from an acdb input writes acdb (host copy of a
 //    contiguous run per pixel); other slices read and write row-major.
 // In-place residual: a linear layer's Add of a full-shape operand becomes oneDNN's `sum`
