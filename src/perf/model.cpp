@@ -308,7 +308,8 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
   const KernelTable* table = (!d.is_gpu() && d.kernel_table && o.use_kernel_table && o.dtype == d.kernel_table->dtype)
                                  ? &*d.kernel_table : nullptr;
   std::vector<std::vector<LayoutConversion>> conversions;
-  int table_layers = 0, roofline_layers = 0;
+  int table_layers = 0, roofline_layers = 0, table_floored = 0;
+  double floor_peak = 0;  // FLOP/s a floored layer was held at
   const MemoryEstimate memory = estimate_memory(g, m, d);
   const std::map<std::string, KernelFit>* fits = nullptr;
   double weight_bytes = 0;
@@ -402,7 +403,14 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
       const auto k = classify_layer(g, r);
       const auto t_table = k ? table_layer_seconds(*table, *fits, *k, conversions[i]) : std::nullopt;
       if (t_table) {
-        L.time_s = *t_table;
+        // A power law extrapolated past its samples can promise more than the machine has:
+        // no layer is predicted faster than its FLOPs at the unit's attainable peak.
+        const double floor_s = L.peak_used > 0 ? static_cast<double>(L.flops) / L.peak_used : 0;
+        if (floor_s > *t_table) {
+          ++table_floored;
+          floor_peak = L.peak_used;
+        }
+        L.time_s = std::max(*t_table, floor_s);
         L.table_class = k->cls;
         L.layout_conversions = static_cast<int>(conversions[i].size());
         ++table_layers;
@@ -423,6 +431,9 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
                       (fits == &table->cold ? "exceed " : "fit ") + fmt::format("the {:.0f} MiB cache", table->cache_bytes / (1 << 20)) + ") for " +
                       std::to_string(table_layers) + " layer(s)" +
                       (roofline_layers ? ", the roofline for " + std::to_string(roofline_layers) + " of classes it lacks" : ""));
+    if (table_floored)
+      p.notes.push_back(std::to_string(table_floored) + " layer(s) the kernel table put faster than the attainable peak " +
+                        fmt::format("({:.0f} GFLOP/s)", floor_peak / 1e9) + " were held at it");
   }
   for (auto& L : p.layers) L.time_share = p.time_s > 0 ? L.time_s / p.time_s : 0;
   p.flops_per_image = static_cast<double>(m.totals.flops) / static_cast<double>(m.batch);

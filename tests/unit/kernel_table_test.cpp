@@ -174,6 +174,35 @@ TEST(KernelTablePredict, ClassifiesLayersAndCountsConversions) {
   EXPECT_TRUE(p2->layers[3].table_class.empty());
 }
 
+// A fit extrapolated past its samples may promise a layer faster than the machine's peak;
+// the prediction holds such a layer at its FLOPs over the attainable peak and says so.
+TEST(KernelTablePredict, NeverFasterThanTheAttainablePeak) {
+  GraphBuilder b("big");
+  ValueId x = b.input("x", {256, 4096});
+  b.output(b.add1("Gemm", "fc", {x, b.weight("fc.weight", {4096, 4096})}, {{"transB", int64_t{1}}}));
+  Graph g = b.finish();
+  auto inferred = infer_shapes(g);
+  ASSERT_TRUE(inferred);
+  const ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
+  KernelTable t = small_table();
+  t.classes["gemm"] = *fit_kernel_class("gemm", synthetic({-60.0, 1.0, 0.9, 0.95}, 2e-6, 3), 2e-6);  // ~dispatch only
+  auto d = parse_device_json(device_text(kernel_table_json(t)), "cpu.json");
+  ASSERT_TRUE(d) << d.status().message();
+  PerfOptions o;
+  o.dtype = "fp32";
+  auto p = predict(g, m, *d, o);
+  ASSERT_TRUE(p) << p.status().message();
+  ASSERT_EQ(p->layers.size(), 1u);
+  const auto& L = p->layers[0];
+  EXPECT_EQ(L.table_class, "gemm");
+  ASSERT_GT(L.peak_used, 0);
+  EXPECT_NEAR(L.time_s, static_cast<double>(L.flops) / L.peak_used, 1e-12);
+  EXPECT_GT(L.time_s, 100 * t.dispatch_s);
+  bool noted = false;
+  for (const auto& n : p->notes) noted |= n.find("held at it") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
 TEST(KernelProbeCases, EveryCaseKeepsItsProbedLayerInItsClass) {
   for (const auto& [cls, feats] : kernel_class_features()) {
     if (cls == "reorder") continue;
