@@ -126,6 +126,24 @@ TEST(OneDnn, PoolingNormalizationReductionAndElementwise) {
   EXPECT_MATCHES_REFERENCE(g);
 }
 
+// DenseNet's pre-activation: BatchNorm+ReLU on a concat runs as one pass; a BatchNorm whose
+// output is also read elsewhere keeps its ReLU separate. Zero Pads before pooling are aliases.
+TEST(OneDnn, PreActivationBatchNormReluAndZeroPad) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {2, 16, 9, 9});
+  ValueId y1 = b.conv("c1", x, 16, 16, 3, {.pad = 1});
+  ValueId cat = b.add1("Concat", "cat", {x, y1}, {{"axis", int64_t{1}}});
+  ValueId act = b.add1("Relu", "relu1", {b.batchnorm("norm1", cat, 32)});
+  ValueId y2 = b.conv("c2", act, 32, 16, 1);
+  ValueId bn2 = b.batchnorm("norm2", y2, 16);
+  ValueId both = b.add1("Add", "both", {b.add1("Relu", "relu2", {bn2}), bn2});
+  ValueId padded = b.add1("Pad", "pad0", {both, b.ints("zeros", {0, 0, 0, 0, 0, 0, 0, 0})});
+  b.output(b.add1("AveragePool", "pool", {padded}, {{"kernel_shape", std::vector<int64_t>{2, 2}},
+                                                   {"strides", std::vector<int64_t>{2, 2}}}));
+  Graph g = b.finish();
+  EXPECT_MATCHES_REFERENCE(g);
+}
+
 TEST(OneDnn, DataMovementAndViews) {
   GraphBuilder b;
   ValueId x = b.input("x", {1, 16, 6, 6});

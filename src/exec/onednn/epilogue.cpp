@@ -4,6 +4,7 @@
 #include "rooflens/ir/node_attrs.h"
 #include "epilogue.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 
@@ -64,15 +65,25 @@ Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nod
       if (val.producer == n) return true;
     return false;
   };
+  // A post-op overwrites the running value, so it may map only when nothing else reads it.
+  auto tip_read_only_by = [&](std::initializer_list<NodeId> readers) {
+    for (ValueId o : g.outputs)
+      if (o == e.tip) return false;
+    for (NodeId c : g.value(e.tip).consumers)
+      if (std::find(readers.begin(), readers.end(), c) == readers.end()) return false;
+    return true;
+  };
   while (e.next < nodes.size()) {
     const Node& n = g.node(nodes[e.next]);
     if (n.inputs.empty() || n.outputs.size() != 1) break;
     const bool reads_tip = n.inputs[0] == e.tip || (n.inputs.size() > 1 && n.inputs[1] == e.tip);
     if (!reads_tip) break;
     const ValueId out = n.outputs[0];
+    const bool tip_private = tip_read_only_by({nodes[e.next]});
     auto eltwise = [&](algorithm a, float alpha, float beta) { e.ops.append_eltwise(1.0f, a, alpha, beta); };
     bool mapped = true;
     size_t consumed = 1;
+    if (!tip_private && n.kind != OpKind::kSigmoid && n.kind != OpKind::kDiv) break;
     switch (n.kind) {
       case OpKind::kRelu: eltwise(algorithm::eltwise_relu, 0, 0); break;
       case OpKind::kLeakyRelu: eltwise(algorithm::eltwise_relu, static_cast<float>(attr_real_or(n, "alpha", 0.01)), 0); break;
@@ -101,7 +112,8 @@ Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nod
         // x * sigmoid(x) is SiLU (swish with alpha 1) when the Mul follows in this layer.
         if (e.next + 1 < nodes.size()) {
           const Node& m = g.node(nodes[e.next + 1]);
-          if (m.kind == OpKind::kMul && m.inputs.size() == 2 &&
+          if (m.kind == OpKind::kMul && m.inputs.size() == 2 && tip_read_only_by({nodes[e.next], nodes[e.next + 1]}) &&
+              g.value(out).consumers.size() == 1 &&
               ((m.inputs[0] == e.tip && m.inputs[1] == out) || (m.inputs[1] == e.tip && m.inputs[0] == out))) {
             eltwise(algorithm::eltwise_swish, 1, 0);
             e.tip = m.outputs[0];
@@ -109,6 +121,7 @@ Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nod
             continue;
           }
         }
+        if (!tip_private) { mapped = false; break; }
         eltwise(algorithm::eltwise_logistic, 0, 0);
         break;
       }
@@ -127,7 +140,9 @@ Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nod
             auto h = known_scalar(g, half.inputs[0] == mul.outputs[0] ? half.inputs[1] : half.inputs[0]);
             const bool mul_ok = (mul.inputs[0] == e.tip && mul.inputs[1] == add.outputs[0]) ||
                                 (mul.inputs[1] == e.tip && mul.inputs[0] == add.outputs[0]);
-            if (one && *one == 1.0 && h && *h == 0.5 && mul_ok) {
+            if (one && *one == 1.0 && h && *h == 0.5 && mul_ok && tip_read_only_by({nodes[e.next], nodes[e.next + 3]}) &&
+                g.value(out).consumers.size() == 1 && g.value(erf.outputs[0]).consumers.size() == 1 &&
+                g.value(add.outputs[0]).consumers.size() == 1 && g.value(mul.outputs[0]).consumers.size() == 1) {
               eltwise(algorithm::eltwise_gelu_erf, 0, 0);
               e.tip = half.outputs[0];
               e.next += 5;
@@ -140,7 +155,7 @@ Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nod
       case OpKind::kAdd:
       case OpKind::kSub:
       case OpKind::kMul: {
-        if (n.inputs.size() != 2) { mapped = false; break; }
+        if (n.inputs.size() != 2 || !tip_private) { mapped = false; break; }
         const bool tip_first = n.inputs[0] == e.tip;
         const ValueId other = tip_first ? n.inputs[1] : n.inputs[0];
         if (other == e.tip || in_layer(other)) { mapped = false; break; }

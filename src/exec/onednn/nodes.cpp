@@ -131,7 +131,9 @@ Status pooling(OneDnnBackend& b, const Node& n) {
   return Status::ok();
 }
 
-Status batchnorm(OneDnnBackend& b, const Node& n) {
+// Inference batch norm; with `relu_out`, a ReLU that only it feeds runs inside the same
+// pass (oneDNN's fuse_norm_relu) and `relu_out` receives the result.
+Status batchnorm(OneDnnBackend& b, const Node& n, ValueId relu_out = kNoValue) {
   auto src = b.mem(n.inputs[0]);
   if (!src) return src.status();
   memory p[4];
@@ -140,8 +142,9 @@ Status batchnorm(OneDnnBackend& b, const Node& n) {
     if (!m) return m.status();
     p[i] = *m;
   }
-  const auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
-                     dnnl::normalization_flags::use_shift;
+  auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
+              dnnl::normalization_flags::use_shift;
+  if (relu_out != kNoValue) flags |= dnnl::normalization_flags::fuse_norm_relu;
   dnnl::batch_normalization_forward::desc d(dnnl::prop_kind::forward_inference, src->get_desc(),
                                             static_cast<float>(attr_real_or(n, "epsilon", 1e-5)), flags);
   dnnl::batch_normalization_forward::primitive_desc pd(d, b.engine());
@@ -150,8 +153,23 @@ Status batchnorm(OneDnnBackend& b, const Node& n) {
   std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, *src}, {DNNL_ARG_SCALE, p[0]}, {DNNL_ARG_SHIFT, p[1]},
                                           {DNNL_ARG_MEAN, p[2]}, {DNNL_ARG_VARIANCE, p[3]}, {DNNL_ARG_DST, dst}};
   b.add_step([prim, args](dnnl::stream& st) { prim.execute(st, args); }, pd.impl_info_str());
-  b.set_mem(n.outputs[0], dst);
+  b.set_mem(relu_out != kNoValue ? relu_out : n.outputs[0], dst);
   return Status::ok();
+}
+
+// A BatchNormalization whose only reader is the next node of its layer, a ReLU: that ReLU's
+// output, else kNoValue.
+ValueId fusable_relu(const Graph& g, const LayerReport& L) {
+  if (L.nodes.size() < 2) return kNoValue;
+  const Node& bn = g.node(L.nodes[0]);
+  const Node& r = g.node(L.nodes[1]);
+  if (bn.kind != OpKind::kBatchNormalization || r.kind != OpKind::kRelu || bn.outputs.empty() ||
+      r.inputs.empty() || r.inputs[0] != bn.outputs[0] || r.outputs.empty())
+    return kNoValue;
+  if (g.value(bn.outputs[0]).consumers.size() != 1) return kNoValue;
+  for (ValueId o : g.outputs)
+    if (o == bn.outputs[0]) return kNoValue;
+  return r.outputs[0];
 }
 
 Status layernorm(OneDnnBackend& b, const Node& n) {
@@ -578,6 +596,10 @@ Status build_fused_layer(OneDnnBackend& b, const LayerReport& L) {
     if (anchor.kind == OpKind::kConv) r = build_conv(b, L);
     else if (anchor.kind == OpKind::kGemm) r = build_gemm(b, L);
     else if (anchor.kind == OpKind::kMatMul) r = build_matmul(b, L);
+    else if (const ValueId relu = fusable_relu(g, L); relu != kNoValue) {
+      ROOFLENS_RETURN_IF_ERROR(batchnorm(b, anchor, relu).with_context("BatchNormalization node '" + anchor.name + "'"));
+      r = size_t{2};
+    }
     if (!r) return r.status();
     next = *r;
     for (size_t i = next; i < L.nodes.size(); ++i)

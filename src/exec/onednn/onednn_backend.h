@@ -13,6 +13,8 @@
 //    two fixed reads its input's layout and writes the split-channels-last layout; other
 //    Transposes read and write row-major.
 //  - A Pad whose pads are all 0 aliases its input in its layout (no step).
+//  - A standalone BatchNormalization followed by a ReLU that only it feeds is one pass
+//    (fuse_norm_relu), as in DenseNet's pre-activation.
 //  - Slice/Split of channels only (axis 1) from an acdb input writes acdb (host copy of a
 //    contiguous run per pixel); other slices read and write row-major.
 // In-place residual: a linear layer's Add of a full-shape operand becomes oneDNN's `sum`
