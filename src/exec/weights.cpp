@@ -87,7 +87,7 @@ std::optional<Range> role_of(const Graph& g, ValueId v, int depth = 0) {
     const Node& n = g.node(c);
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       if (n.inputs[i] != v) continue;
-      if (n.kind != OpKind::kUnknown && op_info(n.kind).category == OpCategory::kView && i == 0 &&
+      if (is_view_op(n.kind) && i == 0 &&
           !n.outputs.empty() && n.outputs[0] != kNoValue && depth < 16) {
         if (auto r = role_of(g, n.outputs[0], depth + 1)) return r;
         continue;
@@ -139,7 +139,7 @@ Expected<Tensor> stored_tensor(const Graph& g, ValueId id, uint64_t seed) {
   // A view of stored data holds the same elements as its source, in the same order.
   if (v.producer >= 0) {
     const Node& p = g.node(v.producer);
-    if (p.kind != OpKind::kUnknown && op_info(p.kind).category == OpCategory::kView &&
+    if (is_view_op(p.kind) &&
         !p.inputs.empty() && p.inputs[0] != kNoValue && g.value(p.inputs[0]).is_stored) {
       auto src = stored_tensor(g, p.inputs[0], seed);
       if (!src) return src.status();

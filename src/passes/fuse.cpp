@@ -248,7 +248,7 @@ std::vector<FusedLayer> fuse_layers(const Graph& g, const std::vector<NodeId>& o
     if (f.assigned(n)) continue;
     const Node& node = g.node(n);
     if (node.folded) continue;
-    if (node.kind != OpKind::kUnknown && op_info(node.kind).category == OpCategory::kView) continue;
+    if (is_view_op(node.kind)) continue;
     bool has_shapes = true;
     for (ValueId o : node.outputs)
       if (o != kNoValue && !g.value(o).shape) has_shapes = false;

@@ -161,7 +161,7 @@ std::vector<std::vector<LayoutConversion>> layout_conversions(const Graph& g, co
   };
   auto four_d = [&](ValueId v) { return g.value(v).shape && g.value(v).shape->size() == 4; };
   auto is_view = [&](const Node& n) {
-    return n.kind != OpKind::kUnknown && op_info(n.kind).category == OpCategory::kView;
+    return is_view_op(n.kind);
   };
   // The layout a value is held in (views alias their source in row-major order).
   std::function<Layout(ValueId, size_t)> held = [&](ValueId v, size_t at) -> Layout {

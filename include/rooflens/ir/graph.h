@@ -2,6 +2,7 @@
 // One Graph carries a model from import to report; every consumer reads it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -69,6 +70,7 @@ class Graph {
   ValueId add_value(Value v);
   NodeId add_node(Node n);  // wires producer/consumers of its values
   std::optional<ValueId> find_value(std::string_view name) const;
+  bool is_output(ValueId v) const { return std::find(outputs.begin(), outputs.end(), v) != outputs.end(); }
 
   const Value& value(ValueId id) const { return values.at(static_cast<size_t>(id)); }
   Value& value(ValueId id) { return values.at(static_cast<size_t>(id)); }

@@ -105,6 +105,8 @@ consteval bool op_table_is_ordered() {
 static_assert(op_table_is_ordered(), "kOpTable must be indexed by OpKind");
 
 inline const OpInfo& op_info(OpKind k) { return kOpTable[static_cast<std::size_t>(k)]; }
+// Whether an op only changes the view of a tensor (false for ops outside the table).
+inline bool is_view_op(OpKind k) { return k != OpKind::kUnknown && op_info(k).category == OpCategory::kView; }
 std::optional<OpKind> op_kind_from_onnx(std::string_view onnx_name);
 std::string_view op_category_name(OpCategory c);
 

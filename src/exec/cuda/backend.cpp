@@ -231,7 +231,7 @@ Expected<DevValue> CudaBackend::value(ValueId v) {
   }
   if (val.producer >= 0) {
     const Node& p = g_->node(val.producer);
-    if (p.kind != OpKind::kUnknown && op_info(p.kind).category == OpCategory::kView && !p.inputs.empty()) {
+    if (is_view_op(p.kind) && !p.inputs.empty()) {
       // A view keeps the element order of the row-major (NCHW) tensor.
       auto src = value_as(p.inputs[0], false);
       if (!src) return src.status();

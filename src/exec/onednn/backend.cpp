@@ -94,7 +94,7 @@ Expected<memory> OneDnnBackend::mem(ValueId v) {
   // Views are not layers of their own: alias the source in row-major order on first use.
   if (val.producer >= 0) {
     const Node& p = g_->node(val.producer);
-    if (p.kind != OpKind::kUnknown && op_info(p.kind).category == OpCategory::kView && !p.inputs.empty()) {
+    if (is_view_op(p.kind) && !p.inputs.empty()) {
       // A Reshape aliases its input's layout when that needs no copy and the result is
       // row-major or channels-last, or any strided layout read only by Transposes.
       if (p.kind == OpKind::kReshape && g_->value(p.inputs[0]).shape) {
@@ -148,14 +148,12 @@ bool OneDnnBackend::dead_after(ValueId v, const std::vector<NodeId>& layer) cons
   const Value& val = g_->value(v);
   if (val.is_stored || val.reals || val.producer < 0) return false;
   const Node& p = g_->node(val.producer);
-  if (p.kind == OpKind::kUnknown || op_info(p.kind).category == OpCategory::kView) return false;
-  for (ValueId o : g_->outputs)
-    if (o == v) return false;
+  if (p.kind == OpKind::kUnknown || is_view_op(p.kind)) return false;
+  if (g_->is_output(v)) return false;
   for (NodeId c : val.consumers) {
     const Node& cn = g_->node(c);
-    if (cn.kind == OpKind::kUnknown || op_info(cn.kind).category == OpCategory::kView) return false;
-    bool here = false;
-    for (NodeId n : layer) here = here || n == c;
+    if (cn.kind == OpKind::kUnknown || is_view_op(cn.kind)) return false;
+    const bool here = std::find(layer.begin(), layer.end(), c) != layer.end();
     if (!here && !built_[static_cast<size_t>(c)]) return false;
   }
   return true;

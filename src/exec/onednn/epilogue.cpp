@@ -67,8 +67,7 @@ Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nod
   };
   // A post-op overwrites the running value, so it may map only when nothing else reads it.
   auto tip_read_only_by = [&](std::initializer_list<NodeId> readers) {
-    for (ValueId o : g.outputs)
-      if (o == e.tip) return false;
+    if (g.is_output(e.tip)) return false;
     for (NodeId c : g.value(e.tip).consumers)
       if (std::find(readers.begin(), readers.end(), c) == readers.end()) return false;
     return true;

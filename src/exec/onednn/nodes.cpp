@@ -166,9 +166,7 @@ ValueId fusable_relu(const Graph& g, const LayerReport& L) {
   if (bn.kind != OpKind::kBatchNormalization || r.kind != OpKind::kRelu || bn.outputs.empty() ||
       r.inputs.empty() || r.inputs[0] != bn.outputs[0] || r.outputs.empty())
     return kNoValue;
-  if (g.value(bn.outputs[0]).consumers.size() != 1) return kNoValue;
-  for (ValueId o : g.outputs)
-    if (o == bn.outputs[0]) return kNoValue;
+  if (g.value(bn.outputs[0]).consumers.size() != 1 || g.is_output(bn.outputs[0])) return kNoValue;
   return r.outputs[0];
 }
 
