@@ -144,6 +144,27 @@ TEST(OneDnn, PreActivationBatchNormReluAndZeroPad) {
   EXPECT_MATCHES_REFERENCE(g);
 }
 
+// Concat along channels of channels-last tensors is a host pass (odd widths, three inputs,
+// a graph input among them); along another axis it is oneDNN's. A Concat of one input aliases
+// it, and a residual may then accumulate into that buffer only when the aliased value is
+// not read afterwards: here it is (`late`), so the sum must not overwrite it.
+TEST(OneDnn, ChannelConcatAndOneInputConcat) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {2, 5, 6, 7});
+  ValueId a = b.add1("Relu", "ra", {b.conv("ca", x, 5, 7, 3, {.pad = 1})});
+  ValueId c = b.conv("cb", a, 7, 16, 1);
+  ValueId cat = b.add1("Concat", "cat", {a, x, c}, {{"axis", int64_t{1}}});
+  ValueId rows = b.add1("Concat", "rows", {cat, cat}, {{"axis", int64_t{2}}});
+  ValueId one = b.add1("Concat", "one", {a}, {{"axis", int64_t{1}}});
+  ValueId sum = b.add1("Add", "sum", {b.conv("cc", a, 7, 7, 1), one});
+  ValueId late = b.add1("Relu", "late", {b.conv("cd", a, 7, 3, 1)});
+  b.output(rows);
+  b.output(sum);
+  b.output(late);
+  Graph g = b.finish();
+  EXPECT_MATCHES_REFERENCE(g);
+}
+
 TEST(OneDnn, DataMovementAndViews) {
   GraphBuilder b;
   ValueId x = b.input("x", {1, 16, 6, 6});

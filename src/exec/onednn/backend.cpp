@@ -149,8 +149,23 @@ bool OneDnnBackend::dead_after(ValueId v, const std::vector<NodeId>& layer) cons
   if (val.is_stored || val.reals || val.producer < 0) return false;
   const Node& p = g_->node(val.producer);
   if (p.kind == OpKind::kUnknown || is_view_op(p.kind)) return false;
+  if (!read_by_now(v, layer)) return false;
+  // A buffer that another value shares (a Concat of one input, a Pad of zeros) is dead only
+  // when that value is dead too.
+  auto own = mem_.find(v);
+  if (own == mem_.end()) return true;
+  const void* h = own->second.get_data_handle();
+  for (const auto& [other, m] : mem_) {
+    if (other == v || m.get_data_handle() != h) continue;
+    const Value& o = g_->value(other);
+    if (o.is_stored || o.reals || o.producer < 0 || !read_by_now(other, layer)) return false;
+  }
+  return true;
+}
+
+bool OneDnnBackend::read_by_now(ValueId v, const std::vector<NodeId>& layer) const {
   if (g_->is_output(v)) return false;
-  for (NodeId c : val.consumers) {
+  for (NodeId c : g_->value(v).consumers) {
     const Node& cn = g_->node(c);
     if (cn.kind == OpKind::kUnknown || is_view_op(cn.kind)) return false;
     const bool here = std::find(layer.begin(), layer.end(), c) != layer.end();

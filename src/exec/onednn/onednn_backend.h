@@ -12,7 +12,9 @@
 //    [N,C,H,W]) is one host pass writing acdb; any other Transpose with dims 0 and the last
 //    two fixed reads its input's layout and writes the split-channels-last layout; other
 //    Transposes read and write row-major.
-//  - A Pad whose pads are all 0 aliases its input in its layout (no step).
+//  - A Pad whose pads are all 0, and a Concat of one input, alias the input (no step).
+//  - Concat along channels of channels-last tensors is one host pass (per pixel, each
+//    input's channels in turn); other concats are oneDNN's.
 //  - A standalone BatchNormalization followed by a ReLU that only it feeds is one pass
 //    (fuse_norm_relu), as in DenseNet's pre-activation.
 //  - Slice/Split of channels only (axis 1) from an acdb input writes acdb (host copy of a
@@ -20,7 +22,8 @@
 // In-place residual: a linear layer's Add of a full-shape operand becomes oneDNN's `sum`
 // post-op, accumulating into the operand's own buffer, when nothing reads that operand
 // afterwards (every consumer is in this layer or an earlier one, none is a view, it is no
-// graph input or output, and its buffer is no view of another value). Otherwise it is a
+// graph input or output, its buffer is no view of another value, and every other value
+// sharing the buffer, such as a one-input Concat's output, is read by then too). Otherwise it is a
 // binary post-op, which oneDNN 2.6 serves only with slower kernels (jit_1x1 for 1x1 convs).
 #pragma once
 
@@ -72,6 +75,8 @@ class OneDnnBackend final : public Backend {
   const ExecOptions& options() const { return opts_; }
   // Whether `v`'s buffer may be overwritten by the layer made of `layer` (see above).
   bool dead_after(ValueId v, const std::vector<NodeId>& layer) const;
+  // Whether `v` is no graph output and every reader of it is in `layer` or built before it.
+  bool read_by_now(ValueId v, const std::vector<NodeId>& layer) const;
 
  private:
   Status build_layer(const LayerReport& layer);
