@@ -76,7 +76,15 @@ Expected<Compared> measure_and_predict(const std::string& path, const std::vecto
   MeasureOptions mo;
   mo.exec.threads = threads;
   mo.timing.max_seconds = max_seconds;
-  if (choice.name == "cuda") mo.timing.min_warmup_seconds = 1.0;  // GPU clocks up from idle
+  if (choice.name == "cuda") {
+    mo.timing.min_warmup_seconds = 1.0;  // GPU clocks up from idle
+  } else {
+    // A quarter of a second of warm-up and at least a quarter of the time cap measured
+    // (at most 1 s), as ONNX Runtime's peer bench does, so a fast model's median is not
+    // set by one transient.
+    mo.timing.min_warmup_seconds = std::min(0.25, max_seconds / 8);
+    mo.timing.min_seconds = std::min(1.0, max_seconds / 4);
+  }
   auto m = measure_model(loaded->graph, loaded->analysis, **backend, mo);
   if (!m) return m.status().with_context(path);
   m->threads = threads;

@@ -35,7 +35,7 @@ Expected<TimingResult> time_runs(const std::function<Status()>& run_once, const 
     if (static_cast<int>(r.samples.size()) >= o.min_repeats) {
       const double med = quantile(r.samples, 0.5);
       const double iqr = quantile(r.samples, 0.75) - quantile(r.samples, 0.25);
-      if (med > 0 && iqr / med < o.settle_rel_iqr) break;
+      if (med > 0 && iqr / med < o.settle_rel_iqr && total >= o.min_seconds) break;
       if (total >= o.max_seconds) break;
     }
   }

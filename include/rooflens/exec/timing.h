@@ -18,6 +18,9 @@ struct TimingOptions {
   // hundred milliseconds of work to clock up again.
   double min_warmup_seconds = 0;
   int min_repeats = 5;
+  // Measured time before the settle rule may stop: five runs of a 3 ms model settle within
+  // 15 ms, short enough for one transient on a shared host to set the median.
+  double min_seconds = 0;
   int max_repeats = 200;
   double max_seconds = 10;        // stop repeating after this much measured time
   double settle_rel_iqr = 0.05;   // stop once IQR / median is below this (after min_repeats)
