@@ -203,6 +203,41 @@ TEST(KernelTablePredict, NeverFasterThanTheAttainablePeak) {
   EXPECT_TRUE(noted);
 }
 
+// Weights that, with the live activations, exceed the table's cache stream from memory on
+// every run: a layer is then held at least at its weights over the memory bandwidth. The
+// same layer with weights that fit takes the warm fit's time.
+TEST(KernelTablePredict, WeightsBeyondTheCacheTakeTheirStreamingTime) {
+  auto run = [](int64_t n_out) {
+    GraphBuilder b("fc");
+    ValueId x = b.input("x", {1, 4096});
+    b.output(b.add1("Gemm", "fc", {x, b.weight("fc.weight", {n_out, 4096})}, {{"transB", int64_t{1}}}));
+    Graph g = b.finish();
+    auto inferred = infer_shapes(g);
+    EXPECT_TRUE(inferred);
+    const ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
+    KernelTable t = small_table();
+    t.classes["gemm"] = *fit_kernel_class("gemm", synthetic({-40.0, 1.0, 0.9, 0.95}, 2e-6, 3), 2e-6);
+    t.cold = t.classes;
+    t.cache_bytes = 32.0 * (1 << 20);
+    auto d = parse_device_json(device_text(kernel_table_json(t)), "cpu.json");
+    EXPECT_TRUE(d) << d.status().message();
+    PerfOptions o;
+    o.dtype = "fp32";
+    auto p = predict(g, m, *d, o);
+    EXPECT_TRUE(p) << p.status().message();
+    return std::make_pair(*p, d->mem_bandwidth);
+  };
+  const auto [big, bw] = run(4096);  // 64 MiB of weights
+  ASSERT_EQ(big.layers.size(), 1u);
+  ASSERT_GT(bw, 0);
+  EXPECT_NEAR(big.layers[0].time_s, 4096.0 * 4096 * 4 / bw, 1e-9);
+  bool noted = false;
+  for (const auto& n : big.notes) noted |= n.find("at least its weights") != std::string::npos;
+  EXPECT_TRUE(noted);
+  const auto [small, bw2] = run(256);  // 4 MiB: in cache, the fit's time (dispatch-sized)
+  EXPECT_LT(small.layers[0].time_s, 256.0 * 4096 * 4 / bw2);
+}
+
 TEST(KernelProbeCases, EveryCaseKeepsItsProbedLayerInItsClass) {
   for (const auto& [cls, feats] : kernel_class_features()) {
     if (cls == "reorder") continue;

@@ -41,7 +41,7 @@ double conversions_seconds(const KernelTable& t, const std::vector<LayoutConvers
 
 // Predicted seconds of one layer from the table: dispatch per primitive + the class's
 // kernel time + each conversion's time. nullopt when the table has no fit for the class.
-// `fits` is the warm or cold set (KernelTable::fits_for); conversions use the warm
+// `fits` is the set of fits to use (predict passes the warm ones); conversions use the warm
 // reorder fit (their input was just written).
 std::optional<double> table_layer_seconds(const KernelTable& t, const std::map<std::string, KernelFit>& fits,
                                           const LayerKernel& k, const std::vector<LayoutConversion>& conversions);
