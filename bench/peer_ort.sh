@@ -10,7 +10,8 @@
 # Each (model, batch) pair is timed REPEATS times, the order of the two tools swapped every
 # repeat; the ratio reported is the median of the per-repeat ratios, with their range, because
 # on a shared 2-core machine one pair of runs can move by 30%.
-# PROFILE=1 also writes ONNX Runtime's per-node profile (JSON) beside each model.
+# PROFILE=1 also writes ONNX Runtime's per-node profile (JSON) beside each model; bench/ort_layers.py
+# sets it beside `rooflens measure MODEL --format json`, per kind of layer and per convolution.
 # Setup, once, outside the repository (in $PEER_DIR, default ~/.cache/rooflens/peer-ort):
 #   npm install --ignore-scripts onnxruntime-node@1.30.0   (the registry; the CPU library is in the package)
 #   scripts/export_zoo.py --with-weights DIR MODEL...      (python3-torch, python3-torchvision, python3-onnx)
