@@ -174,23 +174,30 @@ TEST(KernelTablePredict, ClassifiesLayersAndCountsConversions) {
   EXPECT_TRUE(p2->layers[3].table_class.empty());
 }
 
+// The prediction of one Gemm, [rows, 4096] x [n_out, 4096]^T, on the bundled CPU device with
+// kernel table `t`; `bandwidth` receives that device's memory bandwidth.
+Expected<Prediction> predict_gemm(int64_t rows, int64_t n_out, const KernelTable& t, double* bandwidth = nullptr) {
+  GraphBuilder b("fc");
+  ValueId x = b.input("x", {rows, 4096});
+  b.output(b.add1("Gemm", "fc", {x, b.weight("fc.weight", {n_out, 4096})}, {{"transB", int64_t{1}}}));
+  Graph g = b.finish();
+  auto inferred = infer_shapes(g);
+  if (!inferred) return inferred.status();
+  const ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
+  auto d = parse_device_json(device_text(kernel_table_json(t)), "cpu.json");
+  if (!d) return d.status();
+  if (bandwidth) *bandwidth = d->mem_bandwidth;
+  PerfOptions o;
+  o.dtype = "fp32";
+  return predict(g, m, *d, o);
+}
+
 // A fit extrapolated past its samples may promise a layer faster than the machine's peak;
 // the prediction holds such a layer at its FLOPs over the attainable peak and says so.
 TEST(KernelTablePredict, NeverFasterThanTheAttainablePeak) {
-  GraphBuilder b("big");
-  ValueId x = b.input("x", {256, 4096});
-  b.output(b.add1("Gemm", "fc", {x, b.weight("fc.weight", {4096, 4096})}, {{"transB", int64_t{1}}}));
-  Graph g = b.finish();
-  auto inferred = infer_shapes(g);
-  ASSERT_TRUE(inferred);
-  const ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
   KernelTable t = small_table();
   t.classes["gemm"] = *fit_kernel_class("gemm", synthetic({-60.0, 1.0, 0.9, 0.95}, 2e-6, 3), 2e-6);  // ~dispatch only
-  auto d = parse_device_json(device_text(kernel_table_json(t)), "cpu.json");
-  ASSERT_TRUE(d) << d.status().message();
-  PerfOptions o;
-  o.dtype = "fp32";
-  auto p = predict(g, m, *d, o);
+  auto p = predict_gemm(256, 4096, t);
   ASSERT_TRUE(p) << p.status().message();
   ASSERT_EQ(p->layers.size(), 1u);
   const auto& L = p->layers[0];
@@ -207,35 +214,22 @@ TEST(KernelTablePredict, NeverFasterThanTheAttainablePeak) {
 // every run: a layer is then held at least at its weights over the memory bandwidth. The
 // same layer with weights that fit takes the warm fit's time.
 TEST(KernelTablePredict, WeightsBeyondTheCacheTakeTheirStreamingTime) {
-  auto run = [](int64_t n_out) {
-    GraphBuilder b("fc");
-    ValueId x = b.input("x", {1, 4096});
-    b.output(b.add1("Gemm", "fc", {x, b.weight("fc.weight", {n_out, 4096})}, {{"transB", int64_t{1}}}));
-    Graph g = b.finish();
-    auto inferred = infer_shapes(g);
-    EXPECT_TRUE(inferred);
-    const ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
-    KernelTable t = small_table();
-    t.classes["gemm"] = *fit_kernel_class("gemm", synthetic({-40.0, 1.0, 0.9, 0.95}, 2e-6, 3), 2e-6);
-    t.cold = t.classes;
-    t.cache_bytes = 32.0 * (1 << 20);
-    auto d = parse_device_json(device_text(kernel_table_json(t)), "cpu.json");
-    EXPECT_TRUE(d) << d.status().message();
-    PerfOptions o;
-    o.dtype = "fp32";
-    auto p = predict(g, m, *d, o);
-    EXPECT_TRUE(p) << p.status().message();
-    return std::make_pair(*p, d->mem_bandwidth);
-  };
-  const auto [big, bw] = run(4096);  // 64 MiB of weights
-  ASSERT_EQ(big.layers.size(), 1u);
+  KernelTable t = small_table();
+  t.classes["gemm"] = *fit_kernel_class("gemm", synthetic({-40.0, 1.0, 0.9, 0.95}, 2e-6, 3), 2e-6);
+  t.cold = t.classes;
+  t.cache_bytes = 32.0 * (1 << 20);
+  double bw = 0;
+  auto big = predict_gemm(1, 4096, t, &bw);  // 64 MiB of weights
+  ASSERT_TRUE(big) << big.status().message();
+  ASSERT_EQ(big->layers.size(), 1u);
   ASSERT_GT(bw, 0);
-  EXPECT_NEAR(big.layers[0].time_s, 4096.0 * 4096 * 4 / bw, 1e-9);
+  EXPECT_NEAR(big->layers[0].time_s, 4096.0 * 4096 * 4 / bw, 1e-9);
   bool noted = false;
-  for (const auto& n : big.notes) noted |= n.find("at least its weights") != std::string::npos;
+  for (const auto& n : big->notes) noted |= n.find("at least its weights") != std::string::npos;
   EXPECT_TRUE(noted);
-  const auto [small, bw2] = run(256);  // 4 MiB: in cache, the fit's time (dispatch-sized)
-  EXPECT_LT(small.layers[0].time_s, 256.0 * 4096 * 4 / bw2);
+  auto small = predict_gemm(1, 256, t);  // 4 MiB: in cache, the fit's time (dispatch-sized)
+  ASSERT_TRUE(small) << small.status().message();
+  EXPECT_LT(small->layers[0].time_s, 256.0 * 4096 * 4 / bw);
 }
 
 TEST(KernelProbeCases, EveryCaseKeepsItsProbedLayerInItsClass) {
