@@ -311,19 +311,18 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
   int table_layers = 0, roofline_layers = 0, table_floored = 0;
   double floor_peak = 0;  // FLOP/s a floored layer was held at
   const MemoryEstimate memory = estimate_memory(g, m, d);
-  const std::map<std::string, KernelFit>* fits = nullptr;
   double weight_bytes = 0;
   bool weights_stream = false;  // weights exceed the cache: read from memory every run
   int stream_bound = 0;         // layers held at their weights' streaming time
   if (table) {
     conversions = layout_conversions(g, m);
     for (const auto& r : m.layers) weight_bytes += static_cast<double>(r.cost.bytes_weights);
-    // The warm-cache fits, always. Weights stay in cache from one run to the next only when
-    // they and the largest set of live activations fit it together; when they do not, each
+    // The warm-cache fits (table->classes), always. Weights stay in cache from one run to
+    // the next only when they and the largest set of live activations fit it together; when
+    // they do not, each
     // layer takes at least the time to stream its weights from memory (below). This replaced
     // the cold-cache fits, which over-predicted: caches evicted before every sample are
     // colder than a network's layers ever are (docs/validation.md, 2026-12-01 rerun).
-    fits = &table->classes;
     weights_stream = table->cache_bytes > 0 && d.mem_bandwidth > 0 &&
                      weight_bytes + static_cast<double>(memory.activations) > table->cache_bytes;
   }
@@ -408,7 +407,7 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
     if (L.t_launch > std::max(L.t_compute, L.t_memory)) L.flags.push_back("launch");
     if (table) {
       const auto k = classify_layer(g, r);
-      auto t_table = k ? table_layer_seconds(*table, *fits, *k, conversions[i]) : std::nullopt;
+      auto t_table = k ? table_layer_seconds(*table, table->classes, *k, conversions[i]) : std::nullopt;
       if (t_table && weights_stream) {
         const double stream_s = static_cast<double>(r.cost.bytes_weights) / d.mem_bandwidth;
         if (stream_s > *t_table) {
