@@ -103,6 +103,8 @@ struct MeasureArgs {
   int threads = 0;
   std::string device = "this-cpu";
   bool verify = false;
+  bool no_tune = false;
+  std::string layout = "channels-last";
   std::string format = "table";
   std::string output;
   std::string devices_dir;

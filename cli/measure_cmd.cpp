@@ -67,14 +67,15 @@ std::string input_shapes_text(const Graph& g) {
 }
 
 Expected<Compared> measure_and_predict(const std::string& path, const std::vector<InputShapeOverride>& shapes,
-                                       const BackendChoice& choice, int64_t batch, int threads, double max_seconds,
-                                       const DeviceSpec& dev) {
+                                       const BackendChoice& choice, int64_t batch, const ExecOptions& exec,
+                                       double max_seconds, const DeviceSpec& dev) {
+  const int threads = exec.threads;
   auto loaded = load_model(path, shapes, choice.dtype, batch);
   if (!loaded) return loaded.status();
   auto backend = make_backend(choice);
   if (!backend) return backend.status();
   MeasureOptions mo;
-  mo.exec.threads = threads;
+  mo.exec = exec;
   mo.timing.max_seconds = max_seconds;
   if (choice.name == "cuda") {
     mo.timing.min_warmup_seconds = 1.0;  // GPU clocks up from idle
@@ -123,6 +124,9 @@ void add_measure(CLI::App& app, MeasureArgs& a) {
   add_input_shape_option(cmd, &a.input_shapes);
   cmd->add_option("--threads", a.threads, "threads (default: all cores)");
   cmd->add_option("--device", a.device, "device file or id for predictions and the peak (default: this machine's entry; `rooflens probe cpu --out local.json` measures one)")->capture_default_str();
+  cmd->add_option("--layout", a.layout, "cpu backend: activations between layers: channels-last, or blocked (oneDNN's nChw16c where channels are a multiple of 16)")
+      ->check(CLI::IsMember({"channels-last", "blocked"}))->capture_default_str();
+  cmd->add_flag("--no-tune", a.no_tune, "cpu backend: take oneDNN's first implementation of each conv/inner product instead of timing its candidates while preparing");
   cmd->add_flag("--verify", a.verify, "also run the reference backend on the same input and report the relative error");
   cmd->add_option("--format", a.format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
   cmd->add_option("--max-seconds", a.max_seconds, "time cap for the repeats")->capture_default_str();
@@ -174,7 +178,11 @@ int run_measure(const MeasureArgs& a) {
     if (a.batch.empty() || *end != '\0' || batch <= 0)
       return report_error(Status::invalid("--batch '" + a.batch + "': expected a positive integer or max"));
   }
-  auto c = measure_and_predict(a.files[0], *shapes, choice, batch, threads, a.max_seconds, *dev);
+  ExecOptions exec;
+  exec.threads = threads;
+  exec.tune = !a.no_tune;
+  exec.layout = a.layout == "blocked" ? ActivationLayout::kBlocked : ActivationLayout::kChannelsLast;
+  auto c = measure_and_predict(a.files[0], *shapes, choice, batch, exec, a.max_seconds, *dev);
   if (!c) return report_error(c.status());
   std::optional<double> verify_err;
   std::vector<double> errs;
@@ -185,8 +193,7 @@ int run_measure(const MeasureArgs& a) {
     if (!be_or) return report_error(be_or.status());
     auto& be = *be_or;
     auto ref = make_reference_backend();
-    ExecOptions eo;
-    eo.threads = threads;
+    ExecOptions eo = exec;
     Status s = be->prepare(loaded->graph, loaded->analysis, eo);
     if (s) s = ref->prepare(loaded->graph, loaded->analysis, eo);
     if (!s) return report_error(s);
@@ -331,6 +338,8 @@ int run_validate(const ValidateArgs& a) {
     return report_error(Status::invalid("validate: give --zoo or --models a,b,c"));
   }
   const int threads = default_threads(a.threads);
+  ExecOptions exec;
+  exec.threads = threads;
   for (const auto& n : names)
     if (!std::filesystem::exists(dir + "/" + n + ".onnx"))
       return report_error(Status::invalid("--models: no bundled model '" + n + "'"));
@@ -352,7 +361,7 @@ int run_validate(const ValidateArgs& a) {
     FitSums sums;
     for (size_t i = 0; i < train.size(); ++i) {
       std::fprintf(stderr, "validate: fitting on %s (%zu/%zu)\n", train[i].c_str(), i + 1, train.size());
-      auto c = measure_and_predict(dir + "/" + train[i] + ".onnx", {}, BackendChoice{}, a.batch, threads, a.max_seconds, *dev);
+      auto c = measure_and_predict(dir + "/" + train[i] + ".onnx", {}, BackendChoice{}, a.batch, exec, a.max_seconds, *dev);
       if (!c) return report_error(c.status());
       sums.add(*c);
     }
@@ -373,7 +382,7 @@ int run_validate(const ValidateArgs& a) {
   }
   for (size_t i = 0; i < test.size(); ++i) {
     std::fprintf(stderr, "validate: %s (%zu/%zu)\n", test[i].c_str(), i + 1, test.size());
-    auto c = measure_and_predict(dir + "/" + test[i] + ".onnx", {}, BackendChoice{}, a.batch, threads, a.max_seconds, *dev);
+    auto c = measure_and_predict(dir + "/" + test[i] + ".onnx", {}, BackendChoice{}, a.batch, exec, a.max_seconds, *dev);
     if (!c) return report_error(c.status());
     pts.push_back({test[i], c->m.throughput, c->p.throughput});
   }

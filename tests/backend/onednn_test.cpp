@@ -17,7 +17,8 @@ namespace {
 
 uint64_t fresh_seed() { return std::random_device{}(); }
 
-double max_error(Graph& g, std::string* why = nullptr) {
+double max_error(Graph& g, std::string* why = nullptr, bool tune = true, std::vector<LayerTiming>* layers = nullptr,
+                 ActivationLayout layout = ActivationLayout::kChannelsLast) {
   auto inferred = infer_shapes(g);
   EXPECT_TRUE(inferred) << inferred.status().message();
   if (!inferred) return 1e30;
@@ -30,6 +31,8 @@ double max_error(Graph& g, std::string* why = nullptr) {
   auto ref = make_reference_backend();
   ExecOptions eo;
   eo.threads = 2;
+  eo.tune = tune;
+  eo.layout = layout;
   Status s = dnnl->prepare(g, m, eo);
   EXPECT_TRUE(s) << s.message();
   Status r = ref->prepare(g, m, eo);
@@ -40,6 +43,7 @@ double max_error(Graph& g, std::string* why = nullptr) {
   if (!errs) return 1e30;
   double worst = 0;
   for (double e : *errs) worst = std::max(worst, e);
+  if (layers) *layers = dnnl->layer_timings();
   return worst;
 }
 
@@ -65,6 +69,58 @@ TEST(OneDnn, ConvFamiliesWithFusedEpilogues) {
   b.output(b.add1("HardSigmoid", "hsig", {b.conv("last", hs, 32, 8, 1)}, {{"alpha", 1.0 / 6}, {"beta", 0.5}}));
   Graph g = b.finish();
   EXPECT_MATCHES_REFERENCE(g);
+}
+
+// Tactic selection times every non-reference implementation oneDNN offers and keeps the
+// fastest: whichever it keeps must compute what oneDNN's first choice computes.
+TEST(OneDnn, TimedImplementationChoiceKeepsResults) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {4, 64, 14, 14});
+  ValueId a = b.add1("Relu", "ra", {b.batchnorm("bna", b.conv("ca", x, 64, 32, 1), 32)});
+  ValueId c = b.add1("Relu", "rb", {b.batchnorm("bnb", b.conv("cb", a, 32, 32, 3, {.pad = 1}), 32)});
+  ValueId res = b.add1("Add", "res", {b.batchnorm("bnc", b.conv("cc", c, 32, 64, 1), 64), x});
+  ValueId out = b.add1("Relu", "out", {res});
+  ValueId dw = b.conv("dw", out, 64, 64, 3, {.stride = 2, .pad = 1, .group = 64});
+  ValueId sig = b.add1("Sigmoid", "sig", {dw});
+  b.output(b.add1("Mul", "swish", {dw, sig}));
+  Graph g = b.finish();
+  for (bool tune : {false, true}) {
+    std::string why;
+    std::vector<LayerTiming> layers;
+    const double e = max_error(g, &why, tune, &layers);
+    if (e < 0) GTEST_SKIP() << why;
+    EXPECT_LT(e, 1e-4) << (tune ? "tuned" : "oneDNN's first choice");
+    ASSERT_FALSE(layers.empty());
+    if (tune)
+      for (const LayerTiming& l : layers) EXPECT_EQ(l.impl.find("ref"), std::string::npos) << l.name << ": " << l.impl;
+  }
+}
+
+// The blocked activation layout (nChw16c where channels are a multiple of 16): residual
+// sums, an SE block's broadcast scale, a channel concat of blocked tensors, pooling, and
+// convs whose channels force channels-last in between.
+TEST(OneDnn, BlockedActivationLayoutKeepsResults) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {2, 3, 20, 20});
+  ValueId stem = b.add1("Relu", "r0", {b.conv("stem", x, 3, 32, 3, {.stride = 2, .pad = 1})});
+  ValueId a = b.add1("Relu", "ra", {b.batchnorm("bna", b.conv("ca", stem, 32, 16, 1), 16)});
+  ValueId res = b.add1("Add", "res", {b.conv("cb", a, 16, 32, 3, {.pad = 1}), stem});
+  ValueId dw = b.conv("dw", res, 32, 32, 3, {.pad = 1, .group = 32});
+  ValueId pool = b.add1("GlobalAveragePool", "gap", {dw});
+  ValueId gate = b.add1("Sigmoid", "gate", {b.conv("fc", pool, 32, 32, 1, {.bias = true})});
+  ValueId se = b.add1("Mul", "se", {dw, gate});
+  ValueId odd = b.conv("odd", se, 32, 24, 1);
+  ValueId cat = b.add1("Concat", "cat", {se, b.conv("more", se, 32, 16, 1)}, {{"axis", int64_t{1}}});
+  ValueId mp = b.add1("MaxPool", "mp", {cat}, {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
+  b.output(mp);
+  b.output(odd);
+  Graph g = b.finish();
+  std::string why;
+  std::vector<LayerTiming> layers;
+  const double e = max_error(g, &why, true, &layers, ActivationLayout::kBlocked);
+  if (e < 0) GTEST_SKIP() << why;
+  EXPECT_LT(e, 1e-4);
+  for (const LayerTiming& l : layers) EXPECT_EQ(l.impl.find("ref"), std::string::npos) << l.name << ": " << l.impl;
 }
 
 TEST(OneDnn, GemmMatMulAndGelu) {

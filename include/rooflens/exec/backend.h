@@ -12,9 +12,19 @@
 
 namespace rooflens {
 
+// How a CPU backend lays out 4-D activations between layers: channels-last (NHWC), or
+// oneDNN's blocked nChw16c wherever the channel count is a multiple of 16 (channels-last
+// elsewhere, with reorders between). Channels-last is the default: on the Zen 5 host the
+// blocked layout wins only some pairs (docs/performance.md, "Activation layout").
+enum class ActivationLayout { kChannelsLast, kBlocked };
+
 struct ExecOptions {
   int threads = 0;          // 0: the backend's default (all cores)
   uint64_t seed = 0x5eed;   // weights generated for stored tensors without data
+  // Time each implementation a backend offers for a weighted layer while preparing and
+  // keep the fastest (oneDNN: convolutions and inner products); off: the library's first.
+  bool tune = true;
+  ActivationLayout layout = ActivationLayout::kChannelsLast;
 };
 
 // Time of one fused layer in the last run, and what implemented it.

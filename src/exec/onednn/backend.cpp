@@ -25,6 +25,15 @@ memory::desc md_channels_last(const Shape& s) {
   return memory::desc(memory::dims(s.begin(), s.end()), memory::data_type::f32, memory::format_tag::acdb);
 }
 
+memory::desc md_blocked16(const Shape& s) {
+  return memory::desc(memory::dims(s.begin(), s.end()), memory::data_type::f32, memory::format_tag::aBcd16b);
+}
+
+memory::desc OneDnnBackend::activation_md(const Shape& s) const {
+  if (blocked_ && s.size() == 4 && s[1] % 16 == 0) return md_blocked16(s);
+  return md_channels_last(s);
+}
+
 bool is_rowmajor(const memory::desc& md, const Shape& s) { return md == md_rowmajor(s); }
 
 // Element strides of a plain strided desc (no blocking, no padding, no offset); nullopt otherwise.
@@ -190,6 +199,7 @@ Status OneDnnBackend::prepare(const Graph& g, const ModelAnalysis& fused, const 
   output_mems_.clear();
   built_.assign(g.nodes.size(), 0);
   if (o.threads > 0) omp_set_num_threads(o.threads);
+  blocked_ = o.layout == ActivationLayout::kBlocked;
   for (const Node& n : g.nodes) {
     std::string reason;
     if (!n.folded && !node_supported(g, static_cast<NodeId>(&n - g.nodes.data()), &reason))

@@ -7,6 +7,7 @@
 #include "rooflens/ir/node_attrs.h"
 #include "epilogue.h"
 #include "linear.h"
+#include "tactics.h"
 #include "rooflens/exec/weights.h"
 
 namespace rooflens::onednn {
@@ -24,9 +25,8 @@ memory to_memory(const Tensor& t, const memory::desc& md, dnnl::engine& eng) {
 }
 
 // Reorders a plain tensor into the layout a primitive asked for, once.
-memory reorder_once(const Tensor& t, const memory::desc& plain, const memory::desc& want, dnnl::engine& eng) {
-  memory src = to_memory(t, plain, eng);
-  if (plain == want) return src;
+memory reorder_once(memory src, const memory::desc& want, dnnl::engine& eng) {
+  if (src.get_desc() == want) return src;
   memory dst(want, eng);
   dnnl::stream s(eng);
   dnnl::reorder(src, dst).execute(s, src, dst);
@@ -47,10 +47,12 @@ void add_post_args(std::unordered_map<int, memory>& args, const Epilogue& e) {
 // The shared end of a weighted primitive: weights reordered once into the layout it chose,
 // its input in the layout it wants, the post-op operands bound, one step added.
 template <typename Prim, typename PD>
-Expected<size_t> finish_weighted(OneDnnBackend& b, const Node& n, const PD& pd, const Tensor& w,
+Expected<size_t> finish_weighted(OneDnnBackend& b, const Node& n, const PD& first_pd, const std::string& what, const Tensor& w,
                                  const memory::desc& w_plain, const Tensor& bias, const memory::desc& b_md,
                                  const Epilogue& e) {
-  memory wm = reorder_once(w, w_plain, pd.weights_desc(), b.engine());
+  const memory w_mem = to_memory(w, w_plain, b.engine());
+  const PD pd = fastest_impl<Prim>(b, first_pd, what, w_mem, b_md, e);
+  memory wm = reorder_once(w_mem, pd.weights_desc(), b.engine());
   memory bm = to_memory(bias, b_md, b.engine());
   auto src = b.as_desc(n.inputs[0], pd.src_desc());
   if (!src) return src.status();
@@ -99,7 +101,7 @@ Expected<size_t> build_conv(OneDnnBackend& b, const LayerReport& L) {
   const memory::desc w_plain(wdims, memory::data_type::f32, group == 1 ? tag::oihw : tag::goihw);
   const memory::desc w_any(wdims, memory::data_type::f32, tag::any);
   const memory::desc b_md({m}, memory::data_type::f32, tag::a);
-  const memory::desc src_md = md_channels_last(xs), dst_md = md_channels_last(ys);
+  memory::desc src_md = md_channels_last(xs), dst_md = md_channels_last(ys);
 
   auto strides = attr_ints_or(n, "strides", {1, 1});
   auto dil = attr_ints_or(n, "dilations", {1, 1});
@@ -120,12 +122,27 @@ Expected<size_t> build_conv(OneDnnBackend& b, const LayerReport& L) {
     }
     dd[static_cast<size_t>(i)] = dil[static_cast<size_t>(i)] - 1;
   }
+  auto conv_desc = [&](const memory::desc& x, const memory::desc& y) {
+    return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                           x, w_any, b_md, y, {strides[0], strides[1]}, dd, pl, pr);
+  };
+  if (b.blocked() && (b.activation_md(xs) != src_md || b.activation_md(ys) != dst_md)) {
+    // The blocked pair only where oneDNN has a JIT kernel for it (mixed channels-last and
+    // blocked operands, or groups of other than 16k channels, may have none).
+    const memory::desc bx = b.activation_md(xs), by = b.activation_md(ys);
+    const auto d = conv_desc(bx, by);
+    dnnl::convolution_forward::primitive_desc probe(d, b.engine(), true);
+    if (probe && std::string(probe.impl_info_str()).rfind("ref", 0) != 0) src_md = bx, dst_md = by;
+  }
   auto e = map_epilogue(b, L.nodes, first, tip, ys, dst_md);
   if (!e) return e.status();
   dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
                                        src_md, w_any, b_md, dst_md, {strides[0], strides[1]}, dd, pl, pr);
   dnnl::convolution_forward::primitive_desc pd(desc, make_attr(*e), b.engine());
-  return finish_weighted<dnnl::convolution_forward>(b, n, pd, w, w_plain, bias, b_md, *e);
+  const std::string what = "conv s" + std::to_string(strides[0]) + "," + std::to_string(strides[1]) + " d" +
+                           std::to_string(dd[0]) + "," + std::to_string(dd[1]) + " p" + std::to_string(pl[0]) + "," +
+                           std::to_string(pl[1]) + "," + std::to_string(pr[0]) + "," + std::to_string(pr[1]);
+  return finish_weighted<dnnl::convolution_forward>(b, n, pd, what, w, w_plain, bias, b_md, *e);
 }
 
 Expected<size_t> build_gemm(OneDnnBackend& b, const LayerReport& L) {
@@ -162,7 +179,7 @@ Expected<size_t> build_gemm(OneDnnBackend& b, const LayerReport& L) {
   if (!e) return e.status();
   dnnl::inner_product_forward::desc desc(dnnl::prop_kind::forward_inference, src_md, w_any, b_md, dst_md);
   dnnl::inner_product_forward::primitive_desc pd(desc, make_attr(*e), b.engine());
-  return finish_weighted<dnnl::inner_product_forward>(b, n, pd, w, w_plain, bias, b_md, *e);
+  return finish_weighted<dnnl::inner_product_forward>(b, n, pd, "inner_product", w, w_plain, bias, b_md, *e);
 }
 
 Expected<size_t> build_matmul(OneDnnBackend& b, const LayerReport& L) {
@@ -199,7 +216,7 @@ Expected<size_t> build_matmul(OneDnnBackend& b, const LayerReport& L) {
   if (stored_b) {
     auto bt = b.stored(n.inputs[1]);
     if (!bt) return bt.status();
-    bm = reorder_once(*bt, b_plain, pd.weights_desc(), b.engine());
+    bm = reorder_once(to_memory(*bt, b_plain, b.engine()), pd.weights_desc(), b.engine());
   } else {
     auto r = b.rowmajor(n.inputs[1]);
     if (!r) return r.status();

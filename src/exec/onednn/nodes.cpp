@@ -79,6 +79,15 @@ Status binary(OneDnnBackend& b, const Node& n) {
     Shape padded(ys.size() - shape_of(g, c).size(), 1);
     padded.insert(padded.end(), shape_of(g, c).begin(), shape_of(g, c).end());
     s1 = memory(md_rowmajor(padded), b.engine(), m->get_data_handle());
+    if (ys.size() == 4 && s0->get_desc() == md_blocked16(ys) && padded[1] == ys[1]) {
+      // oneDNN 2.6 has no JIT kernel for a blocked operand against a plain broadcast one
+      // (an SE block's scale): the small operand goes blocked too.
+      memory blk(md_blocked16(padded), b.engine());
+      dnnl::reorder r(s1, blk);
+      memory from = s1;
+      b.add_step([r, from, blk](dnnl::stream& st) mutable { r.execute(st, from, blk); }, "reorder");
+      s1 = blk;
+    }
   }
   const algorithm alg = n.kind == OpKind::kAdd ? algorithm::binary_add
                         : n.kind == OpKind::kSub ? algorithm::binary_sub
@@ -283,6 +292,29 @@ Status concat(OneDnnBackend& b, const Node& n) {
   }
   std::vector<memory> srcs;
   std::vector<memory::desc> mds;
+  if (b.blocked() && ys.size() == 4 && axis == 1) {
+    // Blocked inputs of whole 16-channel blocks: oneDNN's concat copies each input's blocks.
+    bool all_blocked = true;
+    for (ValueId in : n.inputs) {
+      auto m = b.mem(in);
+      if (!m) return m.status();
+      all_blocked = all_blocked && m->get_desc() == md_blocked16(shape_of(g, in)) && shape_of(g, in)[1] % 16 == 0;
+    }
+    if (all_blocked) {
+      for (ValueId in : n.inputs) {
+        srcs.push_back(*b.mem(in));
+        mds.push_back(srcs.back().get_desc());
+      }
+      dnnl::concat::primitive_desc pd(md_blocked16(ys), 1, mds, b.engine());
+      memory dst(pd.dst_desc(), b.engine());
+      std::unordered_map<int, memory> args = {{DNNL_ARG_DST, dst}};
+      for (size_t i = 0; i < srcs.size(); ++i) args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = srcs[i];
+      dnnl::concat prim(pd);
+      b.add_step([prim, args](dnnl::stream& st) { prim.execute(st, args); }, pd.impl_info_str());
+      b.set_mem(n.outputs[0], dst);
+      return Status::ok();
+    }
+  }
   for (ValueId in : n.inputs) {
     auto m = b.as_desc(in, md_channels_last(shape_of(g, in)));
     if (!m) return m.status();

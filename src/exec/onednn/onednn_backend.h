@@ -73,6 +73,9 @@ class OneDnnBackend final : public Backend {
   }
   Expected<Tensor> stored(ValueId v);
   const ExecOptions& options() const { return opts_; }
+  // The layout a 4-D activation of shape `s` is produced in (see ActivationLayout).
+  dnnl::memory::desc activation_md(const Shape& s) const;
+  bool blocked() const { return blocked_; }
   // Whether `v`'s buffer may be overwritten by the layer made of `layer` (see above).
   bool dead_after(ValueId v, const std::vector<NodeId>& layer) const;
   // Whether `v` is no graph output and every reader of it is in `layer` or built before it.
@@ -84,6 +87,7 @@ class OneDnnBackend final : public Backend {
   dnnl::stream strm_;
   const Graph* g_ = nullptr;
   ExecOptions opts_;
+  bool blocked_ = false;
   std::map<ValueId, dnnl::memory> mem_;
   std::map<std::pair<ValueId, std::string>, dnnl::memory> converted_;
   std::vector<LayerPlan> plans_;
@@ -94,6 +98,7 @@ class OneDnnBackend final : public Backend {
 // Row-major / channels-last descriptors.
 dnnl::memory::desc md_rowmajor(const Shape& s);
 dnnl::memory::desc md_channels_last(const Shape& s);  // acdb for rank 4, row-major otherwise
+dnnl::memory::desc md_blocked16(const Shape& s);      // aBcd16b (nChw16c), rank 4 only
 bool is_rowmajor(const dnnl::memory::desc& md, const Shape& s);
 // Element strides of a plain strided desc (no blocking, padding or offset); nullopt otherwise.
 std::optional<dnnl::memory::dims> plain_strides(const dnnl::memory::desc& md);
