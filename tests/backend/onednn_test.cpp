@@ -3,6 +3,10 @@
 // below 1e-4 in FP32, with fresh random inputs each run and poisoned output buffers.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "rooflens/cost/analysis.h"
@@ -94,6 +98,30 @@ TEST(OneDnn, TimedImplementationChoiceKeepsResults) {
     if (tune)
       for (const LayerTiming& l : layers) EXPECT_EQ(l.impl.find("ref"), std::string::npos) << l.name << ": " << l.impl;
   }
+}
+
+// Tactic choices persist in a cache file; a damaged one is replaced, never trusted.
+// (ctest runs each test in its own process, so the cache is loaded after setenv here.)
+TEST(OneDnn, TacticCacheReplacesADamagedFile) {
+  const std::string path = (std::filesystem::temp_directory_path() / ("rooflens-tactics-" + std::to_string(fresh_seed()) + ".json")).string();
+  std::ofstream(path) << "{not json";
+  setenv("ROOFLENS_TACTIC_CACHE", path.c_str(), 1);
+  GraphBuilder b;
+  ValueId x = b.input("x", {2, 40, 13, 13});  // a shape no other test here tunes
+  b.output(b.add1("Relu", "r", {b.conv("c", x, 40, 72, 3, {.pad = 1})}));
+  Graph g = b.finish();
+  std::string why;
+  const double e = max_error(g, &why);
+  unsetenv("ROOFLENS_TACTIC_CACHE");
+  if (e < 0) GTEST_SKIP() << why;
+  EXPECT_LT(e, 1e-4);
+  std::ifstream in(path);
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  std::filesystem::remove(path);
+  ASSERT_FALSE(j.is_discarded()) << path << " is not JSON after tuning";
+  EXPECT_EQ(j.value("schema", ""), "rooflens.tactics/1");
+  ASSERT_TRUE(j.contains("entries"));
+  EXPECT_GE(j["entries"].size(), 1u);
 }
 
 // The blocked activation layout (nChw16c where channels are a multiple of 16): residual
