@@ -46,12 +46,13 @@ void add_post_args(std::unordered_map<int, memory>& args, const Epilogue& e) {
 
 // The shared end of a weighted primitive: weights reordered once into the layout it chose,
 // its input in the layout it wants, the post-op operands bound, one step added.
-template <typename Prim, typename PD>
-Expected<size_t> finish_weighted(OneDnnBackend& b, const Node& n, const PD& first_pd, const std::string& what, const Tensor& w,
-                                 const memory::desc& w_plain, const Tensor& bias, const memory::desc& b_md,
-                                 const Epilogue& e) {
+template <typename Prim, typename Desc, typename PD>
+Expected<size_t> finish_weighted(OneDnnBackend& b, const Node& n, const Desc& desc, const PD& first_pd,
+                                 const std::string& what, const Tensor& w, const memory::desc& w_plain,
+                                 const Tensor& bias, const memory::desc& b_md, const Epilogue& e) {
   const memory w_mem = to_memory(w, w_plain, b.engine());
-  const PD pd = fastest_impl<Prim>(b, first_pd, what, w_mem, b_md, e);
+  const Tactic<PD> tactic = fastest_tactic<Prim>(b, desc, first_pd, what, w_mem, b_md, e);
+  const PD& pd = tactic.pd;
   memory wm = reorder_once(w_mem, pd.weights_desc(), b.engine());
   memory bm = to_memory(bias, b_md, b.engine());
   auto src = b.as_desc(n.inputs[0], pd.src_desc());
@@ -63,6 +64,14 @@ Expected<size_t> finish_weighted(OneDnnBackend& b, const Node& n, const PD& firs
   add_post_args(args, e);
   Prim prim(pd);
   b.add_step([prim, args](dnnl::stream& s) { prim.execute(s, args); }, pd.impl_info_str());
+  if (tactic.split) {  // the epilogue's last eltwise op as its own pass, in place
+    dnnl::eltwise_forward::desc ed(dnnl::prop_kind::forward_inference, tactic.alg, dst.get_desc(), tactic.alpha,
+                                   tactic.beta);
+    dnnl::eltwise_forward::primitive_desc epd(ed, b.engine());
+    dnnl::eltwise_forward ep(epd);
+    b.add_step([ep, dst](dnnl::stream& s) { ep.execute(s, {{DNNL_ARG_SRC, dst}, {DNNL_ARG_DST, dst}}); },
+               epd.impl_info_str());
+  }
   b.set_mem(e.tip, dst);
   return e.next;
 }
@@ -142,7 +151,7 @@ Expected<size_t> build_conv(OneDnnBackend& b, const LayerReport& L) {
   const std::string what = "conv s" + std::to_string(strides[0]) + "," + std::to_string(strides[1]) + " d" +
                            std::to_string(dd[0]) + "," + std::to_string(dd[1]) + " p" + std::to_string(pl[0]) + "," +
                            std::to_string(pl[1]) + "," + std::to_string(pr[0]) + "," + std::to_string(pr[1]);
-  return finish_weighted<dnnl::convolution_forward>(b, n, pd, what, w, w_plain, bias, b_md, *e);
+  return finish_weighted<dnnl::convolution_forward>(b, n, desc, pd, what, w, w_plain, bias, b_md, *e);
 }
 
 Expected<size_t> build_gemm(OneDnnBackend& b, const LayerReport& L) {
@@ -179,7 +188,7 @@ Expected<size_t> build_gemm(OneDnnBackend& b, const LayerReport& L) {
   if (!e) return e.status();
   dnnl::inner_product_forward::desc desc(dnnl::prop_kind::forward_inference, src_md, w_any, b_md, dst_md);
   dnnl::inner_product_forward::primitive_desc pd(desc, make_attr(*e), b.engine());
-  return finish_weighted<dnnl::inner_product_forward>(b, n, pd, "inner_product", w, w_plain, bias, b_md, *e);
+  return finish_weighted<dnnl::inner_product_forward>(b, n, desc, pd, "inner_product", w, w_plain, bias, b_md, *e);
 }
 
 Expected<size_t> build_matmul(OneDnnBackend& b, const LayerReport& L) {

@@ -16,7 +16,7 @@
 namespace rooflens::onednn {
 namespace {
 
-constexpr const char* kSchema = "rooflens.tactics/1";
+constexpr const char* kSchema = "rooflens.tactics/2";  // 2: split-off eltwise tactics
 
 std::string cpu_identity() {
   std::ifstream in("/proc/cpuinfo");

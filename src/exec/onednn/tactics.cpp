@@ -20,10 +20,46 @@ double time_primitive(const dnnl::primitive& p, const std::unordered_map<int, dn
     return std::chrono::duration<double>(clock::now() - t0).count();
   };
   double best = once();
-  if (best > give_up_s) return best;
+  if (runs == 0 || best > give_up_s) return best;
   best = std::numeric_limits<double>::infinity();
   for (int r = 0; r < runs; ++r) best = std::min(best, once());
   return best;
+}
+
+std::optional<dnnl::post_ops> without_last_eltwise(const dnnl::post_ops& ops, dnnl::algorithm* alg, float* alpha,
+                                                   float* beta) {
+  const int n = ops.len();
+  if (n == 0 || ops.kind(n - 1) != dnnl::primitive::kind::eltwise) return std::nullopt;
+  float scale = 0;
+  ops.get_params_eltwise(n - 1, scale, *alg, *alpha, *beta);
+  if (scale != 1.0f) return std::nullopt;
+  dnnl::post_ops rest;
+  for (int i = 0; i + 1 < n; ++i) {
+    switch (ops.kind(i)) {
+      case dnnl::primitive::kind::sum: {
+        float sc = 0;
+        ops.get_params_sum(i, sc);
+        rest.append_sum(sc);
+        break;
+      }
+      case dnnl::primitive::kind::eltwise: {
+        float sc = 0, a = 0, b = 0;
+        dnnl::algorithm al;
+        ops.get_params_eltwise(i, sc, al, a, b);
+        rest.append_eltwise(sc, al, a, b);
+        break;
+      }
+      case dnnl::primitive::kind::binary: {
+        dnnl::algorithm al;
+        dnnl::memory::desc src1;
+        ops.get_params_binary(i, al, src1);
+        rest.append_binary(al, src1);
+        break;
+      }
+      default: return std::nullopt;
+    }
+  }
+  return rest;
 }
 
 }  // namespace rooflens::onednn

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -22,8 +23,8 @@ namespace rooflens::onednn {
 // A memory of `md` filled with a small constant (no NaNs or denormals to skew a timing).
 dnnl::memory scratch_memory(const dnnl::memory::desc& md, dnnl::engine& eng);
 
-// Seconds of the fastest of `runs` executions after one warm-up; stops early (returning
-// the warm-up time) when the warm-up alone is over `give_up_s`.
+// Seconds of the fastest of `runs` executions after one warm-up; returns the warm-up's
+// time when `runs` is 0 or the warm-up alone is over `give_up_s`.
 double time_primitive(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args,
                       dnnl::stream& s, int runs, double give_up_s);
 
@@ -44,42 +45,103 @@ std::vector<PD> candidate_impls(PD pd, size_t limit = 5) {
   return out;
 }
 
-// The fastest candidate of a weighted primitive (weights in each candidate's own layout,
-// reordered from `w_plain`; activations, bias and post-op operands on scratch memory).
-// `what` names the geometry the descriptors do not hold (strides, padding); with the
-// descriptors and post-ops it keys the tactic cache, which answers without timing when it
-// holds a choice. With `tune` off, or one candidate, oneDNN's first choice.
-template <typename Prim, typename PD>
-PD fastest_impl(OneDnnBackend& b, const PD& first, const std::string& what, const dnnl::memory& w_plain_mem,
-                const dnnl::memory::desc& b_md, const Epilogue& e) {
-  if (!b.options().tune) return first;
-  std::vector<PD> cands = candidate_impls(first);
-  if (cands.size() < 2) return cands.front();
+// The post-op chain without its last entry, when that entry is an unscaled eltwise op
+// (what a separate eltwise primitive can then apply in place); nullopt otherwise.
+std::optional<dnnl::post_ops> without_last_eltwise(const dnnl::post_ops& ops, dnnl::algorithm* alg, float* alpha,
+                                                   float* beta);
+
+// A chosen implementation: the primitive, and whether its last eltwise post-op runs as a
+// separate in-place eltwise primitive after it (`split`).
+template <typename PD>
+struct Tactic {
+  PD pd;
+  bool split = false;
+  dnnl::algorithm alg = dnnl::algorithm::undef;
+  float alpha = 0, beta = 0;
+};
+
+// The fastest way to run a weighted primitive: each implementation oneDNN offers for
+// `desc` with the whole epilogue as post-ops, and, when the epilogue ends in an eltwise op
+// (SiLU, ReLU, ...), each with that op split off into a separate in-place pass (oneDNN
+// 2.6's swish post-op can cost more than a pass of its own: EfficientNet's expand convs).
+// Weights go into each candidate's own layout (reordered from `w_plain_mem`); activations,
+// bias and post-op operands are scratch memory. `what` names the geometry the descriptors
+// do not hold (strides, padding); with the descriptors and post-ops it keys the tactic
+// cache, which answers without timing when it holds a choice. With `tune` off, or a single
+// candidate, oneDNN's first choice with the whole epilogue.
+template <typename Prim, typename Desc, typename PD>
+Tactic<PD> fastest_tactic(OneDnnBackend& b, const Desc& desc, const PD& first, const std::string& what,
+                          const dnnl::memory& w_plain_mem, const dnnl::memory::desc& b_md, const Epilogue& e) {
+  Tactic<PD> whole{first};
+  if (!b.options().tune) return whole;
+  std::vector<Tactic<PD>> cands;
+  for (const PD& pd : candidate_impls(first)) cands.push_back({pd});
+  dnnl::algorithm alg = dnnl::algorithm::undef;
+  float alpha = 0, beta = 0;
+  if (auto rest = without_last_eltwise(e.ops, &alg, &alpha, &beta)) {
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(*rest);
+    PD split_first(desc, attr, b.engine(), true);
+    if (split_first)
+      for (const PD& pd : candidate_impls(split_first)) cands.push_back({pd, true, alg, alpha, beta});
+  }
+  if (cands.size() < 2) return cands.empty() ? whole : cands.front();
   const std::string key = what + " x" + desc_key(first.src_desc()) + " w" + desc_key(w_plain_mem.get_desc()) + " y" +
-                          desc_key(first.dst_desc()) + " " + post_ops_key(first.get_primitive_attr().get_post_ops());
+                          desc_key(first.dst_desc()) + " " + post_ops_key(e.ops);
+  auto label = [](const Tactic<PD>& t) { return std::string(t.pd.impl_info_str()) + (t.split ? " +eltwise" : ""); };
   if (auto name = cached_tactic(key))
-    for (const PD& c : cands)
-      if (*name == c.impl_info_str()) return c;
+    for (const auto& c : cands)
+      if (*name == label(c)) return c;
   dnnl::engine& eng = b.engine();
   dnnl::stream s(eng);
-  std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, scratch_memory(cands[0].src_desc(), eng)},
+  std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, scratch_memory(first.src_desc(), eng)},
                                                 {DNNL_ARG_BIAS, scratch_memory(b_md, eng)},
-                                                {DNNL_ARG_DST, scratch_memory(cands[0].dst_desc(), eng)}};
+                                                {DNNL_ARG_DST, scratch_memory(first.dst_desc(), eng)}};
   for (const auto& [idx, m] : e.binary_args)
     args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(idx) | DNNL_ARG_SRC_1] = scratch_memory(m.get_desc(), eng);
-  size_t best = 0;
-  double best_s = std::numeric_limits<double>::infinity();
+  // The split-off pass, timed once on the destination (it runs in place).
+  double eltwise_s = 0;
+  const bool any_split = std::any_of(cands.begin(), cands.end(), [](const auto& c) { return c.split; });
+  if (any_split) {
+    dnnl::eltwise_forward::desc ed(dnnl::prop_kind::forward_inference, alg, first.dst_desc(), alpha, beta);
+    dnnl::eltwise_forward::primitive_desc epd(ed, eng);
+    const dnnl::memory& d = args.at(DNNL_ARG_DST);
+    eltwise_s = time_primitive(dnnl::eltwise_forward(epd), {{DNNL_ARG_SRC, d}, {DNNL_ARG_DST, d}}, s, 3,
+                               std::numeric_limits<double>::infinity());
+  }
+  // Each candidate once (JIT warm-up; those over 1.5x the best so far drop out), then three
+  // rounds over the rest, so a slow spell of a shared machine hits them all alike.
+  struct Timed {
+    size_t i;
+    dnnl::primitive p;
+    dnnl::memory w;
+    double best;
+  };
+  std::vector<Timed> live;
+  double lead = std::numeric_limits<double>::infinity();
   for (size_t i = 0; i < cands.size(); ++i) {
-    if (cands[i].src_desc() != cands[0].src_desc() || cands[i].dst_desc() != cands[0].dst_desc()) continue;
-    dnnl::memory wm(cands[i].weights_desc(), eng);
+    const PD& pd = cands[i].pd;
+    if (pd.src_desc() != first.src_desc() || pd.dst_desc() != first.dst_desc()) continue;
+    dnnl::memory wm(pd.weights_desc(), eng);
     dnnl::memory wsrc = w_plain_mem;
     dnnl::reorder(wsrc, wm).execute(s, wsrc, wm);
     s.wait();
     args[DNNL_ARG_WEIGHTS] = wm;
-    const double t = time_primitive(Prim(cands[i]), args, s, best_s < 2e-3 ? 3 : 2, 1.25 * best_s);
-    if (t < best_s) best_s = t, best = i;
+    Prim p(pd);
+    const double t = (cands[i].split ? eltwise_s : 0) + time_primitive(p, args, s, 0, 0);
+    lead = std::min(lead, t);
+    if (t <= 1.5 * lead) live.push_back({i, p, wm, std::numeric_limits<double>::infinity()});
   }
-  remember_tactic(key, cands[best].impl_info_str());
+  for (int round = 0; round < 3; ++round)
+    for (Timed& c : live) {
+      args[DNNL_ARG_WEIGHTS] = c.w;
+      c.best = std::min(c.best, (cands[c.i].split ? eltwise_s : 0) + time_primitive(c.p, args, s, 0, 0));
+    }
+  size_t best = live.empty() ? 0 : live.front().i;
+  double best_s = std::numeric_limits<double>::infinity();
+  for (const Timed& c : live)
+    if (c.best < best_s) best_s = c.best, best = c.i;
+  remember_tactic(key, label(cands[best]));
   return cands[best];
 }
 
