@@ -119,7 +119,7 @@ TEST(OneDnn, TacticCacheReplacesADamagedFile) {
   const auto j = nlohmann::json::parse(in, nullptr, false);
   std::filesystem::remove(path);
   ASSERT_FALSE(j.is_discarded()) << path << " is not JSON after tuning";
-  EXPECT_EQ(j.value("schema", ""), "rooflens.tactics/2");
+  EXPECT_EQ(j.value("schema", ""), "rooflens.tactics/3");
   ASSERT_TRUE(j.contains("entries"));
   EXPECT_GE(j["entries"].size(), 1u);
 }

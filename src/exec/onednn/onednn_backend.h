@@ -1,8 +1,13 @@
 // oneDNN backend internals: lowers the fused IR to oneDNN primitives. Layouts are chosen
 // by oneDNN (`any`) for weights; 4-D activations produced by oneDNN stay channels-last
-// (acdb) between layers, other tensors row-major; fused activations and residual adds
+// (acdb) between layers (or, with ActivationLayout::kBlocked, nChw16c where a conv's
+// channels allow it), other tensors row-major; fused activations and residual adds
 // become post-ops; weights (with BatchNormalization folded in) are reordered once in
 // prepare, outside the timed runs.
+// Tactic selection (tactics.h, ExecOptions::tune): each conv and inner product is timed in
+// prepare with every non-reference implementation oneDNN lists, with and without its last
+// eltwise post-op split off into an in-place pass, and the fastest is kept; the choice is
+// cached on disk per machine (tactic_cache.h), so a model's later prepares take no timing.
 // Views and data movement (nodes.cpp, mem()):
 //  - A Reshape aliases its input without a copy when PyTorch's view rule allows it on the
 //    input's plain strided layout and the result is row-major or acdb; a result in another

@@ -16,7 +16,7 @@
 namespace rooflens::onednn {
 namespace {
 
-constexpr const char* kSchema = "rooflens.tactics/2";  // 2: split-off eltwise tactics
+constexpr const char* kSchema = "rooflens.tactics/3";  // 2: split-off eltwise; 3: transcendental only
 
 std::string cpu_identity() {
   std::ifstream in("/proc/cpuinfo");

@@ -33,6 +33,12 @@ std::optional<dnnl::post_ops> without_last_eltwise(const dnnl::post_ops& ops, dn
   float scale = 0;
   ops.get_params_eltwise(n - 1, scale, *alg, *alpha, *beta);
   if (scale != 1.0f) return std::nullopt;
+  // Only transcendental ops: ReLU, clip and hard-swish cost next to nothing in registers,
+  // and a separate pass over memory could only win them through timing noise.
+  using A = dnnl::algorithm;
+  const A costly[] = {A::eltwise_swish, A::eltwise_gelu_erf, A::eltwise_gelu_tanh, A::eltwise_logistic,
+                      A::eltwise_tanh,  A::eltwise_elu,      A::eltwise_exp,       A::eltwise_mish};
+  if (std::find(std::begin(costly), std::end(costly), *alg) == std::end(costly)) return std::nullopt;
   dnnl::post_ops rest;
   for (int i = 0; i + 1 < n; ++i) {
     switch (ops.kind(i)) {

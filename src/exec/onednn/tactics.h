@@ -45,8 +45,9 @@ std::vector<PD> candidate_impls(PD pd, size_t limit = 5) {
   return out;
 }
 
-// The post-op chain without its last entry, when that entry is an unscaled eltwise op
-// (what a separate eltwise primitive can then apply in place); nullopt otherwise.
+// The post-op chain without its last entry, when that entry is an unscaled transcendental
+// eltwise op (SiLU, GELU, sigmoid, tanh, ...: what a separate eltwise primitive can then
+// apply in place); nullopt otherwise.
 std::optional<dnnl::post_ops> without_last_eltwise(const dnnl::post_ops& ops, dnnl::algorithm* alg, float* alpha,
                                                    float* beta);
 
@@ -61,8 +62,8 @@ struct Tactic {
 };
 
 // The fastest way to run a weighted primitive: each implementation oneDNN offers for
-// `desc` with the whole epilogue as post-ops, and, when the epilogue ends in an eltwise op
-// (SiLU, ReLU, ...), each with that op split off into a separate in-place pass (oneDNN
+// `desc` with the whole epilogue as post-ops, and, when the epilogue ends in a
+// transcendental eltwise op (SiLU, GELU, ...), each with that op split off into a separate in-place pass (oneDNN
 // 2.6's swish post-op can cost more than a pass of its own: EfficientNet's expand convs).
 // Weights go into each candidate's own layout (reordered from `w_plain_mem`); activations,
 // bias and post-op operands are scratch memory. `what` names the geometry the descriptors
