@@ -25,7 +25,7 @@ const std::map<std::string, std::vector<std::string>>& kernel_class_features() {
 double KernelFit::kernel_seconds(const std::vector<double>& x) const {
   double s = coef.empty() ? 0 : coef[0];
   for (size_t i = 0; i < x.size() && i + 1 < coef.size(); ++i) s += coef[i + 1] * x[i];
-  return std::exp(s);
+  return fixed_s + std::exp(s);
 }
 
 namespace {
@@ -70,6 +70,12 @@ Expected<KernelFit> parse_fit(const json& c, const std::string& file, const std:
   if (!c.contains("samples") || !c["samples"].is_number_integer() || c["samples"].get<int>() < static_cast<int>(want.size()) + 1)
     return field_error(file, path + ".samples", "must be an integer of at least " + std::to_string(want.size() + 1));
   f.samples = c["samples"].get<int>();
+  if (c.contains("fixed_s")) {
+    auto v = finite(c["fixed_s"], file, path + ".fixed_s");
+    if (!v) return v.status();
+    if (*v < 0) return field_error(file, path + ".fixed_s", "must not be negative");
+    f.fixed_s = *v;
+  }
   for (auto [k, out] : {std::pair<const char*, double*>{"median_abs_error", &f.median_abs_error},
                         {"max_abs_error", &f.max_abs_error}}) {
     if (!c.contains(k)) continue;
@@ -151,7 +157,7 @@ std::string kernel_table_json(const KernelTable& t) {
   j["measured"] = t.measured;
   j["threads"] = t.threads;
   j["dtype"] = t.dtype;
-  j["model"] = "t = dispatch_s + exp(coef[0] + sum_i coef[i] * feature_i), per class";
+  j["model"] = "t = dispatch_s + fixed_s + exp(coef[0] + sum_i coef[i] * feature_i), per class";
   j["dispatch_s"] = t.dispatch_s;
   if (!t.cold.empty()) j["cache_bytes"] = t.cache_bytes;
   auto fits_json = [](const std::map<std::string, KernelFit>& fits) {
@@ -160,6 +166,7 @@ std::string kernel_table_json(const KernelTable& t) {
     nlohmann::ordered_json c;
     c["features"] = f.features;
     c["coef"] = f.coef;
+    c["fixed_s"] = f.fixed_s;
     c["samples"] = f.samples;
     c["median_abs_error"] = f.median_abs_error;
     c["max_abs_error"] = f.max_abs_error;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <functional>
 #include <map>
 #include <set>
@@ -265,27 +266,30 @@ double conversions_seconds(const KernelTable& t, const std::vector<LayoutConvers
   return s;
 }
 
-Expected<KernelFit> fit_kernel_class(const std::string& cls, const std::vector<KernelSample>& samples,
-                                     double dispatch_s) {
-  auto feats = kernel_class_features().find(cls);
-  if (feats == kernel_class_features().end()) return Status::invalid("unknown kernel class '" + cls + "'");
-  const size_t p = feats->second.size() + 1;
-  if (samples.size() < p)
-    return Status::invalid("kernel class '" + cls + "': " + std::to_string(samples.size()) + " samples, need at least " +
-                           std::to_string(p));
-  // Normal equations (X'X + ridge) c = X'y with X = [1, x].
+namespace {
+
+// Least squares of log(work time) on [1, x], work time = the measurement less the dispatch
+// and the fixed cost. Each sample is weighted by (work / measurement)^2: an error e in log
+// work is an error of about e * work / measurement in log time, so this is the time-space
+// fit linearised, and a sample that is almost all overhead says little about the power
+// law. When fewer than p samples have work left, every sample counts alike with its work
+// floored at a quarter of the measurement.
+Expected<std::vector<double>> fit_log_linear(const std::string& cls, const std::vector<KernelSample>& samples,
+                                             size_t p, double overhead_s) {
+  size_t informative = 0;
+  for (const auto& s : samples) informative += s.seconds - overhead_s > 0.01 * s.seconds;
+  const bool plain = informative < p;
   std::vector<std::vector<double>> a(p, std::vector<double>(p + 1, 0.0));
   for (const auto& s : samples) {
-    if (s.x.size() + 1 != p) return Status::internal("kernel class '" + cls + "': sample with wrong feature count");
-    if (!(s.seconds > 0) || !std::isfinite(s.seconds))
-      return Status::invalid("kernel class '" + cls + "': a measured time is not positive");
-    // Work time: the measurement less the dispatch, floored at a quarter of the measurement.
-    const double y = std::log(std::max(s.seconds - dispatch_s, 0.25 * s.seconds));
+    const double share = (s.seconds - overhead_s) / s.seconds;
+    if (!plain && share <= 0.01) continue;
+    const double w = plain ? 1.0 : share * share;
+    const double y = std::log(std::max(s.seconds - overhead_s, 0.25 * s.seconds));
     std::vector<double> row(p, 1.0);
     for (size_t j = 0; j + 1 < p; ++j) row[j + 1] = s.x[j];
     for (size_t r = 0; r < p; ++r) {
-      for (size_t c = 0; c < p; ++c) a[r][c] += row[r] * row[c];
-      a[r][p] += row[r] * y;
+      for (size_t c = 0; c < p; ++c) a[r][c] += w * row[r] * row[c];
+      a[r][p] += w * row[r] * y;
     }
   }
   const double ridge = 1e-8 * static_cast<double>(samples.size());
@@ -302,9 +306,72 @@ Expected<KernelFit> fit_kernel_class(const std::string& cls, const std::vector<K
       for (size_t c = col; c <= p; ++c) a[r][c] -= f * a[col][c];
     }
   }
+  std::vector<double> coef;
+  for (size_t r = 0; r < p; ++r) coef.push_back(a[r][p] / a[r][r]);
+  return coef;
+}
+
+}  // namespace
+
+Expected<KernelFit> fit_kernel_class(const std::string& cls, const std::vector<KernelSample>& samples,
+                                     double dispatch_s) {
+  auto feats = kernel_class_features().find(cls);
+  if (feats == kernel_class_features().end()) return Status::invalid("unknown kernel class '" + cls + "'");
+  const size_t p = feats->second.size() + 1;
+  if (samples.size() < p)
+    return Status::invalid("kernel class '" + cls + "': " + std::to_string(samples.size()) + " samples, need at least " +
+                           std::to_string(p));
+  double smallest = std::numeric_limits<double>::infinity();
+  for (const auto& s : samples) {
+    if (s.x.size() + 1 != p) return Status::internal("kernel class '" + cls + "': sample with wrong feature count");
+    if (!(s.seconds > 0) || !std::isfinite(s.seconds))
+      return Status::invalid("kernel class '" + cls + "': a measured time is not positive");
+    smallest = std::min(smallest, s.seconds - dispatch_s);
+  }
   KernelFit f;
   f.features = feats->second;
-  for (size_t r = 0; r < p; ++r) f.coef.push_back(a[r][p] / a[r][r]);
+  // The fixed cost per call (a parallel region's start and end, the stream's wait) is what
+  // a power law cannot give small shapes: it is chosen, between 0 and the smallest sample's
+  // work time, to minimise the squared log error of the whole fit (a grid, then a
+  // ternary search between the best point's neighbours).
+  auto fit_with = [&](double fixed) -> Expected<std::pair<double, std::vector<double>>> {
+    auto coef = fit_log_linear(cls, samples, p, dispatch_s + fixed);
+    if (!coef) return coef.status();
+    KernelFit g;
+    g.coef = *coef;
+    g.fixed_s = fixed;
+    double sse = 0;
+    for (const auto& s : samples) {
+      const double e = std::log((dispatch_s + g.kernel_seconds(s.x)) / s.seconds);
+      sse += e * e;
+    }
+    return std::make_pair(sse, *coef);
+  };
+  const double top = smallest > 0 ? 0.999 * smallest : 0;
+  constexpr int kGrid = 24;
+  double best_fixed = 0, best_sse = std::numeric_limits<double>::infinity();
+  std::vector<double> best_coef;
+  int best_k = 0;
+  for (int k = 0; k < (top > 0 ? kGrid : 1); ++k) {
+    const double fixed = top * k / (kGrid - 1);
+    auto r = fit_with(fixed);
+    if (!r) return r.status();
+    if (r->first < best_sse) best_sse = r->first, best_fixed = fixed, best_coef = r->second, best_k = k;
+  }
+  if (top > 0) {
+    double lo = top * std::max(0, best_k - 1) / (kGrid - 1), hi = top * std::min(kGrid - 1, best_k + 1) / (kGrid - 1);
+    for (int it = 0; it < 30; ++it) {
+      const double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
+      auto r1 = fit_with(m1), r2 = fit_with(m2);
+      if (!r1) return r1.status();
+      if (!r2) return r2.status();
+      if (r1->first < r2->first) hi = m2; else lo = m1;
+      for (auto* r : {&*r1, &*r2})
+        if (r->first < best_sse) best_sse = r->first, best_fixed = r == &*r1 ? m1 : m2, best_coef = r->second;
+    }
+  }
+  f.coef = best_coef;
+  f.fixed_s = best_fixed;
   f.samples = static_cast<int>(samples.size());
   std::vector<double> errs;
   for (const auto& s : samples) {

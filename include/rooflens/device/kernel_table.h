@@ -26,13 +26,14 @@ inline constexpr const char* kKernelTableSchema = "rooflens.kernel_table/1";
 struct KernelFit {
   std::vector<std::string> features;  // names, in coefficient order after the intercept
   std::vector<double> coef;           // c0 (intercept), then one per feature
+  double fixed_s = 0;                 // fixed cost per call, beside the dispatch (0 in older tables)
   int samples = 0;                    // measurements it was fitted on
   double median_abs_error = 0;        // of the fit on its own samples (relative)
   double max_abs_error = 0;
   // Sampled range of each feature (min, max); a prediction outside it extrapolates.
   std::map<std::string, std::pair<double, double>> range;
 
-  // exp(c0 + sum c_i x_i); x in feature order. x.size() must equal features.size().
+  // fixed_s + exp(c0 + sum c_i x_i); x in feature order. x.size() must equal features.size().
   double kernel_seconds(const std::vector<double>& x) const;
 };
 
