@@ -279,6 +279,21 @@ Status softmax(OneDnnBackend& b, const Node& n) {
   return Status::ok();
 }
 
+// oneDNN's concat of `srcs` along `axis` into a new tensor of layout `dst_md`, as `out`.
+Status onednn_concat(OneDnnBackend& b, ValueId out, const memory::desc& dst_md, int axis,
+                     const std::vector<memory>& srcs) {
+  std::vector<memory::desc> mds;
+  for (const memory& m : srcs) mds.push_back(m.get_desc());
+  dnnl::concat::primitive_desc pd(dst_md, axis, mds, b.engine());
+  memory dst(pd.dst_desc(), b.engine());
+  std::unordered_map<int, memory> args = {{DNNL_ARG_DST, dst}};
+  for (size_t i = 0; i < srcs.size(); ++i) args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = srcs[i];
+  dnnl::concat prim(pd);
+  b.add_step([prim, args](dnnl::stream& st) { prim.execute(st, args); }, pd.impl_info_str());
+  b.set_mem(out, dst);
+  return Status::ok();
+}
+
 Status concat(OneDnnBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& ys = shape_of(g, n.outputs[0]);
@@ -291,7 +306,6 @@ Status concat(OneDnnBackend& b, const Node& n) {
     return Status::ok();
   }
   std::vector<memory> srcs;
-  std::vector<memory::desc> mds;
   if (b.blocked() && ys.size() == 4 && axis == 1) {
     // Blocked inputs of whole 16-channel blocks: oneDNN's concat copies each input's blocks.
     bool all_blocked = true;
@@ -301,25 +315,14 @@ Status concat(OneDnnBackend& b, const Node& n) {
       all_blocked = all_blocked && m->get_desc() == md_blocked16(shape_of(g, in)) && shape_of(g, in)[1] % 16 == 0;
     }
     if (all_blocked) {
-      for (ValueId in : n.inputs) {
-        srcs.push_back(*b.mem(in));
-        mds.push_back(srcs.back().get_desc());
-      }
-      dnnl::concat::primitive_desc pd(md_blocked16(ys), 1, mds, b.engine());
-      memory dst(pd.dst_desc(), b.engine());
-      std::unordered_map<int, memory> args = {{DNNL_ARG_DST, dst}};
-      for (size_t i = 0; i < srcs.size(); ++i) args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = srcs[i];
-      dnnl::concat prim(pd);
-      b.add_step([prim, args](dnnl::stream& st) { prim.execute(st, args); }, pd.impl_info_str());
-      b.set_mem(n.outputs[0], dst);
-      return Status::ok();
+      for (ValueId in : n.inputs) srcs.push_back(*b.mem(in));
+      return onednn_concat(b, n.outputs[0], md_blocked16(ys), 1, srcs);
     }
   }
   for (ValueId in : n.inputs) {
     auto m = b.as_desc(in, md_channels_last(shape_of(g, in)));
     if (!m) return m.status();
     srcs.push_back(*m);
-    mds.push_back(m->get_desc());
   }
   if (ys.size() == 4 && axis == 1) {
     // Channels of channels-last tensors: per pixel, each input's run of channels in turn, so
@@ -345,14 +348,7 @@ Status concat(OneDnnBackend& b, const Node& n) {
     b.set_mem(n.outputs[0], dst);
     return Status::ok();
   }
-  dnnl::concat::primitive_desc pd(md_channels_last(ys), static_cast<int>(axis), mds, b.engine());
-  memory dst(pd.dst_desc(), b.engine());
-  std::unordered_map<int, memory> args = {{DNNL_ARG_DST, dst}};
-  for (size_t i = 0; i < srcs.size(); ++i) args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = srcs[i];
-  dnnl::concat prim(pd);
-  b.add_step([prim, args](dnnl::stream& st) { prim.execute(st, args); }, pd.impl_info_str());
-  b.set_mem(n.outputs[0], dst);
-  return Status::ok();
+  return onednn_concat(b, n.outputs[0], md_channels_last(ys), static_cast<int>(axis), srcs);
 }
 
 // Copies a strided view of `src` (dims/strides in elements, offset) into a new row-major tensor.
