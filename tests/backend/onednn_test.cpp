@@ -95,8 +95,9 @@ TEST(OneDnn, TimedImplementationChoiceKeepsResults) {
     if (e < 0) GTEST_SKIP() << why;
     EXPECT_LT(e, 1e-4) << (tune ? "tuned" : "oneDNN's first choice");
     ASSERT_FALSE(layers.empty());
-    if (tune)
+    if (tune) {
       for (const LayerTiming& l : layers) EXPECT_EQ(l.impl.find("ref"), std::string::npos) << l.name << ": " << l.impl;
+    }
   }
 }
 
@@ -119,9 +120,9 @@ TEST(OneDnn, TacticCacheReplacesADamagedFile) {
   const auto j = nlohmann::json::parse(in, nullptr, false);
   std::filesystem::remove(path);
   ASSERT_FALSE(j.is_discarded()) << path << " is not JSON after tuning";
-  EXPECT_EQ(j.value("schema", ""), "rooflens.tactics/3");
+  EXPECT_EQ(j.value("schema", ""), "rooflens.tactics/4");
   ASSERT_TRUE(j.contains("entries"));
-  EXPECT_GE(j["entries"].size(), 1u);
+  EXPECT_TRUE(j["entries"].is_object());  // empty when the timing was too noisy to keep
 }
 
 // The blocked activation layout (nChw16c where channels are a multiple of 16): residual

@@ -16,7 +16,7 @@
 namespace rooflens::onednn {
 namespace {
 
-constexpr const char* kSchema = "rooflens.tactics/3";  // 2: split-off eltwise; 3: transcendental only
+constexpr const char* kSchema = "rooflens.tactics/4";  // 2: split-off eltwise; 3: transcendental only; 4: margin, settled only
 
 std::string cpu_identity() {
   std::ifstream in("/proc/cpuinfo");
@@ -42,17 +42,29 @@ std::string cache_path() {
   return "";
 }
 
-std::map<std::string, std::string> read_cache(const std::string& path) {
+void write_cache(const std::string& path, const std::map<std::string, std::string>& entries) {
+  nlohmann::json j = {{"schema", kSchema}, {"entries", entries}};
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  (void)write_file_atomic(path, j.dump(1));  // a cache that cannot be written only costs time
+}
+
+// The entries of the cache file; `damaged` when a file is there but not one of ours.
+std::map<std::string, std::string> read_cache(const std::string& path, bool* damaged = nullptr) {
   std::map<std::string, std::string> out;
   std::ifstream in(path);
   if (!in) return out;
   try {
     const nlohmann::json j = nlohmann::json::parse(in);
-    if (j.value("schema", "") != kSchema || !j.contains("entries") || !j["entries"].is_object()) return out;
+    if (!j.is_object() || j.value("schema", "") != kSchema || !j.contains("entries") || !j["entries"].is_object()) {
+      if (damaged) *damaged = true;
+      return out;
+    }
     for (const auto& [k, v] : j["entries"].items())
       if (v.is_string()) out[k] = v.get<std::string>();
   } catch (const std::exception&) {
-    out.clear();  // a damaged cache is rebuilt
+    out.clear();
+    if (damaged) *damaged = true;
   }
   return out;
 }
@@ -123,7 +135,11 @@ std::optional<std::string> cached_tactic(const std::string& key) {
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mu);
   if (!c.loaded) {
-    if (const std::string p = cache_path(); !p.empty()) c.entries = read_cache(p);
+    if (const std::string p = cache_path(); !p.empty()) {
+      bool damaged = false;
+      c.entries = read_cache(p, &damaged);
+      if (damaged) write_cache(p, {});  // a damaged or older cache is replaced, never trusted
+    }
     c.loaded = true;
   }
   auto it = c.entries.find(machine_key() + std::to_string(omp_get_max_threads()) + "|" + key);
@@ -142,10 +158,7 @@ void remember_tactic(const std::string& key, const std::string& impl) {
   auto on_disk = read_cache(p);
   on_disk[full] = impl;
   for (const auto& [k, v] : on_disk) c.entries.emplace(k, v);
-  nlohmann::json j = {{"schema", kSchema}, {"entries", on_disk}};
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(p).parent_path(), ec);
-  (void)write_file_atomic(p, j.dump(1));  // a cache that cannot be written only costs time
+  write_cache(p, on_disk);
 }
 
 }  // namespace rooflens::onednn
