@@ -145,8 +145,7 @@ Expected<size_t> build_conv(OneDnnBackend& b, const LayerReport& L) {
   }
   auto e = map_epilogue(b, L.nodes, first, tip, ys, dst_md);
   if (!e) return e.status();
-  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                       src_md, w_any, b_md, dst_md, {strides[0], strides[1]}, dd, pl, pr);
+  const auto desc = conv_desc(src_md, dst_md);
   dnnl::convolution_forward::primitive_desc pd(desc, make_attr(*e), b.engine());
   const std::string what = "conv s" + std::to_string(strides[0]) + "," + std::to_string(strides[1]) + " d" +
                            std::to_string(dd[0]) + "," + std::to_string(dd[1]) + " p" + std::to_string(pl[0]) + "," +

@@ -75,6 +75,11 @@ struct Cache {
   std::map<std::string, std::string> entries;
 };
 
+// The key as stored: the machine, the thread count, then the primitive.
+std::string full_key(const std::string& key) {
+  return machine_key() + std::to_string(omp_get_max_threads()) + "|" + key;
+}
+
 Cache& cache() {
   static Cache c;
   return c;
@@ -142,7 +147,7 @@ std::optional<std::string> cached_tactic(const std::string& key) {
     }
     c.loaded = true;
   }
-  auto it = c.entries.find(machine_key() + std::to_string(omp_get_max_threads()) + "|" + key);
+  auto it = c.entries.find(full_key(key));
   if (it == c.entries.end()) return std::nullopt;
   return it->second;
 }
@@ -150,7 +155,7 @@ std::optional<std::string> cached_tactic(const std::string& key) {
 void remember_tactic(const std::string& key, const std::string& impl) {
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mu);
-  const std::string full = machine_key() + std::to_string(omp_get_max_threads()) + "|" + key;
+  const std::string full = full_key(key);
   c.entries[full] = impl;
   const std::string p = cache_path();
   if (p.empty()) return;

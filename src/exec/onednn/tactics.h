@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -23,10 +22,9 @@ namespace rooflens::onednn {
 // A memory of `md` filled with a small constant (no NaNs or denormals to skew a timing).
 dnnl::memory scratch_memory(const dnnl::memory::desc& md, dnnl::engine& eng);
 
-// Seconds of the fastest of `runs` executions after one warm-up; returns the warm-up's
-// time when `runs` is 0 or the warm-up alone is over `give_up_s`.
+// Seconds of the fastest of `runs` executions after one warm-up (runs 0: the warm-up's).
 double time_primitive(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args,
-                      dnnl::stream& s, int runs, double give_up_s);
+                      dnnl::stream& s, int runs);
 
 // The implementations to try: at most `limit` distinct ones, in oneDNN's order, without
 // reference ones.
@@ -73,8 +71,7 @@ struct Tactic {
 template <typename Prim, typename Desc, typename PD>
 Tactic<PD> fastest_tactic(OneDnnBackend& b, const Desc& desc, const PD& first, const std::string& what,
                           const dnnl::memory& w_plain_mem, const dnnl::memory::desc& b_md, const Epilogue& e) {
-  Tactic<PD> whole{first};
-  if (!b.options().tune) return whole;
+  if (!b.options().tune) return Tactic<PD>{first};
   std::vector<Tactic<PD>> cands;
   for (const PD& pd : candidate_impls(first)) cands.push_back({pd});
   dnnl::algorithm alg = dnnl::algorithm::undef;
@@ -86,7 +83,7 @@ Tactic<PD> fastest_tactic(OneDnnBackend& b, const Desc& desc, const PD& first, c
     if (split_first)
       for (const PD& pd : candidate_impls(split_first)) cands.push_back({pd, true, alg, alpha, beta});
   }
-  if (cands.size() < 2) return cands.empty() ? whole : cands.front();
+  if (cands.size() < 2) return cands.front();  // candidate_impls never returns none
   const std::string key = what + " x" + desc_key(first.src_desc()) + " w" + desc_key(w_plain_mem.get_desc()) + " y" +
                           desc_key(first.dst_desc()) + " " + post_ops_key(e.ops);
   auto label = [](const Tactic<PD>& t) { return std::string(t.pd.impl_info_str()) + (t.split ? " +eltwise" : ""); };
@@ -107,8 +104,7 @@ Tactic<PD> fastest_tactic(OneDnnBackend& b, const Desc& desc, const PD& first, c
     dnnl::eltwise_forward::desc ed(dnnl::prop_kind::forward_inference, alg, first.dst_desc(), alpha, beta);
     dnnl::eltwise_forward::primitive_desc epd(ed, eng);
     const dnnl::memory& d = args.at(DNNL_ARG_DST);
-    eltwise_s = time_primitive(dnnl::eltwise_forward(epd), {{DNNL_ARG_SRC, d}, {DNNL_ARG_DST, d}}, s, 3,
-                               std::numeric_limits<double>::infinity());
+    eltwise_s = time_primitive(dnnl::eltwise_forward(epd), {{DNNL_ARG_SRC, d}, {DNNL_ARG_DST, d}}, s, 3);
   }
   // Each candidate once (JIT warm-up; those over 1.5x the best so far drop out), then three
   // rounds over the rest, so a slow spell of a shared machine hits them all alike.
@@ -129,14 +125,14 @@ Tactic<PD> fastest_tactic(OneDnnBackend& b, const Desc& desc, const PD& first, c
     s.wait();
     args[DNNL_ARG_WEIGHTS] = wm;
     Prim p(pd);
-    const double t = (cands[i].split ? eltwise_s : 0) + time_primitive(p, args, s, 0, 0);
+    const double t = (cands[i].split ? eltwise_s : 0) + time_primitive(p, args, s, 0);
     lead = std::min(lead, t);
     if (t <= 1.5 * lead) live.push_back({i, p, wm, std::numeric_limits<double>::infinity(), 0});
   }
   for (int round = 0; round < 3; ++round)
     for (Timed& c : live) {
       args[DNNL_ARG_WEIGHTS] = c.w;
-      const double t = (cands[c.i].split ? eltwise_s : 0) + time_primitive(c.p, args, s, 0, 0);
+      const double t = (cands[c.i].split ? eltwise_s : 0) + time_primitive(c.p, args, s, 0);
       c.best = std::min(c.best, t);
       c.worst = std::max(c.worst, t);
     }
