@@ -104,6 +104,7 @@ struct MeasureArgs {
   std::string device = "this-cpu";
   bool verify = false;
   bool no_tune = false;
+  bool no_buffer_reuse = false;
   std::string layout = "channels-last";
   std::string format = "table";
   std::string output;

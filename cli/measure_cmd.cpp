@@ -127,6 +127,7 @@ void add_measure(CLI::App& app, MeasureArgs& a) {
   cmd->add_option("--layout", a.layout, "cpu backend: activations between layers: channels-last, or blocked (oneDNN's nChw16c where channels are a multiple of 16)")
       ->check(CLI::IsMember({"channels-last", "blocked"}))->capture_default_str();
   cmd->add_flag("--no-tune", a.no_tune, "cpu backend: take oneDNN's first implementation of each conv/inner product instead of timing its candidates while preparing");
+  cmd->add_flag("--no-buffer-reuse", a.no_buffer_reuse, "cpu backend: give every activation a buffer of its own instead of one arena shared by buffers whose lifetimes do not overlap");
   cmd->add_flag("--verify", a.verify, "also run the reference backend on the same input and report the relative error");
   cmd->add_option("--format", a.format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
   cmd->add_option("--max-seconds", a.max_seconds, "time cap for the repeats")->capture_default_str();
@@ -181,6 +182,7 @@ int run_measure(const MeasureArgs& a) {
   ExecOptions exec;
   exec.threads = threads;
   exec.tune = !a.no_tune;
+  exec.reuse_buffers = !a.no_buffer_reuse;
   exec.layout = a.layout == "blocked" ? ActivationLayout::kBlocked : ActivationLayout::kChannelsLast;
   auto c = measure_and_predict(a.files[0], *shapes, choice, batch, exec, a.max_seconds, *dev);
   if (!c) return report_error(c.status());
@@ -224,6 +226,8 @@ int run_measure(const MeasureArgs& a) {
                         {"peak_kind", c->peak_label}, {"predicted_throughput", c->p.throughput},
                         {"noisy", m.timing.noisy}, {"warning", m.timing.warning},
                         {"max_batch", max_batch ? nlohmann::json(*max_batch) : nlohmann::json(nullptr)},
+                        {"activation_bytes", m.activation_bytes},
+                        {"activation_bytes_unshared", m.activation_bytes_unshared},
                         {"layers", layers}};
     if (verify_err) {
       j["verify_max_rel_error"] = *verify_err;
@@ -257,6 +261,9 @@ int run_measure(const MeasureArgs& a) {
     if (max_batch)
       out += fmt::format("  max batch       {:>10}  (largest that fits {:.1f} GB less {:.1f} GB reserved: weights + live activations + workspace)\n",
                          *max_batch, dev->mem_bytes / 1e9, dev->reserved_bytes / 1e9);
+    if (m.activation_bytes > 0)
+      out += fmt::format("  activations     {:>10.1f} MiB in one arena shared by buffers whose lifetimes do not overlap ({:.1f} MiB with a buffer each)\n",
+                         m.activation_bytes / 1048576.0, m.activation_bytes_unshared / 1048576.0);
     out += fmt::format("  achieved        {:>10.1f} GFLOP/s\n", m.achieved_flops / 1e9);
     out += fmt::format("  utilization     {:>10.1f} %  of the {} peak {:.1f} GFLOP/s ({})\n", 100 * util, c->peak_label,
                        c->peak / 1e9, dev->id);

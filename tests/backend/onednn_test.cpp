@@ -152,6 +152,54 @@ TEST(OneDnn, BlockedActivationLayoutKeepsResults) {
   for (const LayerTiming& l : layers) EXPECT_EQ(l.impl.find("ref"), std::string::npos) << l.name << ": " << l.impl;
 }
 
+// Buffers whose lifetimes do not overlap share one arena: a chain with a residual, a
+// channel concat read twice, a channel shuffle and an SE scale keeps its results with the
+// arena, needs fewer bytes than a buffer each, and needs none planned with reuse off.
+TEST(OneDnn, SharedBufferArenaKeepsResults) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {2, 8, 24, 24});
+  ValueId c0 = b.add1("Relu", "r0", {b.conv("c0", x, 8, 16, 3, {.pad = 1})});
+  ValueId c1 = b.add1("Relu", "r1", {b.conv("c1", c0, 16, 16, 3, {.pad = 1})});
+  ValueId c2 = b.conv("c2", c1, 16, 16, 1);
+  ValueId res = b.add1("Add", "res", {c2, c0});
+  ValueId cat = b.add1("Concat", "cat", {res, c1}, {{"axis", int64_t{1}}});
+  ValueId r5 = b.add1("Reshape", "r5", {cat, b.ints("s5", {2, 2, 16, 24, 24})});
+  ValueId tr = b.add1("Transpose", "tr", {r5}, {{"perm", std::vector<int64_t>{0, 2, 1, 3, 4}}});
+  ValueId sh = b.add1("Reshape", "r4", {tr, b.ints("s4", {2, 32, 24, 24})});
+  ValueId dw = b.conv("dw", sh, 32, 32, 3, {.pad = 1, .group = 32});
+  ValueId gate = b.add1("Sigmoid", "gate", {b.conv("fc", b.add1("GlobalAveragePool", "gap", {dw}), 32, 32, 1, {.bias = true})});
+  ValueId se = b.add1("Mul", "se", {dw, gate});
+  ValueId out = b.conv("c3", b.add1("Concat", "cat2", {se, cat}, {{"axis", int64_t{1}}}), 64, 16, 1);
+  b.output(out);
+  Graph g = b.finish();
+  auto inferred = infer_shapes(g);
+  ASSERT_TRUE(inferred) << inferred.status().message();
+  ModelAnalysis m = analyze_graph(g, *inferred, {});
+  auto ref = make_reference_backend();
+  ASSERT_TRUE(ref->prepare(g, m, {}));
+  for (bool reuse : {true, false}) {
+    auto dnnl = make_onednn_backend();
+    if (!dnnl) GTEST_SKIP() << "built without oneDNN";
+    ExecOptions eo;
+    eo.threads = 2;
+    eo.reuse_buffers = reuse;
+    Status s = dnnl->prepare(g, m, eo);
+    ASSERT_TRUE(s) << s.message();
+    const auto [placed, unshared] = dnnl->activation_bytes();
+    if (reuse) {
+      EXPECT_GT(placed, 0u);
+      EXPECT_LT(placed, unshared);
+    } else {
+      EXPECT_EQ(placed, 0u);
+    }
+    for (int run = 0; run < 2; ++run) {  // a second run reads nothing the first left behind
+      auto errs = relative_errors(g, *dnnl, *ref, fresh_seed());
+      ASSERT_TRUE(errs) << errs.status().message();
+      for (double e : *errs) EXPECT_LT(e, 1e-4) << (reuse ? "shared arena" : "a buffer each") << ", run " << run;
+    }
+  }
+}
+
 TEST(OneDnn, GemmMatMulAndGelu) {
   GraphBuilder b;
   ValueId x = b.input("x", {3, 64});

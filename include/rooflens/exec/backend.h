@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rooflens/cost/analysis.h"
@@ -25,6 +26,9 @@ struct ExecOptions {
   // keep the fastest (oneDNN: convolutions and inner products); off: the library's first.
   bool tune = true;
   ActivationLayout layout = ActivationLayout::kChannelsLast;
+  // Let run-time buffers whose lifetimes do not overlap share memory (one arena planned in
+  // prepare, buffer_plan.h); off: every activation keeps a buffer of its own.
+  bool reuse_buffers = true;
 };
 
 // Time of one fused layer in the last run, and what implemented it.
@@ -51,6 +55,10 @@ class Backend {
   // Device backends keep the inputs of the last run() on the device: run_resident() runs
   // the model again on them without host copies, which is what throughput measures (the
   // host link is a separate question). CPU backends have no such run.
+  // Bytes of the buffers the runs write, after prepare: as placed (buffers whose lifetimes
+  // do not overlap share memory) and with a buffer each; {0, 0} when the backend does not
+  // plan its buffers.
+  virtual std::pair<size_t, size_t> activation_bytes() const { return {0, 0}; }
   virtual bool has_resident_run() const { return false; }
   virtual Status run_resident() { return Status::unsupported(name() + " has no device-resident run"); }
 };

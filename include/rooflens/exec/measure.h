@@ -35,6 +35,8 @@ struct Measurement {
   double throughput_q1 = 0, throughput_q3 = 0;  // images/s at the slow and fast quartiles
   double achieved_flops = 0;     // FLOP/s at the median (FLOPs of the fused view)
   std::vector<LayerMeasurement> layers;
+  size_t activation_bytes = 0;           // the backend's run-time buffers as placed (0: not planned)
+  size_t activation_bytes_unshared = 0;  // the same with a buffer each
 };
 
 // Prepares `backend` (weights reordered outside the timed loop) and times it.

@@ -2,10 +2,13 @@
 #include <omp.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <optional>
 
 #include "onednn_backend.h"
+#include "rooflens/exec/buffer_plan.h"
 #include "rooflens/exec/weights.h"
 
 namespace rooflens::onednn {
@@ -145,10 +148,10 @@ Expected<memory> OneDnnBackend::as_desc(ValueId v, const memory::desc& md) {
                           std::to_string(md.data.format_desc.blocking.inner_nblks);
   auto it = converted_.find({v, key});
   if (it != converted_.end() && it->second.get_desc() == md) return it->second;
-  memory out(md, eng_);
+  memory out = new_buffer(md);
   dnnl::reorder r(*m, out);
   memory src = *m;
-  add_step([r, src, out](dnnl::stream& s) mutable { r.execute(s, src, out); }, "reorder");
+  add_step([r, src, out](dnnl::stream& s) mutable { r.execute(s, src, out); }, "reorder", {src, out});
   converted_[{v, key}] = out;
   return out;
 }
@@ -189,6 +192,88 @@ Expected<memory> OneDnnBackend::rowmajor(ValueId v) {
   return as_desc(v, md_rowmajor(*val.shape));
 }
 
+memory OneDnnBackend::new_buffer(const memory::desc& md) {
+  memory m(md, eng_);
+  if (opts_.reuse_buffers && md.get_size() > 0) {
+    char* base = static_cast<char*>(m.get_data_handle());
+    buffer_at_[base] = buffers_.size();
+    buffers_.push_back(Buffer{base, md.get_size(), -1, -1});
+  }
+  return m;
+}
+
+std::optional<size_t> OneDnnBackend::buffer_of(const void* p) const {
+  const char* c = static_cast<const char*>(p);
+  auto it = buffer_at_.upper_bound(c);
+  if (it == buffer_at_.begin()) return std::nullopt;
+  --it;
+  const Buffer& b = buffers_[it->second];
+  if (c >= b.base + b.bytes) return std::nullopt;
+  return it->second;
+}
+
+void OneDnnBackend::add_step(Step s, std::string impl, const std::vector<memory>& touched) {
+  for (const memory& m : touched) {
+    if (!m) continue;
+    if (auto i = buffer_of(m.get_data_handle())) {
+      Buffer& b = buffers_[*i];
+      if (b.first < 0) b.first = step_count_;
+      b.last = step_count_;
+    }
+    touched_.push_back(m);
+  }
+  ++step_count_;
+  current().steps.push_back(std::move(s));
+  current().impls.push_back(std::move(impl));
+}
+
+void OneDnnBackend::add_primitive(const dnnl::primitive& p, const std::unordered_map<int, memory>& args,
+                                  std::string impl) {
+  std::vector<memory> touched;
+  for (const auto& [arg, m] : args) touched.push_back(m);
+  add_step([p, args](dnnl::stream& s) { p.execute(s, args); }, std::move(impl), touched);
+}
+
+Status OneDnnBackend::place_buffers() {
+  // The outputs are read after the last step.
+  for (const memory& m : output_mems_)
+    if (auto i = buffer_of(m.get_data_handle())) buffers_[*i].last = std::numeric_limits<int>::max();
+  std::vector<size_t> which;
+  std::vector<BufferLife> lives;
+  for (size_t i = 0; i < buffers_.size(); ++i)
+    if (buffers_[i].first >= 0) {  // a buffer no step touches keeps its own allocation
+      which.push_back(i);
+      lives.push_back(BufferLife{buffers_[i].bytes, buffers_[i].first, buffers_[i].last});
+    }
+  if (lives.empty()) return Status::ok();
+  const BufferPlan plan = plan_buffers(lives, 64);
+  const size_t bytes = (plan.arena_bytes + 4095) / 4096 * 4096;
+  void* p = std::aligned_alloc(4096, bytes);
+  if (!p) return Status::unavailable("cannot allocate the " + std::to_string(bytes) + "-byte activation arena");
+  arena_.reset(static_cast<char*>(p));
+  arena_bytes_ = plan.arena_bytes;
+  unplanned_bytes_ = plan.unplanned_bytes;
+  std::vector<char*> dest(buffers_.size(), nullptr);
+  for (size_t k = 0; k < which.size(); ++k) dest[which[k]] = arena_.get() + plan.offsets[k];
+  // Every memory object that may point into a buffer: new places are found for all of them
+  // before any moves (moving a buffer's owner frees its old allocation).
+  std::vector<memory> all = touched_;
+  for (const auto& [v, m] : mem_) all.push_back(m);
+  for (const auto& [k, m] : converted_) all.push_back(m);
+  all.insert(all.end(), output_mems_.begin(), output_mems_.end());
+  std::map<dnnl_memory_t, std::pair<memory, char*>> moves;
+  for (const memory& m : all) {
+    if (!m) continue;
+    char* h = static_cast<char*>(m.get_data_handle());
+    auto i = buffer_of(h);
+    if (!i || !dest[*i]) continue;
+    moves.emplace(m.get(), std::make_pair(m, dest[*i] + (h - buffers_[*i].base)));
+  }
+  for (auto& [raw, move] : moves) move.first.set_data_handle(move.second);
+  buffer_at_.clear();  // the old addresses are gone
+  return Status::ok();
+}
+
 Status OneDnnBackend::prepare(const Graph& g, const ModelAnalysis& fused, const ExecOptions& o) {
   g_ = &g;
   opts_ = o;
@@ -197,6 +282,12 @@ Status OneDnnBackend::prepare(const Graph& g, const ModelAnalysis& fused, const 
   plans_.clear();
   input_mems_.clear();
   output_mems_.clear();
+  touched_.clear();
+  buffers_.clear();
+  buffer_at_.clear();
+  step_count_ = 0;
+  arena_.reset();
+  arena_bytes_ = unplanned_bytes_ = 0;
   built_.assign(g.nodes.size(), 0);
   if (o.threads > 0) omp_set_num_threads(o.threads);
   blocked_ = o.layout == ActivationLayout::kBlocked;
@@ -227,6 +318,7 @@ Status OneDnnBackend::prepare(const Graph& g, const ModelAnalysis& fused, const 
     if (!m) return m.status();
     output_mems_.push_back(*m);
   }
+  if (o.reuse_buffers) ROOFLENS_RETURN_IF_ERROR(place_buffers());
   return Status::ok();
 }
 

@@ -46,8 +46,8 @@ static Expected<memory> broadcast_operand(OneDnnBackend& b, ValueId v, const Sha
   return memory(md_rowmajor(padded), b.engine(), m->get_data_handle());
 }
 
-Expected<memory> epilogue_dst(const Epilogue& e, const memory::desc& dst_desc, dnnl::engine& eng) {
-  if (!e.sum_into) return memory(dst_desc, eng);
+Expected<memory> epilogue_dst(OneDnnBackend& b, const Epilogue& e, const memory::desc& dst_desc) {
+  if (!e.sum_into) return b.new_buffer(dst_desc);
   if (e.sum_into->get_desc() != dst_desc) return Status::internal("in-place residual in another layout than the primitive's");
   return *e.sum_into;
 }

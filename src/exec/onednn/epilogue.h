@@ -30,6 +30,6 @@ Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nod
 std::optional<double> known_scalar(const Graph& g, ValueId v);
 
 // The primitive's destination: the in-place residual when the epilogue has one.
-Expected<dnnl::memory> epilogue_dst(const Epilogue& e, const dnnl::memory::desc& dst_desc, dnnl::engine& eng);
+Expected<dnnl::memory> epilogue_dst(OneDnnBackend& b, const Epilogue& e, const dnnl::memory::desc& dst_desc);
 
 }  // namespace rooflens::onednn

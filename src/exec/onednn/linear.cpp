@@ -57,20 +57,19 @@ Expected<size_t> finish_weighted(OneDnnBackend& b, const Node& n, const Desc& de
   memory bm = to_memory(bias, b_md, b.engine());
   auto src = b.as_desc(n.inputs[0], pd.src_desc());
   if (!src) return src.status();
-  auto dm = epilogue_dst(e, pd.dst_desc(), b.engine());
+  auto dm = epilogue_dst(b, e, pd.dst_desc());
   if (!dm) return dm.status();
   memory dst = *dm;
   std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, *src}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_BIAS, bm}, {DNNL_ARG_DST, dst}};
   add_post_args(args, e);
   Prim prim(pd);
-  b.add_step([prim, args](dnnl::stream& s) { prim.execute(s, args); }, pd.impl_info_str());
+  b.add_primitive(prim, args, pd.impl_info_str());
   if (tactic.split) {  // the epilogue's last eltwise op as its own pass, in place
     dnnl::eltwise_forward::desc ed(dnnl::prop_kind::forward_inference, tactic.alg, dst.get_desc(), tactic.alpha,
                                    tactic.beta);
     dnnl::eltwise_forward::primitive_desc epd(ed, b.engine());
     dnnl::eltwise_forward ep(epd);
-    b.add_step([ep, dst](dnnl::stream& s) { ep.execute(s, {{DNNL_ARG_SRC, dst}, {DNNL_ARG_DST, dst}}); },
-               epd.impl_info_str());
+    b.add_primitive(ep, {{DNNL_ARG_SRC, dst}, {DNNL_ARG_DST, dst}}, epd.impl_info_str());
   }
   b.set_mem(e.tip, dst);
   return e.next;
@@ -230,13 +229,13 @@ Expected<size_t> build_matmul(OneDnnBackend& b, const LayerReport& L) {
     if (!r) return r.status();
     bm = memory(b_plain, b.engine(), r->get_data_handle());
   }
-  auto dm = epilogue_dst(*e, pd.dst_desc(), b.engine());
+  auto dm = epilogue_dst(b, *e, pd.dst_desc());
   if (!dm) return dm.status();
   memory dst = *dm;
   std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, dst}};
   add_post_args(args, *e);
   dnnl::matmul prim(pd);
-  b.add_step([prim, args](dnnl::stream& s) { prim.execute(s, args); }, pd.impl_info_str());
+  b.add_primitive(prim, args, pd.impl_info_str());
   // The tip keeps the graph's shape (every mapped node's output has the MatMul's shape).
   b.set_mem(e->tip, collapse ? memory(md_rowmajor(ys), b.engine(), dst.get_data_handle()) : dst);
   return e->next;

@@ -48,11 +48,10 @@ Status eltwise(OneDnnBackend& b, const Node& n, algorithm a, float alpha, float 
     attr.set_post_ops(po);
   }
   dnnl::eltwise_forward::primitive_desc pd(d, attr, b.engine());
-  memory dst(pd.dst_desc(), b.engine());
+  memory dst = b.new_buffer(pd.dst_desc());
   dnnl::eltwise_forward prim(pd);
   memory s = *src;
-  b.add_step([prim, s, dst](dnnl::stream& st) { prim.execute(st, {{DNNL_ARG_SRC, s}, {DNNL_ARG_DST, dst}}); },
-             pd.impl_info_str());
+  b.add_primitive(prim, {{DNNL_ARG_SRC, s}, {DNNL_ARG_DST, dst}}, pd.impl_info_str());
   b.set_mem(n.outputs[0], dst);
   return Status::ok();
 }
@@ -82,10 +81,10 @@ Status binary(OneDnnBackend& b, const Node& n) {
     if (ys.size() == 4 && s0->get_desc() == md_blocked16(ys) && padded[1] == ys[1]) {
       // oneDNN 2.6 has no JIT kernel for a blocked operand against a plain broadcast one
       // (an SE block's scale): the small operand goes blocked too.
-      memory blk(md_blocked16(padded), b.engine());
+      memory blk = b.new_buffer(md_blocked16(padded));
       dnnl::reorder r(s1, blk);
       memory from = s1;
-      b.add_step([r, from, blk](dnnl::stream& st) mutable { r.execute(st, from, blk); }, "reorder");
+      b.add_step([r, from, blk](dnnl::stream& st) mutable { r.execute(st, from, blk); }, "reorder", {from, blk});
       s1 = blk;
     }
   }
@@ -95,12 +94,10 @@ Status binary(OneDnnBackend& b, const Node& n) {
                                                  : algorithm::binary_div;
   dnnl::binary::desc d(alg, s0->get_desc(), s1.get_desc(), s0->get_desc());
   dnnl::binary::primitive_desc pd(d, b.engine());
-  memory dst(pd.dst_desc(), b.engine());
+  memory dst = b.new_buffer(pd.dst_desc());
   dnnl::binary prim(pd);
   memory x = *s0;
-  b.add_step([prim, x, s1, dst](dnnl::stream& st) {
-    prim.execute(st, {{DNNL_ARG_SRC_0, x}, {DNNL_ARG_SRC_1, s1}, {DNNL_ARG_DST, dst}});
-  }, pd.impl_info_str());
+  b.add_primitive(prim, {{DNNL_ARG_SRC_0, x}, {DNNL_ARG_SRC_1, s1}, {DNNL_ARG_DST, dst}}, pd.impl_info_str());
   b.set_mem(n.outputs[0], dst);
   return Status::ok();
 }
@@ -131,11 +128,10 @@ Status pooling(OneDnnBackend& b, const Node& n) {
   dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, alg, src->get_desc(), dst_md, {s[0], s[1]},
                                 {k[0], k[1]}, pl, pr);
   dnnl::pooling_forward::primitive_desc pd(d, b.engine());
-  memory dst(pd.dst_desc(), b.engine());
+  memory dst = b.new_buffer(pd.dst_desc());
   dnnl::pooling_forward prim(pd);
   memory x = *src;
-  b.add_step([prim, x, dst](dnnl::stream& st) { prim.execute(st, {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}}); },
-             pd.impl_info_str());
+  b.add_primitive(prim, {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}}, pd.impl_info_str());
   b.set_mem(n.outputs[0], dst);
   return Status::ok();
 }
@@ -157,11 +153,11 @@ Status batchnorm(OneDnnBackend& b, const Node& n, ValueId relu_out = kNoValue) {
   dnnl::batch_normalization_forward::desc d(dnnl::prop_kind::forward_inference, src->get_desc(),
                                             static_cast<float>(attr_real_or(n, "epsilon", 1e-5)), flags);
   dnnl::batch_normalization_forward::primitive_desc pd(d, b.engine());
-  memory dst(pd.dst_desc(), b.engine());
+  memory dst = b.new_buffer(pd.dst_desc());
   dnnl::batch_normalization_forward prim(pd);
   std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, *src}, {DNNL_ARG_SCALE, p[0]}, {DNNL_ARG_SHIFT, p[1]},
                                           {DNNL_ARG_MEAN, p[2]}, {DNNL_ARG_VARIANCE, p[3]}, {DNNL_ARG_DST, dst}};
-  b.add_step([prim, args](dnnl::stream& st) { prim.execute(st, args); }, pd.impl_info_str());
+  b.add_primitive(prim, args, pd.impl_info_str());
   b.set_mem(relu_out != kNoValue ? relu_out : n.outputs[0], dst);
   return Status::ok();
 }
@@ -201,11 +197,11 @@ Status layernorm(OneDnnBackend& b, const Node& n) {
   dnnl::layer_normalization_forward::desc d(dnnl::prop_kind::forward_inference, src->get_desc(),
                                             static_cast<float>(attr_real_or(n, "epsilon", 1e-5)), flags);
   dnnl::layer_normalization_forward::primitive_desc pd(d, b.engine());
-  memory dst(pd.dst_desc(), b.engine());
+  memory dst = b.new_buffer(pd.dst_desc());
   dnnl::layer_normalization_forward prim(pd);
   std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, *src}, {DNNL_ARG_SCALE, scale}, {DNNL_ARG_DST, dst}};
   if (shift) args[DNNL_ARG_SHIFT] = shift;
-  b.add_step([prim, args](dnnl::stream& st) { prim.execute(st, args); }, pd.impl_info_str());
+  b.add_primitive(prim, args, pd.impl_info_str());
   b.set_mem(n.outputs[0], dst);
   return Status::ok();
 }
@@ -234,27 +230,26 @@ Status reduce_mean(OneDnnBackend& b, const Node& n) {
     dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, algorithm::pooling_avg_exclude_padding,
                                   src->get_desc(), pooled_md, {1, 1}, {xs[2], xs[3]}, {0, 0}, {0, 0});
     dnnl::pooling_forward::primitive_desc pd(d, b.engine());
-    memory pooled(pd.dst_desc(), b.engine());
+    memory pooled = b.new_buffer(pd.dst_desc());
     dnnl::pooling_forward prim(pd);
     memory x = *src;
-    b.add_step([prim, x, pooled](dnnl::stream& st) { prim.execute(st, {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, pooled}}); },
-               pd.impl_info_str());
+    b.add_primitive(prim, {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, pooled}}, pd.impl_info_str());
     memory plain = pooled;
     if (pd.dst_desc() != md_rowmajor(keep)) {  // a blocked [N, C, 1, 1]: into row-major for the view below
-      plain = memory(md_rowmajor(keep), b.engine());
+      plain = b.new_buffer(md_rowmajor(keep));
       dnnl::reorder r(pooled, plain);
-      b.add_step([r, pooled, plain](dnnl::stream& st) mutable { r.execute(st, pooled, plain); }, "reorder");
+      b.add_step([r, pooled, plain](dnnl::stream& st) mutable { r.execute(st, pooled, plain); }, "reorder",
+                 {pooled, plain});
     }
     b.set_mem(n.outputs[0], memory(md_rowmajor(ys), b.engine(), plain.get_data_handle()));
     return Status::ok();
   }
   dnnl::reduction::desc d(algorithm::reduction_mean, src->get_desc(), md_rowmajor(keep), 0.f, 0.f);
   dnnl::reduction::primitive_desc pd(d, b.engine());
-  memory dst(pd.dst_desc(), b.engine());
+  memory dst = b.new_buffer(pd.dst_desc());
   dnnl::reduction prim(pd);
   memory x = *src;
-  b.add_step([prim, x, dst](dnnl::stream& st) { prim.execute(st, {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}}); },
-             pd.impl_info_str());
+  b.add_primitive(prim, {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}}, pd.impl_info_str());
   b.set_mem(n.outputs[0], memory(md_rowmajor(ys), b.engine(), dst.get_data_handle()));
   return Status::ok();
 }
@@ -270,11 +265,10 @@ Status softmax(OneDnnBackend& b, const Node& n) {
   if (!src) return src.status();
   dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, src->get_desc(), static_cast<int>(axis));
   dnnl::softmax_forward::primitive_desc pd(d, b.engine());
-  memory dst(pd.dst_desc(), b.engine());
+  memory dst = b.new_buffer(pd.dst_desc());
   dnnl::softmax_forward prim(pd);
   memory x = *src;
-  b.add_step([prim, x, dst](dnnl::stream& st) { prim.execute(st, {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}}); },
-             pd.impl_info_str());
+  b.add_primitive(prim, {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}}, pd.impl_info_str());
   b.set_mem(n.outputs[0], dst);
   return Status::ok();
 }
@@ -285,11 +279,11 @@ Status onednn_concat(OneDnnBackend& b, ValueId out, const memory::desc& dst_md, 
   std::vector<memory::desc> mds;
   for (const memory& m : srcs) mds.push_back(m.get_desc());
   dnnl::concat::primitive_desc pd(dst_md, axis, mds, b.engine());
-  memory dst(pd.dst_desc(), b.engine());
+  memory dst = b.new_buffer(pd.dst_desc());
   std::unordered_map<int, memory> args = {{DNNL_ARG_DST, dst}};
   for (size_t i = 0; i < srcs.size(); ++i) args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = srcs[i];
   dnnl::concat prim(pd);
-  b.add_step([prim, args](dnnl::stream& st) { prim.execute(st, args); }, pd.impl_info_str());
+  b.add_primitive(prim, args, pd.impl_info_str());
   b.set_mem(out, dst);
   return Status::ok();
 }
@@ -328,7 +322,7 @@ Status concat(OneDnnBackend& b, const Node& n) {
     // Channels of channels-last tensors: per pixel, each input's run of channels in turn, so
     // the output is written front to back (oneDNN 2.6's concat reaches half the bandwidth
     // here: DenseNet-121's concats at batch 32, 101 ms against ONNX Runtime's 39).
-    memory dst(md_channels_last(ys), b.engine());
+    memory dst = b.new_buffer(md_channels_last(ys));
     std::vector<int64_t> widths;
     for (ValueId in : n.inputs) widths.push_back(shape_of(g, in)[1]);
     const int64_t C = ys[1], pixels = ys[0] * ys[2] * ys[3];
@@ -344,7 +338,11 @@ Status concat(OneDnnBackend& b, const Node& n) {
           out += widths[i];
         }
       }
-    }, "host:channel_concat");
+    }, "host:channel_concat", [&] {
+      std::vector<memory> t = srcs;
+      t.push_back(dst);
+      return t;
+    }());
     b.set_mem(n.outputs[0], dst);
     return Status::ok();
   }
@@ -354,9 +352,9 @@ Status concat(OneDnnBackend& b, const Node& n) {
 // Copies a strided view of `src` (dims/strides in elements, offset) into a new row-major tensor.
 Status copy_view(OneDnnBackend& b, const memory& src, const memory::desc& view, const Shape& out_shape, ValueId out) {
   memory v(view, b.engine(), src.get_data_handle());
-  memory dst(md_rowmajor(out_shape), b.engine());
+  memory dst = b.new_buffer(md_rowmajor(out_shape));
   dnnl::reorder r(v, dst);
-  b.add_step([r, v, dst](dnnl::stream& st) mutable { r.execute(st, v, dst); }, "reorder");
+  b.add_step([r, v, dst](dnnl::stream& st) mutable { r.execute(st, v, dst); }, "reorder", {v, dst});
   b.set_mem(out, dst);
   return Status::ok();
 }
@@ -386,7 +384,7 @@ Status transpose(OneDnnBackend& b, const Node& n) {
   const size_t r = ys.size();
   const bool shuffle = r >= 4 && perm[0] == 0 && perm[r - 2] == static_cast<int64_t>(r - 2) &&
                        perm[r - 1] == static_cast<int64_t>(r - 1);
-  memory dst(shuffle ? md_split_channels_last(ys) : md_rowmajor(ys), b.engine());
+  memory dst = b.new_buffer(shuffle ? md_split_channels_last(ys) : md_rowmajor(ys));
   if (shuffle && r == 5 && memory::desc(memory::dims(xs.begin(), xs.end()), memory::data_type::f32, *in_strides) ==
                                md_split_channels_last(xs) && perm[1] == 2 && perm[2] == 1) {
     // Channel shuffle of a channels-last activation: per pixel, a [G, Cg] -> [Cg, G]
@@ -400,14 +398,14 @@ Status transpose(OneDnnBackend& b, const Node& n) {
       for (int64_t p = 0; p < pixels; ++p)
         for (int64_t g = 0; g < G; ++g)
           for (int64_t c = 0; c < Cg; ++c) y[p * C + c * G + g] = x[p * C + g * Cg + c];
-    }, "host:channel_shuffle");
+    }, "host:channel_shuffle", {s, dst});
     b.set_mem(n.outputs[0], dst);
     return Status::ok();
   }
   memory v(memory::desc(memory::dims(ys.begin(), ys.end()), memory::data_type::f32, strides), b.engine(),
            src->get_data_handle());
   dnnl::reorder re(v, dst);
-  b.add_step([re, v, dst](dnnl::stream& st) mutable { re.execute(st, v, dst); }, "reorder");
+  b.add_step([re, v, dst](dnnl::stream& st) mutable { re.execute(st, v, dst); }, "reorder", {v, dst});
   b.set_mem(n.outputs[0], dst);
   return Status::ok();
 }
@@ -422,14 +420,14 @@ Status slice_like(OneDnnBackend& b, ValueId in, ValueId out, const std::vector<i
       offsets[3] == 0 && ys[0] == xs[0] && ys[2] == xs[2] && ys[3] == xs[3]) {
     // A channel slice of a channels-last activation stays channels-last: per pixel, one
     // contiguous run of channels.
-    memory s = *cl, dst(md_channels_last(ys), b.engine());
+    memory s = *cl, dst = b.new_buffer(md_channels_last(ys));
     const int64_t C = xs[1], Cy = ys[1], c0 = offsets[1], pixels = xs[0] * xs[2] * xs[3];
     b.add_step([s, dst, C, Cy, c0, pixels](dnnl::stream&) {
       const float* x = static_cast<const float*>(s.get_data_handle());
       float* y = static_cast<float*>(dst.get_data_handle());
 #pragma omp parallel for
       for (int64_t p = 0; p < pixels; ++p) std::memcpy(y + p * Cy, x + p * C + c0, static_cast<size_t>(Cy) * sizeof(float));
-    }, "host:channel_slice");
+    }, "host:channel_slice", {s, dst});
     b.set_mem(out, dst);
     return Status::ok();
   }
@@ -515,7 +513,7 @@ Status pad(OneDnnBackend& b, const Node& n) {
   }
   auto src = b.rowmajor(n.inputs[0]);
   if (!src) return src.status();
-  memory dst(md_rowmajor(ys), b.engine());
+  memory dst = b.new_buffer(md_rowmajor(ys));
   memory::desc sub = md_rowmajor(ys).submemory_desc(memory::dims(xs.begin(), xs.end()),
                                                     memory::dims(pads.begin(), pads.begin() + static_cast<long>(xs.size())));
   memory inner(sub, b.engine(), dst.get_data_handle());
@@ -526,7 +524,7 @@ Status pad(OneDnnBackend& b, const Node& n) {
     float* p = static_cast<float*>(dst.get_data_handle());
     std::fill(p, p + count, value);
     r.execute(st, s, inner);
-  }, "reorder(pad)");
+  }, "reorder(pad)", {s, inner, dst});
   b.set_mem(n.outputs[0], dst);
   return Status::ok();
 }
@@ -566,7 +564,7 @@ Status view(OneDnnBackend& b, const Node& n) {
 Status erf(OneDnnBackend& b, const Node& n) {
   auto src = b.rowmajor(n.inputs[0]);
   if (!src) return src.status();
-  memory dst(src->get_desc(), b.engine());
+  memory dst = b.new_buffer(src->get_desc());
   const size_t count = src->get_desc().get_size() / sizeof(float);
   memory s = *src;
   b.add_step([s, dst, count](dnnl::stream&) {
@@ -574,7 +572,7 @@ Status erf(OneDnnBackend& b, const Node& n) {
     float* y = static_cast<float*>(dst.get_data_handle());
 #pragma omp parallel for
     for (size_t i = 0; i < count; ++i) y[i] = std::erf(x[i]);
-  }, "host:erf");
+  }, "host:erf", {s, dst});
   b.set_mem(n.outputs[0], dst);
   return Status::ok();
 }

@@ -8,6 +8,11 @@
 // prepare with every non-reference implementation oneDNN lists, with and without its last
 // eltwise post-op split off into an in-place pass, and the fastest is kept; the choice is
 // cached on disk per machine (tactic_cache.h), so a model's later prepares take no timing.
+// Buffers (ExecOptions::reuse_buffers): every buffer a run writes is made by new_buffer and
+// every step names the memories it touches; at the end of prepare the touched buffers move
+// into one arena where buffers whose step ranges do not overlap share bytes
+// (exec/buffer_plan.h), and each memory object pointing into one (views included) is
+// pointed at its new place. Weights and stored values keep their own allocations.
 // Views and data movement (nodes.cpp, mem()):
 //  - A Reshape aliases its input without a copy when PyTorch's view rule allows it on the
 //    input's plain strided layout and the result is row-major or acdb; a result in another
@@ -32,11 +37,14 @@
 // binary post-op, which oneDNN 2.6 serves only with slower kernels (jit_1x1 for 1x1 convs).
 #pragma once
 
+#include <cstdlib>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "rooflens/exec/backend.h"
@@ -72,10 +80,16 @@ class OneDnnBackend final : public Backend {
   // The value in a given layout (adds a reorder step if needed).
   Expected<dnnl::memory> as_desc(ValueId v, const dnnl::memory::desc& md);
   void set_mem(ValueId v, dnnl::memory m) { mem_[v] = std::move(m); }
-  void add_step(Step s, std::string impl) {
-    current().steps.push_back(std::move(s));
-    current().impls.push_back(std::move(impl));
-  }
+  // A step of the current layer. `touched` names every memory the step reads or writes:
+  // the buffers' lifetimes, and so which of them may share bytes, come from these lists.
+  void add_step(Step s, std::string impl, const std::vector<dnnl::memory>& touched);
+  // A primitive run with `args` (every argument counts as touched).
+  void add_primitive(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args, std::string impl);
+  // A buffer the runs write (an activation or a temporary): its own allocation while the
+  // layers are built; with ExecOptions::reuse_buffers it moves into the shared arena at the
+  // end of prepare (buffer_plan.h). Stored values and weights are never made with this.
+  dnnl::memory new_buffer(const dnnl::memory::desc& md);
+  std::pair<size_t, size_t> activation_bytes() const override { return {arena_bytes_, unplanned_bytes_}; }
   Expected<Tensor> stored(ValueId v);
   const ExecOptions& options() const { return opts_; }
   // The layout a 4-D activation of shape `s` is produced in (see ActivationLayout).
@@ -88,6 +102,15 @@ class OneDnnBackend final : public Backend {
 
  private:
   Status build_layer(const LayerReport& layer);
+  // Moves every touched buffer into one arena (buffer_plan.h) and points each memory object
+  // that refers to one at its new place.
+  Status place_buffers();
+  struct Buffer {
+    char* base = nullptr;
+    size_t bytes = 0;
+    int first = -1, last = -1;  // steps that touch it
+  };
+  std::optional<size_t> buffer_of(const void* p) const;
   dnnl::engine eng_;
   dnnl::stream strm_;
   const Graph* g_ = nullptr;
@@ -98,6 +121,12 @@ class OneDnnBackend final : public Backend {
   std::vector<LayerPlan> plans_;
   std::vector<char> built_;  // per node: its layer's primitives are already built
   std::vector<dnnl::memory> input_mems_, output_mems_;
+  std::vector<Buffer> buffers_;
+  std::map<const char*, size_t> buffer_at_;  // base -> index in buffers_
+  std::vector<dnnl::memory> touched_;        // every memory object a step touches
+  int step_count_ = 0;
+  std::unique_ptr<char, void (*)(void*)> arena_{nullptr, std::free};
+  size_t arena_bytes_ = 0, unplanned_bytes_ = 0;
 };
 
 // Row-major / channels-last descriptors.
