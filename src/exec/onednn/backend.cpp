@@ -271,6 +271,7 @@ Status OneDnnBackend::place_buffers() {
   }
   for (auto& [raw, move] : moves) move.first.set_data_handle(move.second);
   buffer_at_.clear();  // the old addresses are gone
+  touched_.clear();    // the steps hold what they need
   return Status::ok();
 }
 
