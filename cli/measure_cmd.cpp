@@ -262,7 +262,7 @@ int run_measure(const MeasureArgs& a) {
       out += fmt::format("  max batch       {:>10}  (largest that fits {:.1f} GB less {:.1f} GB reserved: weights + live activations + workspace)\n",
                          *max_batch, dev->mem_bytes / 1e9, dev->reserved_bytes / 1e9);
     if (m.activation_bytes > 0)
-      out += fmt::format("  activations     {:>10.1f} MiB in one arena shared by buffers whose lifetimes do not overlap ({:.1f} MiB with a buffer each)\n",
+      out += fmt::format("  activations     {:>10.1f} MiB  (one arena, shared where lifetimes do not overlap; {:.1f} MiB with a buffer each)\n",
                          m.activation_bytes / 1048576.0, m.activation_bytes_unshared / 1048576.0);
     out += fmt::format("  achieved        {:>10.1f} GFLOP/s\n", m.achieved_flops / 1e9);
     out += fmt::format("  utilization     {:>10.1f} %  of the {} peak {:.1f} GFLOP/s ({})\n", 100 * util, c->peak_label,
