@@ -149,9 +149,7 @@ Expected<memory> OneDnnBackend::as_desc(ValueId v, const memory::desc& md) {
   auto it = converted_.find({v, key});
   if (it != converted_.end() && it->second.get_desc() == md) return it->second;
   memory out = new_buffer(md);
-  dnnl::reorder r(*m, out);
-  memory src = *m;
-  add_step([r, src, out](dnnl::stream& s) mutable { r.execute(s, src, out); }, "reorder", {src, out});
+  add_reorder(*m, out);
   converted_[{v, key}] = out;
   return out;
 }
@@ -234,6 +232,10 @@ void OneDnnBackend::add_primitive(const dnnl::primitive& p, const std::unordered
   add_step([p, args](dnnl::stream& s) { p.execute(s, args); }, std::move(impl), touched);
 }
 
+void OneDnnBackend::add_reorder(const memory& from, const memory& to) {
+  add_primitive(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}, "reorder");
+}
+
 Status OneDnnBackend::place_buffers() {
   // The outputs are read after the last step.
   for (const memory& m : output_mems_)
@@ -270,8 +272,9 @@ Status OneDnnBackend::place_buffers() {
     moves.emplace(m.get(), std::make_pair(m, dest[*i] + (h - buffers_[*i].base)));
   }
   for (auto& [raw, move] : moves) move.first.set_data_handle(move.second);
-  buffer_at_.clear();  // the old addresses are gone
-  touched_.clear();    // the steps hold what they need
+  buffers_.clear();  // the old addresses are gone
+  buffer_at_.clear();
+  touched_.clear();  // the steps hold what they need
   return Status::ok();
 }
 

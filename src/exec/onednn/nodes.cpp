@@ -82,9 +82,7 @@ Status binary(OneDnnBackend& b, const Node& n) {
       // oneDNN 2.6 has no JIT kernel for a blocked operand against a plain broadcast one
       // (an SE block's scale): the small operand goes blocked too.
       memory blk = b.new_buffer(md_blocked16(padded));
-      dnnl::reorder r(s1, blk);
-      memory from = s1;
-      b.add_step([r, from, blk](dnnl::stream& st) mutable { r.execute(st, from, blk); }, "reorder", {from, blk});
+      b.add_reorder(s1, blk);
       s1 = blk;
     }
   }
@@ -237,9 +235,7 @@ Status reduce_mean(OneDnnBackend& b, const Node& n) {
     memory plain = pooled;
     if (pd.dst_desc() != md_rowmajor(keep)) {  // a blocked [N, C, 1, 1]: into row-major for the view below
       plain = b.new_buffer(md_rowmajor(keep));
-      dnnl::reorder r(pooled, plain);
-      b.add_step([r, pooled, plain](dnnl::stream& st) mutable { r.execute(st, pooled, plain); }, "reorder",
-                 {pooled, plain});
+      b.add_reorder(pooled, plain);
     }
     b.set_mem(n.outputs[0], memory(md_rowmajor(ys), b.engine(), plain.get_data_handle()));
     return Status::ok();
@@ -326,6 +322,8 @@ Status concat(OneDnnBackend& b, const Node& n) {
     std::vector<int64_t> widths;
     for (ValueId in : n.inputs) widths.push_back(shape_of(g, in)[1]);
     const int64_t C = ys[1], pixels = ys[0] * ys[2] * ys[3];
+    std::vector<memory> touched = srcs;
+    touched.push_back(dst);
     b.add_step([srcs, dst, widths, C, pixels](dnnl::stream&) {
       std::vector<const float*> x;
       for (const memory& m : srcs) x.push_back(static_cast<const float*>(m.get_data_handle()));
@@ -338,11 +336,7 @@ Status concat(OneDnnBackend& b, const Node& n) {
           out += widths[i];
         }
       }
-    }, "host:channel_concat", [&] {
-      std::vector<memory> t = srcs;
-      t.push_back(dst);
-      return t;
-    }());
+    }, "host:channel_concat", touched);
     b.set_mem(n.outputs[0], dst);
     return Status::ok();
   }
@@ -353,8 +347,7 @@ Status concat(OneDnnBackend& b, const Node& n) {
 Status copy_view(OneDnnBackend& b, const memory& src, const memory::desc& view, const Shape& out_shape, ValueId out) {
   memory v(view, b.engine(), src.get_data_handle());
   memory dst = b.new_buffer(md_rowmajor(out_shape));
-  dnnl::reorder r(v, dst);
-  b.add_step([r, v, dst](dnnl::stream& st) mutable { r.execute(st, v, dst); }, "reorder", {v, dst});
+  b.add_reorder(v, dst);
   b.set_mem(out, dst);
   return Status::ok();
 }
@@ -404,8 +397,7 @@ Status transpose(OneDnnBackend& b, const Node& n) {
   }
   memory v(memory::desc(memory::dims(ys.begin(), ys.end()), memory::data_type::f32, strides), b.engine(),
            src->get_data_handle());
-  dnnl::reorder re(v, dst);
-  b.add_step([re, v, dst](dnnl::stream& st) mutable { re.execute(st, v, dst); }, "reorder", {v, dst});
+  b.add_reorder(v, dst);
   b.set_mem(n.outputs[0], dst);
   return Status::ok();
 }

@@ -85,6 +85,8 @@ class OneDnnBackend final : public Backend {
   void add_step(Step s, std::string impl, const std::vector<dnnl::memory>& touched);
   // A primitive run with `args` (every argument counts as touched).
   void add_primitive(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args, std::string impl);
+  // A oneDNN reorder of `from` into `to` (a step named "reorder").
+  void add_reorder(const dnnl::memory& from, const dnnl::memory& to);
   // A buffer the runs write (an activation or a temporary): its own allocation while the
   // layers are built; with ExecOptions::reuse_buffers it moves into the shared arena at the
   // end of prepare (buffer_plan.h). Stored values and weights are never made with this.
