@@ -124,8 +124,8 @@ void add_measure(CLI::App& app, MeasureArgs& a) {
   add_input_shape_option(cmd, &a.input_shapes);
   cmd->add_option("--threads", a.threads, "threads (default: all cores)");
   cmd->add_option("--device", a.device, "device file or id for predictions and the peak (default: this machine's entry; `rooflens probe cpu --out local.json` measures one)")->capture_default_str();
-  cmd->add_option("--layout", a.layout, "cpu backend: activations between layers: channels-last, or blocked (oneDNN's nChw16c where channels are a multiple of 16)")
-      ->check(CLI::IsMember({"channels-last", "blocked"}))->capture_default_str();
+  cmd->add_option("--layout", a.layout, "cpu backend: activations between layers: channels-last, blocked (oneDNN's nChw16c where channels are a multiple of 16), or auto (each layer in the layout it ran faster in, from one timed run of each, reorders costed)")
+      ->check(CLI::IsMember({"channels-last", "blocked", "auto"}))->capture_default_str();
   cmd->add_flag("--no-tune", a.no_tune, "cpu backend: take oneDNN's first implementation of each conv/inner product instead of timing its candidates while preparing");
   cmd->add_flag("--no-buffer-reuse", a.no_buffer_reuse, "cpu backend: give every activation a buffer of its own instead of one arena shared by buffers whose lifetimes do not overlap");
   cmd->add_flag("--verify", a.verify, "also run the reference backend on the same input and report the relative error");
@@ -183,7 +183,9 @@ int run_measure(const MeasureArgs& a) {
   exec.threads = threads;
   exec.tune = !a.no_tune;
   exec.reuse_buffers = !a.no_buffer_reuse;
-  exec.layout = a.layout == "blocked" ? ActivationLayout::kBlocked : ActivationLayout::kChannelsLast;
+  exec.layout = a.layout == "blocked" ? ActivationLayout::kBlocked
+                : a.layout == "auto"  ? ActivationLayout::kAuto
+                                      : ActivationLayout::kChannelsLast;
   auto c = measure_and_predict(a.files[0], *shapes, choice, batch, exec, a.max_seconds, *dev);
   if (!c) return report_error(c.status());
   std::optional<double> verify_err;
@@ -228,6 +230,7 @@ int run_measure(const MeasureArgs& a) {
                         {"max_batch", max_batch ? nlohmann::json(*max_batch) : nlohmann::json(nullptr)},
                         {"activation_bytes", m.activation_bytes},
                         {"activation_bytes_unshared", m.activation_bytes_unshared},
+                        {"layout", m.layout},
                         {"layers", layers}};
     if (verify_err) {
       j["verify_max_rel_error"] = *verify_err;
@@ -264,6 +267,7 @@ int run_measure(const MeasureArgs& a) {
     if (m.activation_bytes > 0)
       out += fmt::format("  activations     {:>10.1f} MiB  (one arena, shared where lifetimes do not overlap; {:.1f} MiB with a buffer each)\n",
                          m.activation_bytes / 1048576.0, m.activation_bytes_unshared / 1048576.0);
+    if (!m.layout.empty()) out += fmt::format("  layout          {}\n", m.layout);
     out += fmt::format("  achieved        {:>10.1f} GFLOP/s\n", m.achieved_flops / 1e9);
     out += fmt::format("  utilization     {:>10.1f} %  of the {} peak {:.1f} GFLOP/s ({})\n", 100 * util, c->peak_label,
                        c->peak / 1e9, dev->id);

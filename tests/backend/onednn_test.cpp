@@ -152,6 +152,73 @@ TEST(OneDnn, BlockedActivationLayoutKeepsResults) {
   for (const LayerTiming& l : layers) EXPECT_EQ(l.impl.find("ref"), std::string::npos) << l.name << ": " << l.impl;
 }
 
+// Layouts chosen per layer (ActivationLayout::kAuto): any mix of channels-last and blocked
+// layers keeps the results (reorders between them, a residual summed into a reordered copy,
+// an SE scale, a concat of inputs in different layouts), and so does the timed choice.
+TEST(OneDnn, PerLayerLayoutMixesKeepResults) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {2, 3, 20, 20});
+  ValueId stem = b.add1("Relu", "r0", {b.conv("stem", x, 3, 32, 3, {.stride = 2, .pad = 1})});
+  ValueId a = b.add1("Relu", "ra", {b.batchnorm("bna", b.conv("ca", stem, 32, 16, 1), 16)});
+  ValueId res = b.add1("Relu", "rr", {b.add1("Add", "res", {b.conv("cb", a, 16, 32, 3, {.pad = 1}), stem})});
+  ValueId res2 = b.add1("Add", "res2", {b.conv("cc", res, 32, 32, 3, {.pad = 1}), res});  // reads what it adds
+  ValueId dw = b.conv("dw", res2, 32, 32, 3, {.pad = 1, .group = 32});
+  ValueId pool = b.add1("GlobalAveragePool", "gap", {dw});
+  ValueId gate = b.add1("Sigmoid", "gate", {b.conv("fc", pool, 32, 32, 1, {.bias = true})});
+  ValueId se = b.add1("Mul", "se", {dw, gate});
+  ValueId cat = b.add1("Concat", "cat", {se, b.conv("more", se, 32, 16, 1), res2}, {{"axis", int64_t{1}}});
+  ValueId mp = b.add1("MaxPool", "mp", {cat}, {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
+  b.output(b.conv("head", mp, 80, 32, 1));
+  Graph g = b.finish();
+  auto inferred = infer_shapes(g);
+  ASSERT_TRUE(inferred) << inferred.status().message();
+  ModelAnalysis m = analyze_graph(g, *inferred, {});
+  auto ref = make_reference_backend();
+  ASSERT_TRUE(ref->prepare(g, m, {}));
+  const size_t n = m.layers.size();
+  std::vector<std::vector<char>> mixes = {std::vector<char>(n, 0), std::vector<char>(n, 1)};
+  for (size_t phase = 0; phase < 2; ++phase) {  // every other layer blocked, starting with either
+    std::vector<char> alt(n);
+    for (size_t i = 0; i < n; ++i) alt[i] = static_cast<char>((i + phase) % 2);
+    mixes.push_back(alt);
+  }
+  std::mt19937 rng(11);
+  for (int k = 0; k < 6; ++k) {
+    std::vector<char> r(n);
+    for (char& c : r) c = static_cast<char>(rng() % 2);
+    mixes.push_back(r);
+  }
+  mixes.push_back({});  // the timed choice
+  for (const auto& mix : mixes) {
+    auto dnnl = make_onednn_backend();
+    if (!dnnl) GTEST_SKIP() << "built without oneDNN";
+    ExecOptions eo;
+    eo.threads = 2;
+    eo.layout = ActivationLayout::kAuto;
+    eo.blocked_layers = mix;
+    Status s = dnnl->prepare(g, m, eo);
+    ASSERT_TRUE(s) << s.message();
+    std::string label;
+    for (char c : mix) label += c ? 'B' : 'c';
+    if (mix.empty()) {
+      label = dnnl->layout_summary();
+      EXPECT_TRUE(label.find("auto") != std::string::npos) << label;
+    }
+    for (int run = 0; run < 2; ++run) {
+      auto errs = relative_errors(g, *dnnl, *ref, fresh_seed());
+      ASSERT_TRUE(errs) << errs.status().message();
+      for (double e : *errs) EXPECT_LT(e, 1e-4) << "layers " << label << ", run " << run;
+    }
+  }
+  ExecOptions wrong;
+  wrong.layout = ActivationLayout::kAuto;
+  wrong.blocked_layers = {1};
+  auto dnnl = make_onednn_backend();
+  const Status s = dnnl->prepare(g, m, wrong);
+  EXPECT_FALSE(s);
+  EXPECT_NE(s.message().find("blocked_layers"), std::string::npos) << s.message();
+}
+
 // Buffers whose lifetimes do not overlap share one arena: a chain with a residual, a
 // channel concat read twice, a channel shuffle and an SE scale keeps its results with the
 // arena, needs fewer bytes than a buffer each, and needs none planned with reuse off.

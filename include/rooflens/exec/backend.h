@@ -15,9 +15,11 @@ namespace rooflens {
 
 // How a CPU backend lays out 4-D activations between layers: channels-last (NHWC), or
 // oneDNN's blocked nChw16c wherever the channel count is a multiple of 16 (channels-last
-// elsewhere, with reorders between). Channels-last is the default: on the Zen 5 host the
-// blocked layout wins only some pairs (docs/performance.md, "Activation layout").
-enum class ActivationLayout { kChannelsLast, kBlocked };
+// elsewhere, with reorders between), or `auto`: each layer in the layout where it ran
+// faster when the whole network was timed once in each, reorders included
+// (exec/layout_plan.h). Channels-last is the default: on the Zen 5 host the blocked layout
+// wins only some pairs (docs/performance.md, "Activation layout").
+enum class ActivationLayout { kChannelsLast, kBlocked, kAuto };
 
 struct ExecOptions {
   int threads = 0;          // 0: the backend's default (all cores)
@@ -26,6 +28,9 @@ struct ExecOptions {
   // keep the fastest (oneDNN: convolutions and inner products); off: the library's first.
   bool tune = true;
   ActivationLayout layout = ActivationLayout::kChannelsLast;
+  // With kAuto: per fused layer, 1 where it runs blocked; given, it replaces the timed choice
+  // (to replay one, or to test a mix). Empty: chosen by timing.
+  std::vector<char> blocked_layers;
   // Let run-time buffers whose lifetimes do not overlap share memory (one arena planned in
   // prepare, buffer_plan.h); off: every activation keeps a buffer of its own.
   bool reuse_buffers = true;
@@ -52,13 +57,15 @@ class Backend {
   virtual Status run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) = 0;
   // Per-layer times of the last run (empty if the backend does not time layers).
   virtual std::vector<LayerTiming> layer_timings() const { return {}; }
-  // Device backends keep the inputs of the last run() on the device: run_resident() runs
-  // the model again on them without host copies, which is what throughput measures (the
-  // host link is a separate question). CPU backends have no such run.
   // Bytes of the buffers the runs write, after prepare: as placed (buffers whose lifetimes
   // do not overlap share memory) and with a buffer each; {0, 0} when the backend does not
   // plan its buffers.
   virtual std::pair<size_t, size_t> activation_bytes() const { return {0, 0}; }
+  // How the last prepare laid out activations, in a line ("" where the backend has no choice).
+  virtual std::string layout_summary() const { return ""; }
+  // Device backends keep the inputs of the last run() on the device: run_resident() runs
+  // the model again on them without host copies, which is what throughput measures (the
+  // host link is a separate question). CPU backends have no such run.
   virtual bool has_resident_run() const { return false; }
   virtual Status run_resident() { return Status::unsupported(name() + " has no device-resident run"); }
 };

@@ -37,6 +37,7 @@ struct Measurement {
   std::vector<LayerMeasurement> layers;
   size_t activation_bytes = 0;           // the backend's run-time buffers as placed (0: not planned)
   size_t activation_bytes_unshared = 0;  // the same with a buffer each
+  std::string layout;                    // the backend's layout_summary()
 };
 
 // Prepares `backend` (weights reordered outside the timed loop) and times it.

@@ -1,6 +1,8 @@
 // oneDNN backend: memory management, prepare and run (see onednn_backend.h).
+#include <fmt/format.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -33,7 +35,7 @@ memory::desc md_blocked16(const Shape& s) {
 }
 
 memory::desc OneDnnBackend::activation_md(const Shape& s) const {
-  if (blocked_ && s.size() == 4 && s[1] % 16 == 0) return md_blocked16(s);
+  if (blocked() && s.size() == 4 && s[1] % 16 == 0) return md_blocked16(s);
   return md_channels_last(s);
 }
 
@@ -281,6 +283,32 @@ Status OneDnnBackend::place_buffers() {
 Status OneDnnBackend::prepare(const Graph& g, const ModelAnalysis& fused, const ExecOptions& o) {
   g_ = &g;
   opts_ = o;
+  if (o.threads > 0) omp_set_num_threads(o.threads);
+  for (const Node& n : g.nodes) {
+    std::string reason;
+    if (!n.folded && !node_supported(g, static_cast<NodeId>(&n - g.nodes.data()), &reason))
+      return Status::unsupported("oneDNN backend cannot run " + n.op_type + " node '" + n.name + "': " + reason);
+  }
+  per_layer_layouts_ = o.layout == ActivationLayout::kAuto;
+  if (!per_layer_layouts_) {
+    layout_summary_ = o.layout == ActivationLayout::kBlocked ? "blocked (nChw16c) where channels allow" : "channels-last";
+    return build(fused, std::vector<char>(fused.layers.size(), o.layout == ActivationLayout::kBlocked ? 1 : 0));
+  }
+  if (!o.blocked_layers.empty()) {
+    if (o.blocked_layers.size() != fused.layers.size())
+      return Status::invalid("ExecOptions::blocked_layers names " + std::to_string(o.blocked_layers.size()) +
+                             " layers; the model has " + std::to_string(fused.layers.size()));
+    layout_summary_ = "given per layer";
+    return build(fused, o.blocked_layers);
+  }
+  auto choice = choose_layer_layouts(g, fused, o);
+  if (!choice) return choice.status();
+  layout_summary_ = choice->summary;
+  return build(fused, choice->blocked);
+}
+
+Status OneDnnBackend::build(const ModelAnalysis& fused, const std::vector<char>& blocked) {
+  const Graph& g = *g_;
   mem_.clear();
   converted_.clear();
   plans_.clear();
@@ -293,13 +321,7 @@ Status OneDnnBackend::prepare(const Graph& g, const ModelAnalysis& fused, const 
   arena_.reset();
   arena_bytes_ = unplanned_bytes_ = 0;
   built_.assign(g.nodes.size(), 0);
-  if (o.threads > 0) omp_set_num_threads(o.threads);
-  blocked_ = o.layout == ActivationLayout::kBlocked;
-  for (const Node& n : g.nodes) {
-    std::string reason;
-    if (!n.folded && !node_supported(g, static_cast<NodeId>(&n - g.nodes.data()), &reason))
-      return Status::unsupported("oneDNN backend cannot run " + n.op_type + " node '" + n.name + "': " + reason);
-  }
+  layer_blocked_ = blocked;
   for (ValueId in : g.inputs) {
     const Value& v = g.value(in);
     if (v.dtype != DType::kF32 && !dtype_is_float(v.dtype))
@@ -312,6 +334,7 @@ Status OneDnnBackend::prepare(const Graph& g, const ModelAnalysis& fused, const 
     if (L.status != LayerStatus::kOk)
       return Status::unsupported("layer '" + L.name + "' (" + L.op + ") has no shapes or an unknown op");
     plans_.push_back(LayerPlan{L.name, {}, {}, 0});
+    if (per_layer_layouts_) ROOFLENS_RETURN_IF_ERROR(convert_inputs(L).with_context("layer '" + L.name + "'"));
     ROOFLENS_RETURN_IF_ERROR(build_fused_layer(*this, L).with_context("layer '" + L.name + "'"));
     for (NodeId n : L.nodes) built_[static_cast<size_t>(n)] = 1;
   }
@@ -322,7 +345,33 @@ Status OneDnnBackend::prepare(const Graph& g, const ModelAnalysis& fused, const 
     if (!m) return m.status();
     output_mems_.push_back(*m);
   }
-  if (o.reuse_buffers) ROOFLENS_RETURN_IF_ERROR(place_buffers());
+  if (opts_.reuse_buffers) ROOFLENS_RETURN_IF_ERROR(place_buffers());
+  return Status::ok();
+}
+
+Status OneDnnBackend::convert_inputs(const LayerReport& L) {
+  const Node& anchor = g_->node(L.nodes[0]);
+  switch (anchor.kind) {
+    case OpKind::kMaxPool: case OpKind::kAveragePool: case OpKind::kGlobalAveragePool: case OpKind::kGlobalMaxPool:
+    case OpKind::kRelu: case OpKind::kLeakyRelu: case OpKind::kSigmoid: case OpKind::kTanh: case OpKind::kHardSwish:
+    case OpKind::kHardSigmoid: case OpKind::kClip: case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul:
+    case OpKind::kDiv: case OpKind::kBatchNormalization: case OpKind::kConcat: break;
+    default: return Status::ok();
+  }
+  if (anchor.outputs.empty() || !g_->value(anchor.outputs[0]).shape) return Status::ok();
+  const Shape& ys = *g_->value(anchor.outputs[0]).shape;
+  for (ValueId v : anchor.inputs) {
+    if (v == kNoValue || g_->value(v).is_stored || !g_->value(v).shape) continue;
+    const Shape& s = *g_->value(v).shape;
+    if (s.size() != 4 || s[1] % 16 != 0 || (anchor.kind != OpKind::kConcat && s != ys)) continue;
+    auto m = mem(v);
+    if (!m) return m.status();
+    const memory::desc cl = md_channels_last(s), bl = md_blocked16(s), want = blocked() ? bl : cl;
+    if (m->get_desc() == want || (m->get_desc() != cl && m->get_desc() != bl)) continue;
+    auto c = as_desc(v, want);
+    if (!c) return c.status();
+    mem_[v] = *c;  // later readers take the converted copy too
+  }
   return Status::ok();
 }
 

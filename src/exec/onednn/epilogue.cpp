@@ -65,6 +65,13 @@ Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nod
       if (val.producer == n) return true;
     return false;
   };
+  // Whether a node of the layer other than `self` reads `v` (the anchor's input, say).
+  auto read_elsewhere = [&](ValueId v, NodeId self) {
+    for (NodeId m : nodes)
+      if (m != self && std::find(g.node(m).inputs.begin(), g.node(m).inputs.end(), v) != g.node(m).inputs.end())
+        return true;
+    return false;
+  };
   // A post-op overwrites the running value, so it may map only when nothing else reads it.
   auto tip_read_only_by = [&](std::initializer_list<NodeId> readers) {
     if (g.is_output(e.tip)) return false;
@@ -162,10 +169,10 @@ Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nod
         if (*g.value(out).shape != dst_shape) { mapped = false; break; }
         // A residual nobody reads afterwards: accumulate into its buffer (`sum` post-op).
         if (n.kind == OpKind::kAdd && e.ops.len() == 0 && !run_shape && *g.value(other).shape == dst_shape &&
-            b.dead_after(other, nodes)) {
-          auto own = b.mem(other);
+            b.dead_after(other, nodes) && !read_elsewhere(other, nodes[e.next])) {
+          // In another layout, into its reordered copy (nothing else reads that either).
           auto as = b.as_desc(other, dst_md);
-          if (own && as && own->get_data_handle() == as->get_data_handle() && as->get_desc() == dst_md) {
+          if (as && as->get_desc() == dst_md) {
             e.ops.append_sum(1.0f);
             e.sum_into = *as;
             break;

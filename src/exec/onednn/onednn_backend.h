@@ -1,7 +1,8 @@
 // oneDNN backend internals: lowers the fused IR to oneDNN primitives. Layouts are chosen
 // by oneDNN (`any`) for weights; 4-D activations produced by oneDNN stay channels-last
-// (acdb) between layers (or, with ActivationLayout::kBlocked, nChw16c where a conv's
-// channels allow it), other tensors row-major; fused activations and residual adds
+// (acdb) between layers (or, in layers marked blocked, nChw16c where a conv's channels
+// allow it: every layer with ActivationLayout::kBlocked, the layers layout_choice.cpp picks
+// with kAuto), other tensors row-major; fused activations and residual adds
 // become post-ops; weights (with BatchNormalization folded in) are reordered once in
 // prepare, outside the timed runs.
 // Tactic selection (tactics.h, ExecOptions::tune): each conv and inner product is timed in
@@ -92,18 +93,28 @@ class OneDnnBackend final : public Backend {
   // end of prepare (buffer_plan.h). Stored values and weights are never made with this.
   dnnl::memory new_buffer(const dnnl::memory::desc& md);
   std::pair<size_t, size_t> activation_bytes() const override { return {arena_bytes_, unplanned_bytes_}; }
+  std::string layout_summary() const override { return layout_summary_; }
   Expected<Tensor> stored(ValueId v);
   const ExecOptions& options() const { return opts_; }
-  // The layout a 4-D activation of shape `s` is produced in (see ActivationLayout).
+  // The layout a 4-D activation of shape `s` is produced in by the layer being built (see
+  // ActivationLayout).
   dnnl::memory::desc activation_md(const Shape& s) const;
-  bool blocked() const { return blocked_; }
+  // Whether the layer being built is marked blocked.
+  bool blocked() const {
+    return !plans_.empty() && plans_.size() - 1 < layer_blocked_.size() && layer_blocked_[plans_.size() - 1];
+  }
   // Whether `v`'s buffer may be overwritten by the layer made of `layer` (see above).
   bool dead_after(ValueId v, const std::vector<NodeId>& layer) const;
   // Whether `v` is no graph output and every reader of it is in `layer` or built before it.
   bool read_by_now(ValueId v, const std::vector<NodeId>& layer) const;
 
  private:
-  Status build_layer(const LayerReport& layer);
+  // Lowers every layer, `blocked` marking the layers laid out blocked.
+  Status build(const ModelAnalysis& fused, const std::vector<char>& blocked);
+  // With layouts chosen per layer: the layer's inputs of its output's shape (a Concat's:
+  // all) reordered into its layout first, when its anchor follows its input's layout
+  // (pooling, eltwise, binary, batch norm, concat), so it runs in the layout it was timed in.
+  Status convert_inputs(const LayerReport& layer);
   // Moves every touched buffer into one arena (buffer_plan.h) and points each memory object
   // that refers to one at its new place.
   Status place_buffers();
@@ -117,7 +128,9 @@ class OneDnnBackend final : public Backend {
   dnnl::stream strm_;
   const Graph* g_ = nullptr;
   ExecOptions opts_;
-  bool blocked_ = false;
+  std::vector<char> layer_blocked_;  // per layer of the fused analysis
+  bool per_layer_layouts_ = false;   // ActivationLayout::kAuto
+  std::string layout_summary_;
   std::map<ValueId, dnnl::memory> mem_;
   std::map<std::pair<ValueId, std::string>, dnnl::memory> converted_;
   std::vector<LayerPlan> plans_;
@@ -141,6 +154,18 @@ std::optional<dnnl::memory::dims> plain_strides(const dnnl::memory::desc& md);
 // Strides that let shape `to` alias a tensor of shape `from` laid out with `strides`
 // without a copy (PyTorch's view rule); nullopt when it needs one.
 std::optional<dnnl::memory::dims> reshape_strides(const Shape& from, const dnnl::memory::dims& strides, const Shape& to);
+
+// ActivationLayout::kAuto: the network prepared in each layout and run a few times in turn,
+// each layer's least time taken from the runs, a reorder of each value between layers
+// timed in both directions, and the cheapest assignment of layouts to layers
+// (layout_plan.h). The assignment is then prepared and run in turn with channels-last, and
+// kept only when it is at least 1% faster; otherwise channels-last throughout. Defined in
+// layout_choice.cpp.
+struct LayoutChoice {
+  std::vector<char> blocked;  // per layer
+  std::string summary;        // what was chosen and why, in a line
+};
+Expected<LayoutChoice> choose_layer_layouts(const Graph& g, const ModelAnalysis& fused, const ExecOptions& o);
 
 // Builds the primitives of one fused layer (defined in onednn_ops.cpp).
 Status build_fused_layer(OneDnnBackend& b, const LayerReport& layer);

@@ -72,6 +72,7 @@ std::map<std::string, std::string> read_cache(const std::string& path, bool* dam
 struct Cache {
   std::mutex mu;
   bool loaded = false;
+  std::string path;  // the file loaded (ROOFLENS_TACTIC_CACHE may point elsewhere later)
   std::map<std::string, std::string> entries;
 };
 
@@ -139,13 +140,15 @@ std::string post_ops_key(const dnnl::post_ops& ops) {
 std::optional<std::string> cached_tactic(const std::string& key) {
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mu);
-  if (!c.loaded) {
-    if (const std::string p = cache_path(); !p.empty()) {
+  if (const std::string p = cache_path(); !c.loaded || p != c.path) {
+    c.entries.clear();
+    if (!p.empty()) {
       bool damaged = false;
       c.entries = read_cache(p, &damaged);
       if (damaged) write_cache(p, {});  // a damaged or older cache is replaced, never trusted
     }
     c.loaded = true;
+    c.path = p;
   }
   auto it = c.entries.find(full_key(key));
   if (it == c.entries.end()) return std::nullopt;
