@@ -5,11 +5,12 @@
 # tools alternating per model within one run, so the ratio is fair on a shared machine.
 # Not a test: it takes minutes.
 #
-# usage: [THREADS=2] [MAX_SECONDS=10] [REPEATS=3] [MODELS="..."] [BATCHES="1 32"] [PROFILE=1] \
+# usage: [THREADS=2] [MAX_SECONDS=10] [REPEATS=3] [MODELS="..."] [BATCHES="1 32"] [PROFILE=1] [LAYOUT=auto] \
 #          bench/peer_ort.sh ROOFLENS_BINARY [--markdown]
 # Each (model, batch) pair is timed REPEATS times, the order of the two tools swapped every
 # repeat; the ratio reported is the median of the per-repeat ratios, with their range, because
 # on a shared 2-core machine one pair of runs can move by 30%.
+# LAYOUT is rooflens measure's --layout (channels-last, blocked or auto; default channels-last).
 # PROFILE=1 also writes ONNX Runtime's per-node profile (JSON) beside each model; bench/ort_layers.py
 # sets it beside `rooflens measure MODEL --format json`, per kind of layer and per convolution.
 # Setup, once, outside the repository (in $PEER_DIR, default ~/.cache/rooflens/peer-ort):
@@ -25,6 +26,7 @@ MAX_SECONDS=${MAX_SECONDS:-10}
 REPEATS=${REPEATS:-3}
 MODELS=${MODELS:-"resnet50 mobilenet_v2 efficientnet_b0 densenet121 shufflenet_v2_x1_0 vgg16"}
 BATCHES=${BATCHES:-"1 32"}
+LAYOUT=${LAYOUT:-channels-last}
 PEER_DIR=${PEER_DIR:-$HOME/.cache/rooflens/peer-ort}
 ORT_VERSION=1.30.0
 mkdir -p "$PEER_DIR/models"
@@ -50,11 +52,11 @@ for b in $BATCHES; do
     [[ ${PROFILE:-0} == 1 ]] && prof=$PEER_DIR/profile-$m-b$b
     for ((rep = 1; rep <= REPEATS; rep++)); do
       if (( rep % 2 == 1 )); then
-        r=$("$BIN" measure "$f" --batch "$b" --threads "$THREADS" --max-seconds "$MAX_SECONDS" --format json)
+        r=$("$BIN" measure "$f" --batch "$b" --threads "$THREADS" --max-seconds "$MAX_SECONDS" --layout "$LAYOUT" --format json)
         o=$(node bench/ort_infer.js "$f" "$b" "$THREADS" "$MAX_SECONDS" $prof)
       else
         o=$(node bench/ort_infer.js "$f" "$b" "$THREADS" "$MAX_SECONDS")
-        r=$("$BIN" measure "$f" --batch "$b" --threads "$THREADS" --max-seconds "$MAX_SECONDS" --format json)
+        r=$("$BIN" measure "$f" --batch "$b" --threads "$THREADS" --max-seconds "$MAX_SECONDS" --layout "$LAYOUT" --format json)
       fi
       prof=""
       /usr/bin/python3 - "$r" "$o" "$m" "$rep" >> "$OUT" <<'PY'

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -12,6 +13,7 @@
 
 #include "onednn_backend.h"
 #include "rooflens/exec/layout_plan.h"
+#include "tactic_cache.h"
 #include "tactics.h"
 
 namespace rooflens::onednn {
@@ -65,9 +67,41 @@ Expected<std::vector<RunTimes>> alternate(const std::vector<OneDnnBackend*>& bs,
   return t;
 }
 
+// The tactic-cache key of a model's choice: each layer's op and its anchor's operand and
+// result shapes (weights included), and the options that change the timings.
+std::string choice_key(const Graph& g, const ModelAnalysis& fused, const ExecOptions& o) {
+  std::string s = "reuse" + std::to_string(o.reuse_buffers) + " tune" + std::to_string(o.tune);
+  for (const LayerReport& L : fused.layers) {
+    s += "|" + L.op;
+    const Node& a = g.node(L.nodes[0]);
+    for (const auto* vs : {&a.inputs, &a.outputs})
+      for (ValueId v : *vs) {
+        s += ";";
+        if (v != kNoValue && g.value(v).shape)
+          for (int64_t d : *g.value(v).shape) s += std::to_string(d) + "x";
+      }
+  }
+  return fmt::format("layouts of {} layers {:016x}", fused.layers.size(), std::hash<std::string>{}(s));
+}
+
+// Remembers the choice as "<one 0/1 per layer>|<summary>".
+void remember(const std::string& key, const LayoutChoice& c) {
+  std::string v;
+  for (char b : c.blocked) v += b ? '1' : '0';
+  remember_tactic(key, v + "|" + c.summary);
+}
+
 }  // namespace
 
 Expected<LayoutChoice> choose_layer_layouts(const Graph& g, const ModelAnalysis& fused, const ExecOptions& o) {
+  const std::string key = choice_key(g, fused, o);
+  if (auto hit = cached_tactic(key); hit && hit->size() > fused.layers.size() && (*hit)[fused.layers.size()] == '|') {
+    LayoutChoice c;
+    for (size_t i = 0; i < fused.layers.size(); ++i) c.blocked.push_back((*hit)[i] == '1' ? 1 : 0);
+    c.summary = hit->substr(fused.layers.size() + 1) + "; replayed from the tactic cache";
+    return c;
+  }
+  LayoutChoice out = LayoutChoice{};
   const auto t0 = std::chrono::steady_clock::now();
   ExecOptions oc = o, ob = o;
   oc.blocked_layers.clear();
@@ -125,12 +159,12 @@ Expected<LayoutChoice> choose_layer_layouts(const Graph& g, const ModelAnalysis&
   const std::vector<int> x = choose_layouts(p);
   const double chosen = layout_cost(p, x), all_cl = layout_cost(p, std::vector<int>(n, 0));
   const double predicted = all_cl > 0 ? 1 - chosen / all_cl : 0;
-  LayoutChoice out;
   out.blocked.assign(n, 0);
   const size_t count = static_cast<size_t>(std::count(x.begin(), x.end(), 1));
   if (count == 0 || predicted < 0.01) {
     out.summary = fmt::format("channels-last (auto: blocking layers was predicted to save {:.1f}%; chosen in {:.1f} s)",
                               100 * predicted, since(t0));
+    remember(key, out);
     return out;
   }
   // The mix, run in turn with channels-last: kept only when its best run is 1% faster.
@@ -147,12 +181,14 @@ Expected<LayoutChoice> choose_layer_layouts(const Graph& g, const ModelAnalysis&
     out.summary = fmt::format("channels-last (auto: {} of {} layers blocked ran {:.1f}% {} than channels-last, "
                               "{:.1f}% faster predicted; not kept; chosen in {:.1f} s)",
                               count, n, 100 * std::abs(gain), gain < 0 ? "slower" : "faster", 100 * predicted, since(t0));
+    remember(key, out);
     return out;
   }
   out.blocked = std::move(mix);
   out.summary = fmt::format("auto: {} of {} layers blocked (nChw16c), {:.1f}% faster than channels-last when chosen "
                             "({:.1f}% predicted; chosen in {:.1f} s)",
                             count, n, 100 * gain, 100 * predicted, since(t0));
+  remember(key, out);
   return out;
 }
 

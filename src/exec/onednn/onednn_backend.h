@@ -159,8 +159,10 @@ std::optional<dnnl::memory::dims> reshape_strides(const Shape& from, const dnnl:
 // each layer's least time taken from the runs, a reorder of each value between layers
 // timed in both directions, and the cheapest assignment of layouts to layers
 // (layout_plan.h). The assignment is then prepared and run in turn with channels-last, and
-// kept only when it is at least 1% faster; otherwise channels-last throughout. Defined in
-// layout_choice.cpp.
+// kept only when it is at least 1% faster; otherwise channels-last throughout. The outcome
+// is kept in the tactic cache (tactic_cache.h) under the model's layer shapes, so later
+// prepares of the same model, batch and threads on this machine replay it without timing.
+// Defined in layout_choice.cpp.
 struct LayoutChoice {
   std::vector<char> blocked;  // per layer
   std::string summary;        // what was chosen and why, in a line
