@@ -9,11 +9,23 @@
 #include <optional>
 #include <set>
 
+#include "rooflens/ir/patterns.h"
 #include "rooflens/perf/kernel_predict.h"
 #include "rooflens/perf/layer_model.h"
 
 namespace rooflens {
 namespace {
+
+// A BatchNormalization + ReLU layer that the oneDNN backend runs inside the channel Concat
+// before it (ir/patterns.h).
+bool runs_inside_concat(const Graph& g, const LayerReport& r) {
+  if (r.nodes.size() != 2) return false;
+  const Node& bn = g.node(r.nodes[0]);
+  if (bn.kind != OpKind::kBatchNormalization || bn.inputs.empty() || bn.inputs[0] == kNoValue) return false;
+  const NodeId producer = g.value(bn.inputs[0]).producer;
+  return producer >= 0 && concat_feeding_norm_relu(g, producer) == r.nodes[0] &&
+         g.value(bn.outputs[0]).consumers[0] == r.nodes[1];
+}
 
 int64_t attr_int(const Node& n, const char* name, int64_t def) {
   auto it = n.attrs.find(name);
@@ -405,7 +417,13 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
     if (tensor && d.is_gpu() && !L.tensor_eligible) L.flags.push_back("cuda-cores");
     if (L.wave_efficiency < 0.5 || L.bw_efficiency < 0.5) L.flags.push_back("starved");
     if (L.t_launch > std::max(L.t_compute, L.t_memory)) L.flags.push_back("launch");
-    if (table) {
+    if (table && runs_inside_concat(g, r)) {
+      // The oneDNN backend applies this normalisation and ReLU while copying the concat
+      // before it (ir/patterns.h): no pass of its own.
+      L.time_s = 0;
+      L.table_class = "in-concat";
+      ++table_layers;
+    } else if (table) {
       const auto k = classify_layer(g, r);
       auto t_table = k ? table_layer_seconds(*table, table->classes, *k, conversions[i]) : std::nullopt;
       if (t_table && weights_stream) {

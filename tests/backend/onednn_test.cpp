@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <random>
 
 #include "rooflens/cost/analysis.h"
@@ -342,6 +343,34 @@ TEST(OneDnn, PreActivationBatchNormReluAndZeroPad) {
                                                    {"strides", std::vector<int64_t>{2, 2}}}));
   Graph g = b.finish();
   EXPECT_MATCHES_REFERENCE(g);
+}
+
+// A BatchNormalization + ReLU that alone reads a channel Concat runs inside the concat's
+// host pass (the concatenation is never written); a concat that another node reads too
+// keeps its own pass and the pair its own.
+TEST(OneDnn, ConcatAppliesTheNormReluThatAloneReadsIt) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {2, 16, 9, 9});
+  ValueId y1 = b.conv("c1", x, 16, 16, 3, {.pad = 1});
+  ValueId cat = b.add1("Concat", "cat", {x, y1}, {{"axis", int64_t{1}}});
+  ValueId act = b.add1("Relu", "relu1", {b.batchnorm("norm1", cat, 32)});
+  ValueId y2 = b.conv("c2", act, 32, 16, 1);
+  ValueId cat2 = b.add1("Concat", "cat2", {x, y1, y2}, {{"axis", int64_t{1}}});
+  ValueId act2 = b.add1("Relu", "relu2", {b.batchnorm("norm2", cat2, 48)});
+  ValueId side = b.conv("side", cat2, 48, 16, 1);
+  b.output(b.add1("Add", "sum", {b.conv("c3", act2, 48, 16, 1), side}));
+  Graph g = b.finish();
+  std::string why;
+  std::vector<LayerTiming> layers;
+  const double e = max_error(g, &why, true, &layers);
+  if (e < 0) GTEST_SKIP() << why;
+  EXPECT_LT(e, 1e-4);
+  std::map<std::string, std::string> impl;
+  for (const LayerTiming& l : layers) impl[l.name] = l.impl;
+  EXPECT_EQ(impl["norm1"], "in the concat's pass");
+  EXPECT_EQ(impl["cat"], "host:channel_concat+bn_relu");
+  EXPECT_EQ(impl["cat2"], "host:channel_concat");
+  EXPECT_NE(impl["norm2"].find("bnorm"), std::string::npos) << impl["norm2"];
 }
 
 // Concat along channels of channels-last tensors is a host pass (odd widths, three inputs,

@@ -198,6 +198,48 @@ TEST(KernelTablePredict, ClassifiesLayersAndCountsConversions) {
   EXPECT_TRUE(p2->layers[3].table_class.empty());
 }
 
+// DenseNet's pre-activation: a BatchNormalization + ReLU that alone reads a channel Concat
+// runs inside the concat's pass on the oneDNN backend (ir/patterns.h), so the table
+// predicts no time for its layer; the same pair after a convolution keeps its own pass.
+TEST(KernelTablePredict, NormReluInsideAConcatTakesNoPassOfItsOwn) {
+  GraphBuilder b("dense");
+  ValueId x = b.input("x", {1, 16, 8, 8});
+  ValueId y = b.conv("c1", x, 16, 16, 3, [] { ConvSpec s; s.pad = 1; return s; }());
+  ValueId cat = b.add1("Concat", "cat", {x, y}, {{"axis", int64_t{1}}});
+  ValueId a = b.add1("Relu", "relu1", {b.batchnorm("norm1", cat, 32)});
+  ValueId z = b.conv("c2", a, 32, 16, 1, ConvSpec{});
+  ValueId other = b.add1("Relu", "relu2", {b.batchnorm("norm2", b.add1("Relu", "r", {z}), 16)});
+  b.output(other);
+  Graph g = b.finish();
+  auto inferred = infer_shapes(g);
+  ASSERT_TRUE(inferred);
+  const ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
+  KernelTable t = small_table();
+  t.classes["eltwise"] = *fit_kernel_class("eltwise", synthetic({-20.0, 0.5, 0.1}, 2e-6, 2), 2e-6);
+  auto d = parse_device_json(device_text(kernel_table_json(t)), "cpu.json");
+  ASSERT_TRUE(d) << d.status().message();
+  PerfOptions o;
+  o.dtype = "fp32";
+  auto p = predict(g, m, *d, o);
+  ASSERT_TRUE(p) << p.status().message();
+  int inside = 0, own = 0;
+  for (size_t i = 0; i < m.layers.size(); ++i) {
+    const std::string anchor = g.node(m.layers[i].nodes.front()).name;
+    if (anchor == "norm1") {
+      ++inside;
+      EXPECT_EQ(p->layers[i].table_class, "in-concat");
+      EXPECT_EQ(p->layers[i].time_s, 0.0);
+    }
+    if (anchor == "norm2") {
+      ++own;
+      EXPECT_NE(p->layers[i].table_class, "in-concat");
+      EXPECT_GT(p->layers[i].time_s, 0.0);
+    }
+  }
+  EXPECT_EQ(inside, 1);
+  EXPECT_EQ(own, 1);
+}
+
 // The prediction of one Gemm, [rows, 4096] x [n_out, 4096]^T, on the bundled CPU device with
 // kernel table `t`; `bandwidth` receives that device's memory bandwidth.
 Expected<Prediction> predict_gemm(int64_t rows, int64_t n_out, const KernelTable& t, double* bandwidth = nullptr) {

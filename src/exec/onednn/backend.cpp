@@ -156,6 +156,12 @@ Expected<memory> OneDnnBackend::as_desc(ValueId v, const memory::desc& md) {
   return out;
 }
 
+const std::vector<NodeId>& OneDnnBackend::layer_nodes_of(NodeId n) const {
+  static const std::vector<NodeId> none;
+  if (!fused_ || n < 0 || static_cast<size_t>(n) >= layer_of_.size() || layer_of_[static_cast<size_t>(n)] < 0) return none;
+  return fused_->layers[static_cast<size_t>(layer_of_[static_cast<size_t>(n)])].nodes;
+}
+
 bool OneDnnBackend::dead_after(ValueId v, const std::vector<NodeId>& layer) const {
   const Value& val = g_->value(v);
   if (val.is_stored || val.reals || val.producer < 0) return false;
@@ -321,6 +327,10 @@ Status OneDnnBackend::build(const ModelAnalysis& fused, const std::vector<char>&
   arena_.reset();
   arena_bytes_ = unplanned_bytes_ = 0;
   built_.assign(g.nodes.size(), 0);
+  fused_ = &fused;
+  layer_of_.assign(g.nodes.size(), -1);
+  for (size_t i = 0; i < fused.layers.size(); ++i)
+    for (NodeId n : fused.layers[i].nodes) layer_of_[static_cast<size_t>(n)] = static_cast<int>(i);
   layer_blocked_ = blocked;
   for (ValueId in : g.inputs) {
     const Value& v = g.value(in);
@@ -334,6 +344,10 @@ Status OneDnnBackend::build(const ModelAnalysis& fused, const std::vector<char>&
     if (L.status != LayerStatus::kOk)
       return Status::unsupported("layer '" + L.name + "' (" + L.op + ") has no shapes or an unknown op");
     plans_.push_back(LayerPlan{L.name, {}, {}, 0});
+    if (!L.nodes.empty() && std::all_of(L.nodes.begin(), L.nodes.end(), [&](NodeId n) { return built_[static_cast<size_t>(n)]; })) {
+      plans_.back().impls.push_back("in the concat's pass");  // built by an earlier layer (mark_built)
+      continue;
+    }
     if (per_layer_layouts_) ROOFLENS_RETURN_IF_ERROR(convert_inputs(L).with_context("layer '" + L.name + "'"));
     ROOFLENS_RETURN_IF_ERROR(build_fused_layer(*this, L).with_context("layer '" + L.name + "'"));
     for (NodeId n : L.nodes) built_[static_cast<size_t>(n)] = 1;

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "rooflens/ir/node_attrs.h"
+#include "rooflens/ir/patterns.h"
 #include "epilogue.h"
 #include "linear.h"
 
@@ -284,6 +285,44 @@ Status onednn_concat(OneDnnBackend& b, ValueId out, const memory::desc& dst_md, 
   return Status::ok();
 }
 
+// The BatchNormalization + ReLU that only reads this Concat (ir/patterns.h), when they form
+// a layer of their own: its per-channel scale and shift (C of each) and the ReLU's output,
+// and both nodes marked built; relu_out kNoValue otherwise.
+struct NormRelu {
+  ValueId relu_out = kNoValue;
+  std::vector<float> scale_shift;
+};
+Expected<NormRelu> norm_relu_reading(OneDnnBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  const NodeId bn_id = concat_feeding_norm_relu(g, static_cast<NodeId>(&n - g.nodes.data()));
+  if (bn_id < 0) return NormRelu{};
+  const Node& bn = g.node(bn_id);
+  const NodeId relu_id = g.value(bn.outputs[0]).consumers[0];
+  const std::vector<NodeId>& layer = b.layer_nodes_of(bn_id);
+  if (layer != std::vector<NodeId>{bn_id, relu_id}) return NormRelu{};
+  Tensor p[4];
+  for (size_t i = 0; i < 4; ++i) {
+    auto t = b.stored(bn.inputs[i + 1]);
+    if (!t) return t.status();
+    p[i] = std::move(*t);
+  }
+  const size_t C = static_cast<size_t>(shape_of(g, n.outputs[0])[1]);
+  for (const Tensor& t : p)
+    if (t.data.size() != C) return NormRelu{};
+  const double eps = attr_real_or(bn, "epsilon", 1e-5);
+  NormRelu r;
+  r.scale_shift.resize(2 * C);
+  for (size_t c = 0; c < C; ++c) {
+    const double s = p[0].data[c] / std::sqrt(static_cast<double>(p[3].data[c]) + eps);
+    r.scale_shift[c] = static_cast<float>(s);
+    r.scale_shift[C + c] = static_cast<float>(p[1].data[c] - p[2].data[c] * s);
+  }
+  r.relu_out = g.node(relu_id).outputs[0];
+  b.mark_built(bn_id);
+  b.mark_built(relu_id);
+  return r;
+}
+
 Status concat(OneDnnBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& ys = shape_of(g, n.outputs[0]);
@@ -324,6 +363,32 @@ Status concat(OneDnnBackend& b, const Node& n) {
     const int64_t C = ys[1], pixels = ys[0] * ys[2] * ys[3];
     std::vector<memory> touched = srcs;
     touched.push_back(dst);
+    auto norm = norm_relu_reading(b, n);
+    if (!norm) return norm.status();
+    if (norm->relu_out != kNoValue) {
+      // The concatenation itself is never written: relu(x * scale + shift) per channel.
+      b.add_step([srcs, dst, widths, C, pixels, ss = norm->scale_shift](dnnl::stream&) {
+        std::vector<const float*> x;
+        for (const memory& m : srcs) x.push_back(static_cast<const float*>(m.get_data_handle()));
+        float* y = static_cast<float*>(dst.get_data_handle());
+        const float* scale = ss.data();
+        const float* shift = ss.data() + C;
+#pragma omp parallel for schedule(static)
+        for (int64_t p = 0; p < pixels; ++p) {
+          float* out = y + p * C;
+          int64_t off = 0;
+          for (size_t i = 0; i < x.size(); ++i) {
+            const float* a = x[i] + p * widths[i];
+            const int64_t w = widths[i];
+#pragma omp simd
+            for (int64_t c = 0; c < w; ++c) out[off + c] = std::max(0.0f, a[c] * scale[off + c] + shift[off + c]);
+            off += w;
+          }
+        }
+      }, "host:channel_concat+bn_relu", touched);
+      b.set_mem(norm->relu_out, dst);
+      return Status::ok();
+    }
     b.add_step([srcs, dst, widths, C, pixels](dnnl::stream&) {
       std::vector<const float*> x;
       for (const memory& m : srcs) x.push_back(static_cast<const float*>(m.get_data_handle()));

@@ -27,7 +27,9 @@
 //  - Concat along channels of channels-last tensors is one host pass (per pixel, each
 //    input's channels in turn); other concats are oneDNN's.
 //  - A standalone BatchNormalization followed by a ReLU that only it feeds is one pass
-//    (fuse_norm_relu), as in DenseNet's pre-activation.
+//    (fuse_norm_relu), as in DenseNet's pre-activation. When such a pair is the only reader
+//    of a channel Concat (ir/patterns.h), the concat's host pass applies it while copying
+//    and the pair's layer adds no step.
 //  - Slice/Split of channels only (axis 1) from an acdb input writes acdb (host copy of a
 //    contiguous run per pixel); other slices read and write row-major.
 // In-place residual: a linear layer's Add of a full-shape operand becomes oneDNN's `sum`
@@ -105,6 +107,10 @@ class OneDnnBackend final : public Backend {
   }
   // Whether `v`'s buffer may be overwritten by the layer made of `layer` (see above).
   bool dead_after(ValueId v, const std::vector<NodeId>& layer) const;
+  // The fused layer that holds node `n` (its nodes, in order); empty when none does.
+  const std::vector<NodeId>& layer_nodes_of(NodeId n) const;
+  // Marks nodes of a later layer as built by the current one (their layer then adds no step).
+  void mark_built(NodeId n) { built_[static_cast<size_t>(n)] = 1; }
   // Whether `v` is no graph output and every reader of it is in `layer` or built before it.
   bool read_by_now(ValueId v, const std::vector<NodeId>& layer) const;
 
@@ -135,6 +141,8 @@ class OneDnnBackend final : public Backend {
   std::map<std::pair<ValueId, std::string>, dnnl::memory> converted_;
   std::vector<LayerPlan> plans_;
   std::vector<char> built_;  // per node: its layer's primitives are already built
+  const ModelAnalysis* fused_ = nullptr;
+  std::vector<int> layer_of_;  // per node: its layer in fused_, -1 when none
   std::vector<dnnl::memory> input_mems_, output_mems_;
   std::vector<Buffer> buffers_;
   std::map<const char*, size_t> buffer_at_;  // base -> index in buffers_
