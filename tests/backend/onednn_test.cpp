@@ -327,15 +327,25 @@ TEST(OneDnn, PoolingNormalizationReductionAndElementwise) {
   EXPECT_MATCHES_REFERENCE(g);
 }
 
+// Two layers of a DenseNet block: x, y1 = conv(x), y2 = conv(relu(norm1(concat(x, y1)))).
+struct DenseLayers {
+  ValueId x, y1, y2;
+};
+DenseLayers dense_layers(GraphBuilder& b) {
+  DenseLayers d;
+  d.x = b.input("x", {2, 16, 9, 9});
+  d.y1 = b.conv("c1", d.x, 16, 16, 3, {.pad = 1});
+  ValueId cat = b.add1("Concat", "cat", {d.x, d.y1}, {{"axis", int64_t{1}}});
+  ValueId act = b.add1("Relu", "relu1", {b.batchnorm("norm1", cat, 32)});
+  d.y2 = b.conv("c2", act, 32, 16, 1);
+  return d;
+}
+
 // DenseNet's pre-activation: BatchNorm+ReLU on a concat runs as one pass; a BatchNorm whose
 // output is also read elsewhere keeps its ReLU separate. Zero Pads before pooling are aliases.
 TEST(OneDnn, PreActivationBatchNormReluAndZeroPad) {
   GraphBuilder b;
-  ValueId x = b.input("x", {2, 16, 9, 9});
-  ValueId y1 = b.conv("c1", x, 16, 16, 3, {.pad = 1});
-  ValueId cat = b.add1("Concat", "cat", {x, y1}, {{"axis", int64_t{1}}});
-  ValueId act = b.add1("Relu", "relu1", {b.batchnorm("norm1", cat, 32)});
-  ValueId y2 = b.conv("c2", act, 32, 16, 1);
+  const ValueId y2 = dense_layers(b).y2;
   ValueId bn2 = b.batchnorm("norm2", y2, 16);
   ValueId both = b.add1("Add", "both", {b.add1("Relu", "relu2", {bn2}), bn2});
   ValueId padded = b.add1("Pad", "pad0", {both, b.ints("zeros", {0, 0, 0, 0, 0, 0, 0, 0})});
@@ -350,12 +360,8 @@ TEST(OneDnn, PreActivationBatchNormReluAndZeroPad) {
 // keeps its own pass and the pair its own.
 TEST(OneDnn, ConcatAppliesTheNormReluThatAloneReadsIt) {
   GraphBuilder b;
-  ValueId x = b.input("x", {2, 16, 9, 9});
-  ValueId y1 = b.conv("c1", x, 16, 16, 3, {.pad = 1});
-  ValueId cat = b.add1("Concat", "cat", {x, y1}, {{"axis", int64_t{1}}});
-  ValueId act = b.add1("Relu", "relu1", {b.batchnorm("norm1", cat, 32)});
-  ValueId y2 = b.conv("c2", act, 32, 16, 1);
-  ValueId cat2 = b.add1("Concat", "cat2", {x, y1, y2}, {{"axis", int64_t{1}}});
+  const DenseLayers d = dense_layers(b);
+  ValueId cat2 = b.add1("Concat", "cat2", {d.x, d.y1, d.y2}, {{"axis", int64_t{1}}});
   ValueId act2 = b.add1("Relu", "relu2", {b.batchnorm("norm2", cat2, 48)});
   ValueId side = b.conv("side", cat2, 48, 16, 1);
   b.output(b.add1("Add", "sum", {b.conv("c3", act2, 48, 16, 1), side}));
