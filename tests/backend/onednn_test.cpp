@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <map>
+#include <optional>
 #include <random>
 
 #include "rooflens/cost/analysis.h"
@@ -22,12 +23,20 @@ namespace {
 
 uint64_t fresh_seed() { return std::random_device{}(); }
 
-double max_error(Graph& g, std::string* why = nullptr, bool tune = true, std::vector<LayerTiming>* layers = nullptr,
-                 ActivationLayout layout = ActivationLayout::kChannelsLast) {
+// The fused analysis of `g`, shapes inferred first; nullopt (and a test failure) when
+// inference fails.
+std::optional<ModelAnalysis> analysis_of(Graph& g) {
   auto inferred = infer_shapes(g);
   EXPECT_TRUE(inferred) << inferred.status().message();
-  if (!inferred) return 1e30;
-  ModelAnalysis m = analyze_graph(g, *inferred, {});
+  if (!inferred) return std::nullopt;
+  return analyze_graph(g, *inferred, {});
+}
+
+double max_error(Graph& g, std::string* why = nullptr, bool tune = true, std::vector<LayerTiming>* layers = nullptr,
+                 ActivationLayout layout = ActivationLayout::kChannelsLast) {
+  auto analysed = analysis_of(g);
+  if (!analysed) return 1e30;
+  const ModelAnalysis& m = *analysed;
   auto dnnl = make_onednn_backend();
   if (!dnnl) {
     if (why) *why = "built without oneDNN";
@@ -171,9 +180,9 @@ TEST(OneDnn, PerLayerLayoutMixesKeepResults) {
   ValueId mp = b.add1("MaxPool", "mp", {cat}, {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
   b.output(b.conv("head", mp, 80, 32, 1));
   Graph g = b.finish();
-  auto inferred = infer_shapes(g);
-  ASSERT_TRUE(inferred) << inferred.status().message();
-  ModelAnalysis m = analyze_graph(g, *inferred, {});
+  auto analysed = analysis_of(g);
+  ASSERT_TRUE(analysed);
+  const ModelAnalysis& m = *analysed;
   auto ref = make_reference_backend();
   ASSERT_TRUE(ref->prepare(g, m, {}));
   const size_t n = m.layers.size();
@@ -240,9 +249,9 @@ TEST(OneDnn, SharedBufferArenaKeepsResults) {
   ValueId out = b.conv("c3", b.add1("Concat", "cat2", {se, cat}, {{"axis", int64_t{1}}}), 64, 16, 1);
   b.output(out);
   Graph g = b.finish();
-  auto inferred = infer_shapes(g);
-  ASSERT_TRUE(inferred) << inferred.status().message();
-  ModelAnalysis m = analyze_graph(g, *inferred, {});
+  auto analysed = analysis_of(g);
+  ASSERT_TRUE(analysed);
+  const ModelAnalysis& m = *analysed;
   auto ref = make_reference_backend();
   ASSERT_TRUE(ref->prepare(g, m, {}));
   for (bool reuse : {true, false}) {

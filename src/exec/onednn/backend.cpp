@@ -158,8 +158,8 @@ Expected<memory> OneDnnBackend::as_desc(ValueId v, const memory::desc& md) {
 
 const std::vector<NodeId>& OneDnnBackend::layer_nodes_of(NodeId n) const {
   static const std::vector<NodeId> none;
-  if (!fused_ || n < 0 || static_cast<size_t>(n) >= layer_of_.size() || layer_of_[static_cast<size_t>(n)] < 0) return none;
-  return fused_->layers[static_cast<size_t>(layer_of_[static_cast<size_t>(n)])].nodes;
+  const int i = layer_index(n);
+  return fused_ && i >= 0 ? fused_->layers[static_cast<size_t>(i)].nodes : none;
 }
 
 bool OneDnnBackend::dead_after(ValueId v, const std::vector<NodeId>& layer) const {

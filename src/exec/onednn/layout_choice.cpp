@@ -101,7 +101,6 @@ Expected<LayoutChoice> choose_layer_layouts(const Graph& g, const ModelAnalysis&
     c.summary = hit->substr(fused.layers.size() + 1) + "; replayed from the tactic cache";
     return c;
   }
-  LayoutChoice out = LayoutChoice{};
   const auto t0 = std::chrono::steady_clock::now();
   ExecOptions oc = o, ob = o;
   oc.blocked_layers.clear();
@@ -127,9 +126,6 @@ Expected<LayoutChoice> choose_layer_layouts(const Graph& g, const ModelAnalysis&
 
   // A value from one layer read by another, of a shape both layouts hold: a reorder when
   // the two layers differ, timed once per shape in each direction.
-  std::vector<int> layer_of(g.nodes.size(), -1);
-  for (size_t i = 0; i < n; ++i)
-    for (NodeId id : fused.layers[i].nodes) layer_of[static_cast<size_t>(id)] = static_cast<int>(i);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   dnnl::stream strm(eng);
   std::map<Shape, std::pair<double, double>> reorder_s;
@@ -148,7 +144,7 @@ Expected<LayoutChoice> choose_layer_layouts(const Graph& g, const ModelAnalysis&
         if (v == kNoValue) continue;
         const Value& val = g.value(v);
         if (val.is_stored || val.producer < 0 || !val.shape) continue;
-        const int from = layer_of[static_cast<size_t>(val.producer)];
+        const int from = cb.layer_index(val.producer);
         const Shape& s = *val.shape;
         if (from < 0 || from == static_cast<int>(c) || s.size() != 4 || s[1] % 16 != 0) continue;
         if (!seen.insert({from, static_cast<int>(c), v}).second) continue;
@@ -159,6 +155,7 @@ Expected<LayoutChoice> choose_layer_layouts(const Graph& g, const ModelAnalysis&
   const std::vector<int> x = choose_layouts(p);
   const double chosen = layout_cost(p, x), all_cl = layout_cost(p, std::vector<int>(n, 0));
   const double predicted = all_cl > 0 ? 1 - chosen / all_cl : 0;
+  LayoutChoice out;
   out.blocked.assign(n, 0);
   const size_t count = static_cast<size_t>(std::count(x.begin(), x.end(), 1));
   if (count == 0 || predicted < 0.01) {

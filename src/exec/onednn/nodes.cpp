@@ -365,44 +365,33 @@ Status concat(OneDnnBackend& b, const Node& n) {
     touched.push_back(dst);
     auto norm = norm_relu_reading(b, n);
     if (!norm) return norm.status();
-    if (norm->relu_out != kNoValue) {
-      // The concatenation itself is never written: relu(x * scale + shift) per channel.
-      b.add_step([srcs, dst, widths, C, pixels, ss = norm->scale_shift](dnnl::stream&) {
-        std::vector<const float*> x;
-        for (const memory& m : srcs) x.push_back(static_cast<const float*>(m.get_data_handle()));
-        float* y = static_cast<float*>(dst.get_data_handle());
-        const float* scale = ss.data();
-        const float* shift = ss.data() + C;
-#pragma omp parallel for schedule(static)
-        for (int64_t p = 0; p < pixels; ++p) {
-          float* out = y + p * C;
-          int64_t off = 0;
-          for (size_t i = 0; i < x.size(); ++i) {
-            const float* a = x[i] + p * widths[i];
-            const int64_t w = widths[i];
-#pragma omp simd
-            for (int64_t c = 0; c < w; ++c) out[off + c] = std::max(0.0f, a[c] * scale[off + c] + shift[off + c]);
-            off += w;
-          }
-        }
-      }, "host:channel_concat+bn_relu", touched);
-      b.set_mem(norm->relu_out, dst);
-      return Status::ok();
-    }
-    b.add_step([srcs, dst, widths, C, pixels](dnnl::stream&) {
+    // With a fused BatchNormalization + ReLU the concatenation itself is never written:
+    // relu(x * scale + shift) per channel.
+    const bool fused = norm->relu_out != kNoValue;
+    b.add_step([srcs, dst, widths, C, pixels, ss = norm->scale_shift](dnnl::stream&) {
       std::vector<const float*> x;
       for (const memory& m : srcs) x.push_back(static_cast<const float*>(m.get_data_handle()));
       float* y = static_cast<float*>(dst.get_data_handle());
+      const float* scale = ss.data();
+      const float* shift = ss.empty() ? nullptr : ss.data() + C;
 #pragma omp parallel for schedule(static)
       for (int64_t p = 0; p < pixels; ++p) {
         float* out = y + p * C;
+        int64_t off = 0;
         for (size_t i = 0; i < x.size(); ++i) {
-          std::memcpy(out, x[i] + p * widths[i], static_cast<size_t>(widths[i]) * sizeof(float));
-          out += widths[i];
+          const float* a = x[i] + p * widths[i];
+          const int64_t w = widths[i];
+          if (!shift) {
+            std::memcpy(out + off, a, static_cast<size_t>(w) * sizeof(float));
+          } else {
+#pragma omp simd
+            for (int64_t c = 0; c < w; ++c) out[off + c] = std::max(0.0f, a[c] * scale[off + c] + shift[off + c]);
+          }
+          off += w;
         }
       }
-    }, "host:channel_concat", touched);
-    b.set_mem(n.outputs[0], dst);
+    }, fused ? "host:channel_concat+bn_relu" : "host:channel_concat", touched);
+    b.set_mem(fused ? norm->relu_out : n.outputs[0], dst);
     return Status::ok();
   }
   return onednn_concat(b, n.outputs[0], md_channels_last(ys), static_cast<int>(axis), srcs);

@@ -107,6 +107,10 @@ class OneDnnBackend final : public Backend {
   }
   // Whether `v`'s buffer may be overwritten by the layer made of `layer` (see above).
   bool dead_after(ValueId v, const std::vector<NodeId>& layer) const;
+  // The index of the fused layer that holds node `n`, -1 when none does (after prepare).
+  int layer_index(NodeId n) const {
+    return n >= 0 && static_cast<size_t>(n) < layer_of_.size() ? layer_of_[static_cast<size_t>(n)] : -1;
+  }
   // The fused layer that holds node `n` (its nodes, in order); empty when none does.
   const std::vector<NodeId>& layer_nodes_of(NodeId n) const;
   // Marks nodes of a later layer as built by the current one (their layer then adds no step).
