@@ -43,6 +43,21 @@ std::vector<PD> candidate_impls(PD pd, size_t limit = 5) {
   return out;
 }
 
+// Whether oneDNN 2.6.3 gets `pd` wrong with the epilogue `e`: its gemm convolution adds a
+// binary post-op operand of the destination's full 4-D shape in the wrong order on
+// channels-last data (max |error| 2 against ref:any and the JIT kernels on a 1x1
+// convolution of 7 channels; OneDnn.ChannelConcatAndOneInputConcat failed whenever timing
+// picked it). Such an implementation is never used.
+template <typename PD>
+bool misapplies_post_ops(const PD& pd, const Epilogue& e) {
+  if (std::string(pd.impl_info_str()).find("gemm") == std::string::npos) return false;
+  const dnnl::memory::dims dst = pd.dst_desc().dims();
+  if (dst.size() != 4) return false;
+  for (const auto& [idx, m] : e.binary_args)
+    if (m.get_desc().dims() == dst) return true;
+  return false;
+}
+
 // The post-op chain without its last entry, when that entry is an unscaled transcendental
 // eltwise op (SiLU, GELU, sigmoid, tanh, ...: what a separate eltwise primitive can then
 // apply in place); nullopt otherwise.
@@ -66,14 +81,17 @@ struct Tactic {
 // Weights go into each candidate's own layout (reordered from `w_plain_mem`); activations,
 // bias and post-op operands are scratch memory. `what` names the geometry the descriptors
 // do not hold (strides, padding); with the descriptors and post-ops it keys the tactic
-// cache, which answers without timing when it holds a choice. With `tune` off, or a single
-// candidate, oneDNN's first choice with the whole epilogue.
+// cache, which answers without timing when it holds a choice. Implementations that
+// misapply the epilogue (misapplies_post_ops) are never candidates. With `tune` off, or a
+// single candidate, oneDNN's first choice (of those) with the whole epilogue.
 template <typename Prim, typename Desc, typename PD>
 Tactic<PD> fastest_tactic(OneDnnBackend& b, const Desc& desc, const PD& first, const std::string& what,
                           const dnnl::memory& w_plain_mem, const dnnl::memory::desc& b_md, const Epilogue& e) {
-  if (!b.options().tune) return Tactic<PD>{first};
   std::vector<Tactic<PD>> cands;
-  for (const PD& pd : candidate_impls(first)) cands.push_back({pd});
+  for (const PD& pd : candidate_impls(first))
+    if (!misapplies_post_ops(pd, e)) cands.push_back({pd});
+  if (cands.empty()) cands.push_back({first});  // nothing better on offer
+  if (!b.options().tune) return cands.front();
   dnnl::algorithm alg = dnnl::algorithm::undef;
   float alpha = 0, beta = 0;
   if (auto rest = without_last_eltwise(e.ops, &alg, &alpha, &beta)) {
@@ -81,7 +99,8 @@ Tactic<PD> fastest_tactic(OneDnnBackend& b, const Desc& desc, const PD& first, c
     attr.set_post_ops(*rest);
     PD split_first(desc, attr, b.engine(), true);
     if (split_first)
-      for (const PD& pd : candidate_impls(split_first)) cands.push_back({pd, true, alg, alpha, beta});
+      for (const PD& pd : candidate_impls(split_first))
+        if (!misapplies_post_ops(pd, e)) cands.push_back({pd, true, alg, alpha, beta});
   }
   if (cands.size() < 2) return cands.front();  // candidate_impls never returns none
   const std::string key = what + " x" + desc_key(first.src_desc()) + " w" + desc_key(w_plain_mem.get_desc()) + " y" +
