@@ -18,10 +18,10 @@ OUT=$(realpath "$OUT")
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-"$BIN" study --zoo --device v100 --dtype fp16 --batch max --report "$TMP/study" >/dev/null
+"$BIN" study --zoo --device v100 --dtype fp16 --batch max --report "$TMP/study" >/dev/null 2>&1
 cp "$TMP/study/study.json" "$TMP/study/study.csv" "$OUT/"
 for dev in v100 a100-sxm4-80gb h200; do
-  "$BIN" predict --zoo --device "$dev" --dtype fp16 --batch 1,max --format json -o "$OUT/predict-zoo-$dev.json" >/dev/null
+  "$BIN" predict --zoo --device "$dev" --dtype fp16 --batch 1,max --format json -o "$OUT/predict-zoo-$dev.json" >/dev/null 2>&1
 done
 "$BIN" sss --all --dataset cifar10 --device v100 --dtype fp16 --batch 256 --format csv -o "$OUT/sss-all.csv" >/dev/null
 scripts/make-sss-surrogate.sh "$BIN" "$TMP/surrogate.csv" 2>/dev/null
