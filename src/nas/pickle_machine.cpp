@@ -135,6 +135,12 @@ class Unpickler {
   Status call(const ValuePtr& fn, const ValuePtr& args);
   Status build();
   Status step(uint8_t op, bool* stop);
+  // step()'s opcode families, one job each.
+  Status header(uint8_t op);            // PROTO, FRAME
+  Status number(uint8_t op);            // BININT*, LONG1/4, BINFLOAT
+  Status collection(uint8_t op);        // TUPLE, LIST, FROZENSET, DICT, APPEND(S), ADDITEMS, SETITEM(S)
+  Status global(uint8_t op);            // GLOBAL, STACK_GLOBAL
+  Status global_name(std::string* module, std::string* name);
   Status validate(const Value& root, bool keep);
 
   // Streaming (pickle_stream.h).
@@ -369,89 +375,61 @@ Status Unpickler::build() {
   return Status::ok();
 }
 
-Status Unpickler::step(uint8_t op, bool* stop) {
+Status Unpickler::header(uint8_t op) {
+  if (op == 0x80) {  // PROTO
+    ROOFLENS_RETURN_IF_ERROR(need(1));
+    uint64_t p = read_le(1);
+    if (p < 2 || p > 5) return fail(op_at_, fmt::format("unsupported pickle protocol {}", p));
+    return Status::ok();
+  }
+  // FRAME: a length hint; the frame must lie within the data
+  ROOFLENS_RETURN_IF_ERROR(need(8));
+  uint64_t n = read_le(8);
+  // A stream's end is not known yet: a stream cut inside a frame fails where it ends.
+  if (!in_.streaming() && n > in_.available())
+    return fail(in_.offset() + in_.available(), fmt::format("truncated: the stream ends inside the FRAME of {} bytes that starts "
+                                          "at offset {}", n, op_at_));
+  return Status::ok();
+}
+
+Status Unpickler::number(uint8_t op) {
+  if (op == 'J' || op == 'K' || op == 'M') {
+    size_t n = op == 'J' ? 4 : op == 'K' ? 1 : 2;
+    ROOFLENS_RETURN_IF_ERROR(need(n));
+    uint64_t raw = read_le(n);
+    ValuePtr v = make(Kind::kInt);
+    v->integer = op == 'J' ? static_cast<int64_t>(static_cast<int32_t>(raw)) : static_cast<int64_t>(raw);
+    return push(std::move(v));
+  }
+  if (op == 0x8a || op == 0x8b) {  // LONG1 / LONG4: little-endian two's complement, up to 8 bytes here
+    size_t ln = op == 0x8a ? 1 : 4;
+    ROOFLENS_RETURN_IF_ERROR(need(ln));
+    uint64_t n = read_le(ln);
+    if (n > 8) return fail(op_at_, fmt::format("{} integer of {} bytes is wider than 64 bits", op_name_, n));
+    ROOFLENS_RETURN_IF_ERROR(need(n));
+    uint64_t raw = read_le(n);
+    ValuePtr v = make(Kind::kInt);
+    if (n > 0 && n < 8) {
+      int shift = static_cast<int>(64 - 8 * n);
+      v->integer = static_cast<int64_t>(raw << shift) >> shift;
+    } else {
+      v->integer = static_cast<int64_t>(raw);
+    }
+    return push(std::move(v));
+  }
+  // 'G', BINFLOAT: big-endian IEEE double
+  ROOFLENS_RETURN_IF_ERROR(need(8));
+  uint64_t bits = 0;
+  const char* p = in_.at();
+  for (size_t i = 0; i < 8; ++i) bits = (bits << 8) | static_cast<uint8_t>(p[i]);
+  in_.skip(8);
+  ValuePtr v = make(Kind::kFloat);
+  v->real = std::bit_cast<double>(bits);
+  return push(std::move(v));
+}
+
+Status Unpickler::collection(uint8_t op) {
   switch (op) {
-    case 0x80: {  // PROTO
-      ROOFLENS_RETURN_IF_ERROR(need(1));
-      uint64_t p = read_le(1);
-      if (p < 2 || p > 5) return fail(op_at_, fmt::format("unsupported pickle protocol {}", p));
-      return Status::ok();
-    }
-    case 0x95: {  // FRAME: a length hint; the frame must lie within the data
-      ROOFLENS_RETURN_IF_ERROR(need(8));
-      uint64_t n = read_le(8);
-      // A stream's end is not known yet: a stream cut inside a frame fails where it ends.
-      if (!in_.streaming() && n > in_.available())
-        return fail(in_.offset() + in_.available(), fmt::format("truncated: the stream ends inside the FRAME of {} bytes that starts "
-                                              "at offset {}", n, op_at_));
-      return Status::ok();
-    }
-    case '.': *stop = true; return Status::ok();
-    case '(': return push_mark();
-    case '0': return pop().status();
-    case '1': return pop_mark().status();
-    case '2':
-      if (stack_.size() <= stack_floor()) return fail(op_at_, "DUP on an empty stack");
-      return push(stack_.back());
-    case 'N': return push(make(Kind::kNone));
-    case 0x88:
-    case 0x89: {
-      ValuePtr v = make(Kind::kBool);
-      v->boolean = op == 0x88;
-      return push(std::move(v));
-    }
-    case 'J':
-    case 'K':
-    case 'M': {
-      size_t n = op == 'J' ? 4 : op == 'K' ? 1 : 2;
-      ROOFLENS_RETURN_IF_ERROR(need(n));
-      uint64_t raw = read_le(n);
-      ValuePtr v = make(Kind::kInt);
-      v->integer = op == 'J' ? static_cast<int64_t>(static_cast<int32_t>(raw)) : static_cast<int64_t>(raw);
-      return push(std::move(v));
-    }
-    case 0x8a:
-    case 0x8b: {  // LONG1 / LONG4: little-endian two's complement, up to 8 bytes here
-      size_t ln = op == 0x8a ? 1 : 4;
-      ROOFLENS_RETURN_IF_ERROR(need(ln));
-      uint64_t n = read_le(ln);
-      if (n > 8) return fail(op_at_, fmt::format("{} integer of {} bytes is wider than 64 bits", op_name_, n));
-      ROOFLENS_RETURN_IF_ERROR(need(n));
-      uint64_t raw = read_le(n);
-      ValuePtr v = make(Kind::kInt);
-      if (n > 0 && n < 8) {
-        int shift = static_cast<int>(64 - 8 * n);
-        v->integer = static_cast<int64_t>(raw << shift) >> shift;
-      } else {
-        v->integer = static_cast<int64_t>(raw);
-      }
-      return push(std::move(v));
-    }
-    case 'G': {  // BINFLOAT: big-endian IEEE double
-      ROOFLENS_RETURN_IF_ERROR(need(8));
-      uint64_t bits = 0;
-      const char* p = in_.at();
-      for (size_t i = 0; i < 8; ++i) bits = (bits << 8) | static_cast<uint8_t>(p[i]);
-      in_.skip(8);
-      ValuePtr v = make(Kind::kFloat);
-      v->real = std::bit_cast<double>(bits);
-      return push(std::move(v));
-    }
-    case 0x8c: return text(1, Kind::kStr);
-    case 'X': return text(4, Kind::kStr);
-    case 0x8d: return text(8, Kind::kStr);
-    case 'U': return text(1, Kind::kStr);  // SHORT_BINSTRING (Python 2 str)
-    case 'T': return text(4, Kind::kStr);  // BINSTRING
-    case 'C': return text(1, Kind::kBytes);
-    case 'B': return text(4, Kind::kBytes);
-    case 0x8e: return text(8, Kind::kBytes);
-    case '}': return push(make(Kind::kDict));
-    case ']': return push(make(Kind::kList));
-    case ')': return push(make(Kind::kTuple));
-    case 0x8f: return push(make(Kind::kSet));
-    case 0x85: return tuple_of(1);
-    case 0x86: return tuple_of(2);
-    case 0x87: return tuple_of(3);
     case 't':
     case 'l':
     case 0x91: {  // TUPLE, LIST, FROZENSET: everything above the mark
@@ -491,51 +469,111 @@ Status Unpickler::step(uint8_t op, bool* stop) {
       stack_.resize(stack_.size() - 2);
       return set_items(*stack_.back(), kv, 0);
     }
-    case 'u': {
+    default: {  // 'u', SETITEMS
       auto kv = pop_mark();
       if (!kv) return kv.status();
       if (stack_.size() <= stack_floor()) return fail(op_at_, "SETITEMS without a dict");
       return set_items(*stack_.back(), *kv, 0);
     }
+  }
+}
+
+// GLOBAL's "module\nname\n" operands.
+Status Unpickler::global_name(std::string* module, std::string* name) {
+  for (std::string* part : {module, name}) {
+    const size_t avail = in_.ensure_upto(257);  // a name of up to 256 bytes and its newline
+    const char* p = in_.at();
+    const void* nl = std::memchr(p, '\n', avail);
+    if (nl == nullptr) {
+      if (const Status* e = in_.error()) return *e;
+      return fail(op_at_, "GLOBAL name not terminated by a newline");
+    }
+    const size_t len = static_cast<size_t>(static_cast<const char*>(nl) - p);
+    part->assign(p, len);
+    in_.skip(len + 1);
+  }
+  return Status::ok();
+}
+
+// GLOBAL "module\nname\n" / STACK_GLOBAL (module, name on the stack)
+Status Unpickler::global(uint8_t op) {
+  std::string module, name;
+  if (op == 'c') {
+    ROOFLENS_RETURN_IF_ERROR(global_name(&module, &name));
+  } else {
+    auto n = pop();
+    if (!n) return n.status();
+    auto m = pop();
+    if (!m) return m.status();
+    if ((*m)->kind != Kind::kStr || (*n)->kind != Kind::kStr) return fail(op_at_, "STACK_GLOBAL of non-strings");
+    module = (*m)->text;
+    name = (*n)->text;
+  }
+  const char* known = allowed_global(module, name);
+  if (!known)
+    return Status::unsupported(fmt::format("{}: pickle offset {}: refusing global {}.{} (only plain data, "
+                                           "OrderedDict and numpy scalars are read)", source_, op_at_,
+                                           module.substr(0, 80), name.substr(0, 80)));
+  ValuePtr g = make(Kind::kGlobal);
+  g->text = known;
+  return push(std::move(g));
+}
+
+Status Unpickler::step(uint8_t op, bool* stop) {
+  switch (op) {
+    case 0x80:
+    case 0x95: return header(op);
+    case '.': *stop = true; return Status::ok();
+    case '(': return push_mark();
+    case '0': return pop().status();
+    case '1': return pop_mark().status();
+    case '2':
+      if (stack_.size() <= stack_floor()) return fail(op_at_, "DUP on an empty stack");
+      return push(stack_.back());
+    case 'N': return push(make(Kind::kNone));
+    case 0x88:
+    case 0x89: {
+      ValuePtr v = make(Kind::kBool);
+      v->boolean = op == 0x88;
+      return push(std::move(v));
+    }
+    case 'J':
+    case 'K':
+    case 'M':
+    case 0x8a:
+    case 0x8b:
+    case 'G': return number(op);
+    case 0x8c: return text(1, Kind::kStr);
+    case 'X': return text(4, Kind::kStr);
+    case 0x8d: return text(8, Kind::kStr);
+    case 'U': return text(1, Kind::kStr);  // SHORT_BINSTRING (Python 2 str)
+    case 'T': return text(4, Kind::kStr);  // BINSTRING
+    case 'C': return text(1, Kind::kBytes);
+    case 'B': return text(4, Kind::kBytes);
+    case 0x8e: return text(8, Kind::kBytes);
+    case '}': return push(make(Kind::kDict));
+    case ']': return push(make(Kind::kList));
+    case ')': return push(make(Kind::kTuple));
+    case 0x8f: return push(make(Kind::kSet));
+    case 0x85: return tuple_of(1);
+    case 0x86: return tuple_of(2);
+    case 0x87: return tuple_of(3);
+    case 't':
+    case 'l':
+    case 0x91:
+    case 'd':
+    case 'a':
+    case 'e':
+    case 0x90:
+    case 's':
+    case 'u': return collection(op);
     case 0x94: return put_memo(memo_.size() + released_);  // Python: len(memo)
     case 'q': ROOFLENS_RETURN_IF_ERROR(need(1)); return put_memo(read_le(1));
     case 'r': ROOFLENS_RETURN_IF_ERROR(need(4)); return put_memo(read_le(4));
     case 'h': ROOFLENS_RETURN_IF_ERROR(need(1)); return get_memo(read_le(1));
     case 'j': ROOFLENS_RETURN_IF_ERROR(need(4)); return get_memo(read_le(4));
     case 'c':
-    case 0x93: {  // GLOBAL "module\nname\n" / STACK_GLOBAL (module, name on the stack)
-      std::string module, name;
-      if (op == 'c') {
-        for (std::string* part : {&module, &name}) {
-          const size_t avail = in_.ensure_upto(257);  // a name of up to 256 bytes and its newline
-          const char* p = in_.at();
-          const void* nl = std::memchr(p, '\n', avail);
-          if (nl == nullptr) {
-            if (const Status* e = in_.error()) return *e;
-            return fail(op_at_, "GLOBAL name not terminated by a newline");
-          }
-          const size_t len = static_cast<size_t>(static_cast<const char*>(nl) - p);
-          part->assign(p, len);
-          in_.skip(len + 1);
-        }
-      } else {
-        auto n = pop();
-        if (!n) return n.status();
-        auto m = pop();
-        if (!m) return m.status();
-        if ((*m)->kind != Kind::kStr || (*n)->kind != Kind::kStr) return fail(op_at_, "STACK_GLOBAL of non-strings");
-        module = (*m)->text;
-        name = (*n)->text;
-      }
-      const char* known = allowed_global(module, name);
-      if (!known)
-        return Status::unsupported(fmt::format("{}: pickle offset {}: refusing global {}.{} (only plain data, "
-                                               "OrderedDict and numpy scalars are read)", source_, op_at_,
-                                               module.substr(0, 80), name.substr(0, 80)));
-      ValuePtr g = make(Kind::kGlobal);
-      g->text = known;
-      return push(std::move(g));
-    }
+    case 0x93: return global(op);
     case 'R':
     case 0x81: {  // REDUCE (callable, args) / NEWOBJ (cls, args)
       auto args = pop();
