@@ -61,7 +61,7 @@ bench: build
 	bench/peer_pytorch.sh $(ROOFLENS)
 	bench/study_zoo.sh $(ROOFLENS)
 
-# Regenerates docs/predictions/ from the bundled models.
+# Regenerates docs/generated/predictions/ from the bundled models.
 docs: build
 	scripts/gen-docs.sh $(ROOFLENS)
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Regenerates the prediction documents under docs/predictions/ with the built CLI.
+# Regenerates the prediction documents under docs/generated/predictions/ with the built CLI.
 # Usage: scripts/gen-docs.sh [path/to/rooflens]   (default: build/rooflens)
-# Everything in docs/predictions/ comes from this script; do not edit those files by hand.
+# Everything in docs/generated/predictions/ comes from this script; do not edit those files by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-build/rooflens}
-OUT=docs/predictions
+OUT=docs/generated/predictions
 mkdir -p "$OUT"
 
 wrap() {  # title, command...: runs the command and writes its table as markdown

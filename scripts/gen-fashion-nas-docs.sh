@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates docs/nas-fashion/: issue 10's experiment end to end with REAL training. Every
+# Regenerates docs/generated/nas-fashion/: issue 10's experiment end to end with REAL training. Every
 # network a search asks about is trained with LibTorch on Fashion-MNIST (the training oracle,
 # docs/nas.md) and tested on held-out images. Approximate filtering (one run: the
 # throughput-utilization frontier of the 1-channel 28x28 networks on the V100 FP16
@@ -20,7 +20,7 @@ BUDGET=${2:-300}
 SEEDS=${3:-3}
 WORK=${4:-$(mktemp -d)}
 cd "$(dirname "$0")/.."
-OUT=docs/nas-fashion
+OUT=docs/generated/nas-fashion
 mkdir -p "$OUT" "$WORK"
 COMMON=(nas --space sss --oracle train:fashion-mnist --train-clock simulated --budget "$BUDGET" --reward soft
         --device v100 --dtype fp16 --batch 256 --db "$WORK/train.sqlite" -o "$WORK/runs")

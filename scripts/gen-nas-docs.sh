@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates docs/nas/: the paper's NAS experiment (study.md section 4) end to end on the
+# Regenerates docs/generated/nas/: the paper's NAS experiment (study.md section 4) end to end on the
 # V100 FP16 predictions of the whole NATS-Bench size space: approximate filtering (one run)
 # and REINFORCE with MnasNet's soft reward (9 seeds), budget 110000 simulated seconds, on the
 # SYNTHETIC surrogate accuracy table of scripts/make-sss-surrogate.sh, because the official
@@ -9,7 +9,7 @@
 set -euo pipefail
 BIN=$(realpath "$1")
 cd "$(dirname "$0")/.."
-OUT=docs/nas
+OUT=docs/generated/nas
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$OUT"
