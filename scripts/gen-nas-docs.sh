@@ -4,7 +4,7 @@
 # and REINFORCE with MnasNet's soft reward (9 seeds), budget 110000 simulated seconds, on the
 # SYNTHETIC surrogate accuracy table of scripts/make-sss-surrogate.sh, because the official
 # NATS-Bench data (1.1 GB) is not on these machines. With the data, the same command with
-# --oracle nats:DIR runs on the benchmark's own accuracies (README, docs/nas.md).
+# --oracle nats:DIR runs on the benchmark's own accuracies (docs/guide/nas.md, docs/nas.md).
 # Usage: scripts/gen-nas-docs.sh ROOFLENS_BINARY
 set -euo pipefail
 BIN=$(realpath "$1")
