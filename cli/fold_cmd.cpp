@@ -94,8 +94,8 @@ int run_fold(const FoldArgs& a) {
   if (batch % *factor != 0)
     return report_error(Status::invalid("--batch " + std::to_string(batch) + " is not divisible by --factor " +
                                         std::to_string(*factor)));
-  auto dt = parse_dtype(a.dtype);
-  if (!dt) return report_error(Status::invalid("--dtype '" + a.dtype + "': expected fp32, fp16, bf16, int8 or fp8"));
+  auto dt = parse_dtype_arg("--dtype", a.dtype);
+  if (!dt) return report_error(dt.status());
   ExportOptions eo;
   if (a.weights == "random") eo.weights = ExportWeights::kRandom;
   else if (a.weights != "stripped")

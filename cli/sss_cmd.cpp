@@ -326,7 +326,7 @@ int run_sss(const SssArgs& a) {
   if (given != 1) return report_error(Status::invalid("sss: give exactly one of an arch string, --index N or --all"));
   auto ds = sss_dataset_from_name(a.dataset);
   if (!ds) return report_error(ds.status());
-  if (!parse_dtype(a.dtype)) return report_error(Status::invalid("--dtype '" + a.dtype + "': expected fp32, fp16, bf16, int8 or fp8"));
+  if (auto dt = parse_dtype_arg("--dtype", a.dtype); !dt) return report_error(dt.status());
   auto batch = parse_batch(a.batch);
   if (!batch) return report_error(batch.status());
   SssWidths widths{};

@@ -51,6 +51,11 @@ std::optional<DType> parse_dtype(std::string_view s) {
   return std::nullopt;
 }
 
+Expected<DType> parse_dtype_arg(std::string_view what, std::string_view s) {
+  if (auto t = parse_dtype(s)) return *t;
+  return Status::invalid(std::string(what) + " '" + std::string(s) + "': expected fp32, fp16, bf16, int8 or fp8");
+}
+
 }  // namespace rooflens
 
 namespace rooflens {

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "rooflens/util/status.h"
+
 namespace rooflens {
 
 enum class DType : uint8_t {
@@ -30,6 +32,9 @@ bool dtype_is_integer(DType t);
 std::string_view dtype_name(DType t);  // "fp32", "fp16", "int64", ...
 // Parses a user-facing compute dtype: fp32, fp16, bf16, int8, fp8 (also f32, half, ...).
 std::optional<DType> parse_dtype(std::string_view s);
+// The same for a user's setting named `what` (a flag, a field): invalid input
+// "<what> '<s>': expected fp32, fp16, bf16, int8 or fp8" when `s` names no compute dtype.
+Expected<DType> parse_dtype_arg(std::string_view what, std::string_view s);
 
 }  // namespace rooflens
 
