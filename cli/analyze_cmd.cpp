@@ -1,6 +1,5 @@
 // `rooflens analyze`: per-layer FLOPs, bytes and arithmetic intensity of ONNX models.
 #include <atomic>
-#include <filesystem>
 #include <optional>
 #include <thread>
 #include <string>
@@ -9,8 +8,6 @@
 #include "common.h"
 #include "loading.h"
 #include "rooflens/cost/analysis.h"
-#include "rooflens/onnx/import.h"
-#include "rooflens/passes/infer_shapes.h"
 #include "rooflens/report/analyze_report.h"
 
 namespace rooflens::cli {
@@ -32,20 +29,9 @@ void add_analyze(CLI::App& app, AnalyzeArgs& a) {
   cmd->callback([&a, cmd] { a.batch_given = cmd->count("--batch") > 0; });
 }
 
-static Expected<ModelAnalysis> analyze_one(const std::string& path, const ImportOptions& io,
-                                           const AnalyzeOptions& ao) {
-  auto g = import_onnx_file(path, io);
-  if (!g) return g.status();
-  auto inferred = infer_shapes(*g);
-  if (!inferred) return inferred.status().with_context(path);
-  ModelAnalysis m = analyze_graph(*g, *inferred, ao);
-  m.model = std::filesystem::path(path).stem().string();
-  return m;
-}
-
 int run_analyze(const AnalyzeArgs& a) {
-  auto dt = parse_dtype(a.dtype);
-  if (!dt) return report_error(Status::invalid("--dtype '" + a.dtype + "': expected fp32, fp16, bf16, int8 or fp8"));
+  auto dt = parse_dtype_arg("--dtype", a.dtype);
+  if (!dt) return report_error(dt.status());
   ImportOptions io;
   if (a.batch_given) {
     if (a.batch <= 0) return report_error(Status::invalid("--batch " + std::to_string(a.batch) + ": must be a positive integer"));
@@ -68,7 +54,7 @@ int run_analyze(const AnalyzeArgs& a) {
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i = next++; i < a.files.size(); i = next++) {
-      results[i].emplace(analyze_one(a.files[i], io, ao));
+      results[i].emplace(ModelSession::from_file(a.files[i], io.input_shapes).analysis(io.batch, ao));
       if (json && *results[i]) {
         json_parts[i] = report::analyze_json_part(results[i]->value(), as_list);
         std::vector<LayerReport>().swap(results[i]->value().layers);  // rendered: freed here, in parallel

@@ -15,13 +15,6 @@
 namespace rooflens::cli {
 namespace {
 
-using Analysed = Loaded;
-
-Expected<Analysed> analyse_at(const std::string& path, const std::vector<InputShapeOverride>& shapes,
-                              DType dtype, std::optional<int64_t> batch) {
-  return load_model(path, shapes, dtype, batch);
-}
-
 struct Request {
   std::vector<int64_t> batches;  // explicit batches
   bool max = false;              // also the largest batch that fits
@@ -51,13 +44,14 @@ Expected<Request> parse_batches(const std::string& s) {
 Expected<std::vector<Prediction>> predict_model(const std::string& path, const PredictArgs& a,
                                                 const std::vector<InputShapeOverride>& shapes, DType dtype,
                                                 const DeviceSpec& dev, const Request& req) {
+  const ModelSession session = ModelSession::from_file(path, shapes);
   PerfOptions po;
   po.dtype = a.dtype;
   po.use_measured_peak = !a.datasheet_peak;
   std::optional<int64_t> max_batch;
   const double capacity = dev.mem_bytes - dev.reserved_bytes;
   auto memory_at = [&](int64_t b) -> Expected<int64_t> {
-    auto an = analyse_at(path, shapes, dtype, b);
+    auto an = session.model(b, dtype);
     if (!an) return an.status();
     return estimate_memory(an->graph, an->analysis, dev).total();
   };
@@ -68,7 +62,7 @@ Expected<std::vector<Prediction>> predict_model(const std::string& path, const P
   if (req.max) batches.push_back(*max_batch);
   std::vector<Prediction> out;
   for (int64_t b : batches) {
-    auto an = analyse_at(path, shapes, dtype, b);
+    auto an = session.model(b, dtype);
     if (!an) return an.status();
     auto p = predict(an->graph, an->analysis, dev, po);
     if (!p) return p.status();
@@ -100,8 +94,8 @@ void add_predict(CLI::App& app, PredictArgs& a) {
 }
 
 int run_predict(const PredictArgs& a) {
-  auto dt = parse_dtype(a.dtype);
-  if (!dt) return report_error(Status::invalid("--dtype '" + a.dtype + "': expected fp32, fp16, bf16, int8 or fp8"));
+  auto dt = parse_dtype_arg("--dtype", a.dtype);
+  if (!dt) return report_error(dt.status());
   auto req = parse_batches(a.batch);
   if (!req) return report_error(req.status());
   auto shapes = parse_input_shapes(a.input_shapes);
@@ -113,7 +107,7 @@ int run_predict(const PredictArgs& a) {
   const std::string mdir = models_dir("");
   auto zoo = zoo_index(mdir);
   if (a.zoo)
-    for (const auto& [name, e] : zoo) files.push_back(mdir + "/" + e.value("file", name + ".onnx"));
+    for (const auto& [name, z] : zoo) files.push_back(z.path);
   if (files.empty()) return report_error(Status::invalid("predict: give ONNX files or --zoo"));
 
   std::vector<std::vector<Prediction>> all;
@@ -157,8 +151,7 @@ int run_predict(const PredictArgs& a) {
         if (L.bound != Bound::kNone) by[std::string(bound_name(L.bound))] += L.time_share;
       auto top = std::max_element(by.begin(), by.end(), [](auto& x, auto& y) { return x.second < y.second; });
       auto z = zoo.find(p.model);
-      std::string acc = z != zoo.end() && z->second.contains("acc1") && z->second["acc1"].is_number()
-                            ? report::fmt_fixed(z->second["acc1"].get<double>(), 2) : "-";
+      std::string acc = z != zoo.end() && z->second.acc1 ? report::fmt_fixed(*z->second.acc1, 2) : "-";
       t.rows.push_back({p.model, acc, std::to_string(p.batch), report::fmt_fixed(p.throughput, 0),
                         report::fmt_fixed(100 * p.utilization, 1),
                         p.utilization_measured ? report::fmt_fixed(100 * *p.utilization_measured, 1) : "-",

@@ -1,6 +1,7 @@
 // `rooflens whatif`: one model under fold, channel padding, dtype, batch and other devices,
 // every row predicted on the transformed graph beside the baseline.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <map>
 #include <sstream>

@@ -5,7 +5,6 @@
 #include <thread>
 
 #include "common.h"
-#include "rooflens/passes/pad_channels.h"
 
 namespace rooflens::cli {
 
@@ -13,7 +12,7 @@ Expected<std::unique_ptr<WhatIfSetup>> make_whatif_setup(const std::string& file
                                                          const std::string& dtype, const std::string& batch,
                                                          const std::vector<std::string>& input_shapes,
                                                          const std::string& devices, const std::string& devices_dir) {
-  if (!parse_dtype(dtype)) return Status::invalid("--dtype '" + dtype + "': expected fp32, fp16, bf16, int8 or fp8");
+  if (auto dt = parse_dtype_arg("--dtype", dtype); !dt) return dt.status();
   auto batch_or_max = parse_batch_or_max(batch);
   if (!batch_or_max) return batch_or_max.status();
   auto shapes = parse_input_shapes(input_shapes);
@@ -41,24 +40,11 @@ Expected<std::unique_ptr<WhatIfSetup>> make_whatif_setup(const std::string& file
       if (d.is_gpu()) o.other_devices.push_back(d);
   }
   o.pad_multiple = dev->tc_channel_multiple.count(dtype) ? dev->tc_channel_multiple.at(dtype) : 8;
-  o.fold = [](const LoadedModel& l, int f) { return fold_loaded(l, f); };
   const int multiple = o.pad_multiple;
-  o.fold_aligned = [multiple](const LoadedModel& l, int f) { return fold_loaded(l, f, multiple); };
-  o.pad = [multiple](const LoadedModel& l) -> Expected<LoadedModel> {
-    auto g = pad_channels(l.graph, multiple);
-    if (!g) return g.status();
-    auto an = analyse_loaded_graph(std::move(*g), l.analysis.model, l.analysis.dtype);
-    if (!an) return an.status();
-    return LoadedModel{std::move(an->graph), std::move(an->analysis)};
-  };
-  // One import per dtype; other batches are rebatched from it.
-  WhatIfSetup* self = s.get();
-  const auto shape_overrides = *shapes;
-  s->load = [self, file, shape_overrides](int64_t b, DType d) -> Expected<LoadedModel> {
-    auto l = load_model_rebatched(file, d, b, self->cache[d], shape_overrides);
-    if (!l) return l.status();
-    return LoadedModel{std::move(l->graph), std::move(l->analysis)};
-  };
+  o.fold = [](const LoadedModel& l, int f) { return fold_model(l, f); };
+  o.fold_aligned = [multiple](const LoadedModel& l, int f) { return fold_model(l, f, multiple); };
+  o.pad = [multiple](const LoadedModel& l) { return pad_model_channels(l, multiple); };
+  s->load = ModelSession::from_file(file, *shapes).typed_loader();
   return s;
 }
 

@@ -1,13 +1,11 @@
 // What `rooflens whatif` and `rooflens doctor` both need: the what-if options for a model
 // file on a device (fold, fold with aligned widths, channel padding, other devices) and a
-// loader that imports once per dtype and rebatches.
+// loader over the file's model session (one import, rebatched and retyped on demand).
 #pragma once
 
 #include "rooflens/analysis/doctor.h"
 
-#include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,8 +16,7 @@ namespace rooflens::cli {
 
 struct WhatIfSetup {
   WhatIfOptions options;
-  TypedLoader load;  // refers to this setup's cache: keep the setup alive while using it
-  std::map<DType, std::optional<Expected<Loaded>>> cache;
+  TypedLoader load;  // the file's ModelSession::typed_loader()
 };
 
 // `devices`: comma-separated ids for the device rows; empty: every GPU of the database.
