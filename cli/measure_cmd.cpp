@@ -145,15 +145,11 @@ int run_measure(const MeasureArgs& a) {
     if (!info) return report_error(info.status());
     gpu_name = info->name;
     if (device == "this-cpu") {
-      // The database entry whose name starts with what the driver calls the GPU.
       auto db = load_device_dir(devices_dir(a.devices_dir));
       if (!db) return report_error(db.status());
-      device.clear();
-      for (const auto& d : *db)
-        if (d.kind == "gpu" && d.name.rfind(info->name, 0) == 0) device = d.id;
-      if (device.empty())
-        return report_error(Status::invalid("no device entry matches the GPU '" + info->name +
-                                            "': give --device with its database id or a device file"));
+      auto gpu = find_gpu_by_name(info->name, *db);
+      if (!gpu) return report_error(gpu.status());
+      device = gpu->id;
     }
   }
   auto dev = load_dev(device, a.devices_dir);

@@ -333,6 +333,16 @@ Expected<std::vector<DeviceSpec>> load_device_dir(const std::string& dir) {
   return out;
 }
 
+Expected<DeviceSpec> find_gpu_by_name(const std::string& gpu_name, const std::vector<DeviceSpec>& db) {
+  const DeviceSpec* found = nullptr;
+  for (const DeviceSpec& d : db)
+    if (d.is_gpu() && d.name.rfind(gpu_name, 0) == 0) found = &d;
+  if (!found)
+    return Status::invalid("no device entry matches the GPU '" + gpu_name +
+                           "': give --device with its database id or a device file");
+  return *found;
+}
+
 Expected<DeviceSpec> resolve_device(const std::string& spec, const std::vector<DeviceSpec>& db) {
   for (const DeviceSpec& d : db) {
     if (d.id == spec) return d;

@@ -102,5 +102,9 @@ Expected<std::vector<DeviceSpec>> load_device_dir(const std::string& dir);
 // Resolves `--device`: an id or alias from `db`, a path to a JSON file, or
 // "custom:fp16=125e12,bw=900e9,mem=16e9[,fp32=...,sms=80,launch=5e-6,name=...]".
 Expected<DeviceSpec> resolve_device(const std::string& spec, const std::vector<DeviceSpec>& db);
+// The GPU entry of `db` whose name starts with `gpu_name`, what the driver calls the GPU
+// ("NVIDIA H200"); the last such entry (by id) when several do. Invalid input naming the GPU
+// when none does.
+Expected<DeviceSpec> find_gpu_by_name(const std::string& gpu_name, const std::vector<DeviceSpec>& db);
 
 }  // namespace rooflens
