@@ -303,21 +303,8 @@ Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& m
 
 namespace {
 
-Expected<Graph> import_onnx_view(std::string_view bytes, const std::string& model_dir,
-                                 const ImportOptions& options) {
-  if (bytes.empty()) return Status::invalid("file is empty");
-  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
-    return Status::unsupported("file is larger than 2 GiB (protobuf limit); store weights as external data");
-  // Read in place: names and small contents are views into `bytes`.
-  ov::Model model;
-  if (!ov::parse_model(bytes, &model))
-    return Status::invalid("not an ONNX model: protobuf parsing failed (truncated, corrupted or another format)");
-  if (model.ir_version <= 0 || !model.has_graph)
-    return Status::invalid("not an ONNX model: no ir_version or no graph");
-  if (options.batch && *options.batch <= 0)
-    return Status::invalid("batch must be positive, got " + std::to_string(*options.batch));
-
-  Graph g;
+// The model's opset, checked against the supported range.
+Status read_opset(const ov::Model& model, Graph& g) {
   const ov::Graph& gp = model.graph;
   g.name = gp.name;
   for (const auto& [domain, version] : model.opset_imports)
@@ -328,16 +315,16 @@ Expected<Graph> import_onnx_view(std::string_view bytes, const std::string& mode
                                " is outside the supported range " + std::to_string(kMinOpset) +
                                ".." + std::to_string(kMaxOpset));
   if (gp.nodes.empty()) return Status::invalid("graph '" + std::string(gp.name) + "' has no nodes");
+  return Status::ok();
+}
 
-  // Initializers.
-  FileSizes file_sizes;
-  g.values.reserve(gp.initializers.size() + gp.inputs.size() + gp.nodes.size() * 2);
+Status add_initializers(const ov::Graph& gp, const std::string& model_dir, FileSizes* file_sizes, Graph& g) {
   for (size_t i = 0; i < gp.initializers.size(); ++i) {
     const auto& t = gp.initializers[i];
     auto what = [&t] { return "initializer '" + std::string(t.name) + "'"; };  // built only for errors
     if (t.name.empty()) return Status::invalid("initializer #" + std::to_string(i) + " has no name");
     if (g.find_value(t.name)) return Status::invalid(what() + ": defined twice");
-    auto d = decode_tensor(t, model_dir, what, &file_sizes);
+    auto d = decode_tensor(t, model_dir, what, file_sizes);
     if (!d) return d.status();
     Value v;
     v.name = t.name;
@@ -353,9 +340,60 @@ Expected<Graph> import_onnx_view(std::string_view bytes, const std::string& mode
     v.shape = std::move(d->shape);
     g.add_value(std::move(v));
   }
+  return Status::ok();
+}
 
-  // Graph inputs (those that are not initializers), with user overrides.
-  std::map<std::string, int64_t> symbols;
+// The shape of runtime input number `idx`: the file's, with the user's override and batch;
+// binds the batch dimension's symbol in `symbols`.
+Expected<Shape> input_shape(const ov::ValueInfo& in, size_t idx, const std::string& what, const ImportOptions& options,
+                            std::map<std::string, int64_t>& symbols) {
+  Shape shape;
+  std::vector<std::string> syms;
+  if (!in.has_shape) return Status::unsupported(what + ": has no shape; give --input-shape");
+  for (const auto& d : in.dims) {
+    if (d.has_value) {
+      if (d.value < 0) return Status::invalid(what + ": negative dimension " + std::to_string(d.value));
+      shape.push_back(d.value);
+      syms.emplace_back();
+    } else {
+      shape.push_back(-1);
+      syms.push_back(d.has_param ? std::string(d.param) : "?");
+    }
+  }
+  // User override: named, or unnamed for the first input.
+  for (const auto& o : options.input_shapes) {
+    if (!(o.name == in.name || (o.name.empty() && idx == 0))) continue;
+    if (o.shape.size() == shape.size()) {
+      shape = o.shape;
+    } else if (o.shape.size() + 1 == shape.size()) {
+      for (size_t i = 0; i < o.shape.size(); ++i) shape[i + 1] = o.shape[i];
+    } else {
+      return Status::invalid("--input-shape " + shape_str(o.shape) + " has rank " +
+                             std::to_string(o.shape.size()) + "; " + what + " has rank " +
+                             std::to_string(shape.size()) + " (give all dims, or all but the batch)");
+    }
+    for (size_t i = 0; i < shape.size(); ++i)
+      if (shape[i] >= 0) syms[i].clear();
+  }
+  if (!shape.empty()) {
+    if (options.batch) {
+      shape[0] = *options.batch;
+    } else if (shape[0] < 0) {
+      shape[0] = 1;
+    }
+    if (!syms[0].empty() && syms[0] != "?") symbols[syms[0]] = shape[0];
+  }
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] < 0)
+      return Status::invalid(what + ": dimension " + std::to_string(i) + " is symbolic ('" + syms[i] +
+                             "'); give it with --input-shape " + std::string(in.name) + ":" + "...");
+  if (!checked_numel(shape))
+    return Status::invalid(what + ": element count of " + shape_str(shape) + " overflows 64 bits");
+  return shape;
+}
+
+// Graph inputs (those that are not initializers), with user overrides.
+Status add_inputs(const ov::Graph& gp, const ImportOptions& options, std::map<std::string, int64_t>& symbols, Graph& g) {
   std::vector<const ov::ValueInfo*> runtime_inputs;
   for (const auto& in : gp.inputs)
     if (!g.find_value(in.name)) runtime_inputs.push_back(&in);  // the graph holds initializers only yet
@@ -377,54 +415,17 @@ Expected<Graph> import_onnx_view(std::string_view bytes, const std::string& mode
     v.dtype = dtype_from_onnx_code(in.elem_type);
     if (v.dtype == DType::kUnknown)
       return Status::unsupported(what + ": elem_type " + std::to_string(in.elem_type) + " is not supported");
-    Shape shape;
-    std::vector<std::string> syms;
-    if (!in.has_shape) return Status::unsupported(what + ": has no shape; give --input-shape");
-    for (const auto& d : in.dims) {
-      if (d.has_value) {
-        if (d.value < 0) return Status::invalid(what + ": negative dimension " + std::to_string(d.value));
-        shape.push_back(d.value);
-        syms.emplace_back();
-      } else {
-        shape.push_back(-1);
-        syms.push_back(d.has_param ? std::string(d.param) : "?");
-      }
-    }
-    // User override: named, or unnamed for the first input.
-    for (const auto& o : options.input_shapes) {
-      if (!(o.name == in.name || (o.name.empty() && idx == 0))) continue;
-      if (o.shape.size() == shape.size()) {
-        shape = o.shape;
-      } else if (o.shape.size() + 1 == shape.size()) {
-        for (size_t i = 0; i < o.shape.size(); ++i) shape[i + 1] = o.shape[i];
-      } else {
-        return Status::invalid("--input-shape " + shape_str(o.shape) + " has rank " +
-                               std::to_string(o.shape.size()) + "; " + what + " has rank " +
-                               std::to_string(shape.size()) + " (give all dims, or all but the batch)");
-      }
-      for (size_t i = 0; i < shape.size(); ++i)
-        if (shape[i] >= 0) syms[i].clear();
-    }
-    if (!shape.empty()) {
-      if (options.batch) {
-        shape[0] = *options.batch;
-      } else if (shape[0] < 0) {
-        shape[0] = 1;
-      }
-      if (!syms[0].empty() && syms[0] != "?") symbols[syms[0]] = shape[0];
-    }
-    for (size_t i = 0; i < shape.size(); ++i)
-      if (shape[i] < 0)
-        return Status::invalid(what + ": dimension " + std::to_string(i) + " is symbolic ('" + syms[i] +
-                               "'); give it with --input-shape " + std::string(in.name) + ":" + "...");
-    if (!checked_numel(shape))
-      return Status::invalid(what + ": element count of " + shape_str(shape) + " overflows 64 bits");
-    v.shape = shape;
+    auto shape = input_shape(in, idx, what, options, symbols);
+    if (!shape) return shape.status();
+    v.shape = std::move(*shape);
     g.inputs.push_back(g.add_value(std::move(v)));
   }
+  return Status::ok();
+}
 
-  // Node outputs first (so inputs can refer forward; cycles are found by topo_order). They
-  // get consecutive ids from first_output in file order.
+// Node outputs first (so inputs can refer forward; cycles are found by topo_order). They get
+// consecutive ids from the returned first output, in file order.
+Expected<ValueId> add_node_outputs(const ov::Graph& gp, Graph& g) {
   const int node_count = static_cast<int>(gp.nodes.size());
   g.values.reserve(g.values.size() + gp.nodes.size() * 2);
   g.nodes.reserve(gp.nodes.size());
@@ -449,7 +450,11 @@ Expected<Graph> import_onnx_view(std::string_view bytes, const std::string& mode
       g.add_value(std::move(v));
     }
   }
-  // value_info hints, with symbolic dims resolved where the symbol is bound.
+  return first_output;
+}
+
+// value_info hints, with symbolic dims resolved where the symbol is bound.
+void add_shape_hints(const ov::Graph& gp, const std::map<std::string, int64_t>& symbols, Graph& g) {
   auto hint = [&](const ov::ValueInfo& vi) {
     auto id = g.find_value(vi.name);
     if (!id || !vi.has_tensor_type || !vi.has_shape) return;
@@ -469,8 +474,12 @@ Expected<Graph> import_onnx_view(std::string_view bytes, const std::string& mode
   };
   for (const auto& vi : gp.value_info) hint(vi);
   for (const auto& vi : gp.outputs) hint(vi);
+}
 
+Status add_nodes(const ov::Graph& gp, ValueId first_output, const std::string& model_dir, FileSizes* file_sizes,
+                 Graph& g) {
   ValueId next_output = first_output;
+  const int node_count = static_cast<int>(gp.nodes.size());
   for (int i = 0; i < node_count; ++i) {
     const auto& np = gp.nodes[static_cast<size_t>(i)];
     Node n;
@@ -495,7 +504,7 @@ Expected<Graph> import_onnx_view(std::string_view bytes, const std::string& mode
     for (const auto& out : np.outputs) n.outputs.push_back(out.empty() ? kNoValue : next_output++);
     n.attrs.reserve(np.attributes.size());
     for (const auto& a : np.attributes) {
-      auto v = convert_attr(a, [&] { return node_label(np, i); }, model_dir, &file_sizes);
+      auto v = convert_attr(a, [&] { return node_label(np, i); }, model_dir, file_sizes);
       if (!v) {
         if (n.kind == OpKind::kUnknown) continue;  // reported as an unknown op anyway
         return v.status();
@@ -504,7 +513,35 @@ Expected<Graph> import_onnx_view(std::string_view bytes, const std::string& mode
     }
     g.add_node(std::move(n));
   }
+  return Status::ok();
+}
 
+Expected<Graph> import_onnx_view(std::string_view bytes, const std::string& model_dir,
+                                 const ImportOptions& options) {
+  if (bytes.empty()) return Status::invalid("file is empty");
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    return Status::unsupported("file is larger than 2 GiB (protobuf limit); store weights as external data");
+  // Read in place: names and small contents are views into `bytes`.
+  ov::Model model;
+  if (!ov::parse_model(bytes, &model))
+    return Status::invalid("not an ONNX model: protobuf parsing failed (truncated, corrupted or another format)");
+  if (model.ir_version <= 0 || !model.has_graph)
+    return Status::invalid("not an ONNX model: no ir_version or no graph");
+  if (options.batch && *options.batch <= 0)
+    return Status::invalid("batch must be positive, got " + std::to_string(*options.batch));
+
+  Graph g;
+  const ov::Graph& gp = model.graph;
+  ROOFLENS_RETURN_IF_ERROR(read_opset(model, g));
+  FileSizes file_sizes;
+  g.values.reserve(gp.initializers.size() + gp.inputs.size() + gp.nodes.size() * 2);
+  ROOFLENS_RETURN_IF_ERROR(add_initializers(gp, model_dir, &file_sizes, g));
+  std::map<std::string, int64_t> symbols;
+  ROOFLENS_RETURN_IF_ERROR(add_inputs(gp, options, symbols, g));
+  auto first_output = add_node_outputs(gp, g);
+  if (!first_output) return first_output.status();
+  add_shape_hints(gp, symbols, g);
+  ROOFLENS_RETURN_IF_ERROR(add_nodes(gp, *first_output, model_dir, &file_sizes, g));
   for (const auto& out : gp.outputs) {
     auto id = g.find_value(out.name);
     if (!id) return Status::invalid("graph output '" + std::string(out.name) + "' is not produced by any node");
