@@ -41,37 +41,26 @@ void JsonWriter::before_value() {
   }
 }
 
-JsonWriter& JsonWriter::begin_object() {
+JsonWriter& JsonWriter::open(char bracket, bool array) {
   before_value();
-  out_->push_back('{');
-  stack_.push_back({false, true});
+  out_->push_back(bracket);
+  stack_.push_back({array, true});
   return *this;
 }
 
-JsonWriter& JsonWriter::end_object() {
+JsonWriter& JsonWriter::close(char bracket) {
   const bool empty = stack_.back().empty;
   stack_.pop_back();
   if (!empty) newline();
-  out_->push_back('}');
+  out_->push_back(bracket);
   if (stack_.empty()) out_->push_back('\n');
   return *this;
 }
 
-JsonWriter& JsonWriter::begin_array() {
-  before_value();
-  out_->push_back('[');
-  stack_.push_back({true, true});
-  return *this;
-}
-
-JsonWriter& JsonWriter::end_array() {
-  const bool empty = stack_.back().empty;
-  stack_.pop_back();
-  if (!empty) newline();
-  out_->push_back(']');
-  if (stack_.empty()) out_->push_back('\n');
-  return *this;
-}
+JsonWriter& JsonWriter::begin_object() { return open('{', false); }
+JsonWriter& JsonWriter::end_object() { return close('}'); }
+JsonWriter& JsonWriter::begin_array() { return open('[', true); }
+JsonWriter& JsonWriter::end_array() { return close(']'); }
 
 // Same text as fmt's "{}" for an integer, without its formatting machinery.
 static void append_int(std::string* out, int64_t v) {

@@ -219,6 +219,15 @@ std::string tick_text(const AxisSpec& a, double v) {
   return compact_number(r) + a.tick_suffix;
 }
 
+// Where v lies along a fitted axis, from 0 at its low end to 1 at its high end.
+double axis_fraction(const Fitted& f, double v) {
+  if (f.log) {
+    const double c = v > 0 ? v : f.lo;
+    return (std::log10(c) - std::log10(f.lo)) / (std::log10(f.hi) - std::log10(f.lo));
+  }
+  return (v - f.lo) / (f.hi - f.lo);
+}
+
 }  // namespace
 
 std::string svg_marker(double cx, double cy, const MarkerStyle& st, const std::string& klass, const SvgAttrs& attrs,
@@ -325,14 +334,27 @@ void SvgPlot::legend_bar(std::string fill, std::string text) {
 }
 void SvgPlot::legend_note(std::string text) { legend_.push_back({LegendKind::kNote, {}, {}, "", std::move(text)}); }
 
-std::string SvgPlot::render() const {
-  // --- layout -------------------------------------------------------------------------
+// The plot area in pixels and the fitted axes. Marks and placed labels collect in
+// `obstacles` as they are drawn, so that labels drawn later avoid them.
+struct SvgPlot::Frame {
+  std::vector<std::string> subtitle;  // wrapped lines
+  double top = 0, left = 66, pw = 0, ph = 0;
+  Fitted fx, fy;
+  std::vector<Box> obstacles;
+
+  double X(double v) const { return left + axis_fraction(fx, v) * pw; }
+  double Y(double v) const { return top + ph - axis_fraction(fy, v) * ph; }
+};
+
+SvgPlot::Frame SvgPlot::frame() const {
+  Frame f;
   const size_t sub_chars = static_cast<size_t>(std::max(20.0, (width_ - 20) / (11 * kCharW)));
-  const std::vector<std::string> sub = wrap(subtitle_, sub_chars);
-  const double top = 16 + (title_.empty() ? 0 : 20) + 14.0 * static_cast<double>(sub.size()) + 12;
-  const double left = 66, bottom = 52;
+  f.subtitle = wrap(subtitle_, sub_chars);
+  f.top = 16 + (title_.empty() ? 0 : 20) + 14.0 * static_cast<double>(f.subtitle.size()) + 12;
+  const double bottom = 52;
   const double right = legend_.empty() ? 20 : legend_width_ + 24;
-  const double pw = std::max(50.0, width_ - left - right), ph = std::max(50.0, height_ - top - bottom);
+  f.pw = std::max(50.0, width_ - f.left - right);
+  f.ph = std::max(50.0, height_ - f.top - bottom);
 
   std::vector<double> xs, ys;
   for (const auto& it : items_) {
@@ -349,20 +371,12 @@ std::string SvgPlot::render() const {
   if (ya.scale == AxisScale::kLinear)
     for (const auto& it : items_)
       if (it.kind == Kind::kBar) ya.include_zero = true;
-  const Fitted fx = fit_axis(x_, xs), fy = fit_axis(ya, ys);
+  f.fx = fit_axis(x_, xs);
+  f.fy = fit_axis(ya, ys);
+  return f;
+}
 
-  auto map = [](const Fitted& f, double v) {
-    if (f.log) {
-      const double c = v > 0 ? v : f.lo;
-      return (std::log10(c) - std::log10(f.lo)) / (std::log10(f.hi) - std::log10(f.lo));
-    }
-    return (v - f.lo) / (f.hi - f.lo);
-  };
-  auto X = [&](double v) { return left + map(fx, v) * pw; };
-  auto Y = [&](double v) { return top + ph - map(fy, v) * ph; };
-  const Box area{left, top, left + pw, top + ph};
-
-  std::string s;
+void SvgPlot::render_header(std::string& s, const Frame& f) const {
   s += fmt::format(
       "<svg id=\"{}\" class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {:.0f} {:.0f}\" width=\"{:.0f}\" "
       "height=\"{:.0f}\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"{}\">\n",
@@ -374,12 +388,17 @@ std::string SvgPlot::render() const {
     s += fmt::format("<text x=\"10\" y=\"{:.0f}\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", ty, xml_escape(title_));
     ty += 16;
   }
-  for (const auto& line : sub) {
+  for (const auto& line : f.subtitle) {
     s += fmt::format("<text x=\"10\" y=\"{:.0f}\" font-size=\"11\" fill=\"#495057\">{}</text>\n", ty, xml_escape(line));
     ty += 14;
   }
+}
 
-  // --- grid, ticks, axis labels ----------------------------------------------------------
+void SvgPlot::render_axes(std::string& s, const Frame& f) const {
+  const double left = f.left, top = f.top, pw = f.pw, ph = f.ph;
+  const Fitted &fx = f.fx, &fy = f.fy;
+  auto X = [&f](double v) { return f.X(v); };
+  auto Y = [&f](double v) { return f.Y(v); };
   s += "<g class=\"grid\">\n";
   for (double v : fx.major)
     s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e9ecef\"/>\n", X(v), top,
@@ -414,194 +433,208 @@ std::string SvgPlot::render() const {
   s += fmt::format(
       "<text class=\"axis-label\" transform=\"translate(16,{:.1f}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
       top + ph / 2, xml_escape(y_.label + (fy.log ? ", log scale" : "")));
+}
 
-  // --- data, back to front: bars, reference lines, arrows, lines (frontiers stay visible), marks -------------------
-  std::vector<Box> obstacles;  // marks and placed labels, in pixels
-  auto draw = [&](Kind k) {
-    for (const auto& it : items_) {
-      if (it.kind != k) continue;
-      switch (k) {
-        case Kind::kBar: {
-          const double x0 = X(it.pts[0].first), x1 = X(it.pts[1].first);
-          const double y0 = Y(fy.log ? fy.lo : std::max(0.0, fy.lo)), y1 = Y(it.pts[1].second);
-          s += fmt::format(
-              "<rect{} x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" fill-opacity=\"{:.2g}\" "
-              "stroke=\"#343a40\" stroke-width=\"0.6\">{}</rect>\n",
-              attr_list(it.klass, it.attrs), std::min(x0, x1) + 0.5, std::min(y0, y1), std::max(0.5, std::fabs(x1 - x0) - 1),
-              std::fabs(y1 - y0), it.fill, it.fill_opacity, title_el(it.title));
-          break;
-        }
-        case Kind::kVline: {
-          const double x = X(it.pts[0].first);
-          s += fmt::format("<g{}>{}<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "
-                           "stroke-width=\"{:.2g}\"{}/>",
-                           attr_list(it.klass, it.attrs), title_el(it.title), x, top, x, top + ph, it.line.color,
-                           it.line.width, dash_attr(it.line));
-          if (!it.text.empty()) {
-            // Right of the line if it fits, else left; lower when an earlier line's label is there.
-            const double w = text_width(it.text, kLabelFont);
-            bool right = x + 4 + w <= left + pw;
-            double y = top + 14;
-            for (int k = 0; k < 12; ++k) {
-              const bool r = (k % 2 == 0) == (x + 4 + w <= left + pw);
-              const double yy = top + 14 + 14.0 * (k / 2);
-              const Box b{r ? x + 4 : x - 4 - w, yy - 11, r ? x + 4 + w : x - 4, yy + 3};
-              bool clear = b.x0 >= left && b.x1 <= left + pw;
-              for (const auto& o : obstacles) clear = clear && overlap(b, o) == 0;
-              if (clear || k == 11) {
-                right = r;
-                y = yy;
-                break;
-              }
-            }
-            s += fmt::format(
-                "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"{}\" text-anchor=\"{}\" fill=\"{}\" stroke=\"#ffffff\" "
-                "stroke-width=\"3\" paint-order=\"stroke\">{}</text>",
-                right ? x + 4 : x - 4, y, kLabelFont, right ? "start" : "end", it.line.color, xml_escape(it.text));
-            obstacles.push_back({right ? x + 4 : x - 4 - w, y - 11, right ? x + 4 + w : x - 4, y + 3});
+void SvgPlot::render_item(std::string& s, Frame& f, const Item& it) const {
+  const double left = f.left, top = f.top, pw = f.pw, ph = f.ph;
+  const Fitted& fy = f.fy;
+  auto X = [&f](double v) { return f.X(v); };
+  auto Y = [&f](double v) { return f.Y(v); };
+  std::vector<Box>& obstacles = f.obstacles;
+  switch (it.kind) {
+    case Kind::kBar: {
+      const double x0 = X(it.pts[0].first), x1 = X(it.pts[1].first);
+      const double y0 = Y(fy.log ? fy.lo : std::max(0.0, fy.lo)), y1 = Y(it.pts[1].second);
+      s += fmt::format(
+          "<rect{} x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" fill-opacity=\"{:.2g}\" "
+          "stroke=\"#343a40\" stroke-width=\"0.6\">{}</rect>\n",
+          attr_list(it.klass, it.attrs), std::min(x0, x1) + 0.5, std::min(y0, y1), std::max(0.5, std::fabs(x1 - x0) - 1),
+          std::fabs(y1 - y0), it.fill, it.fill_opacity, title_el(it.title));
+      break;
+    }
+    case Kind::kVline: {
+      const double x = X(it.pts[0].first);
+      s += fmt::format("<g{}>{}<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "
+                       "stroke-width=\"{:.2g}\"{}/>",
+                       attr_list(it.klass, it.attrs), title_el(it.title), x, top, x, top + ph, it.line.color,
+                       it.line.width, dash_attr(it.line));
+      if (!it.text.empty()) {
+        // Right of the line if it fits, else left; lower when an earlier line's label is there.
+        const double w = text_width(it.text, kLabelFont);
+        bool right = x + 4 + w <= left + pw;
+        double y = top + 14;
+        for (int k = 0; k < 12; ++k) {
+          const bool r = (k % 2 == 0) == (x + 4 + w <= left + pw);
+          const double yy = top + 14 + 14.0 * (k / 2);
+          const Box b{r ? x + 4 : x - 4 - w, yy - 11, r ? x + 4 + w : x - 4, yy + 3};
+          bool clear = b.x0 >= left && b.x1 <= left + pw;
+          for (const auto& o : obstacles) clear = clear && overlap(b, o) == 0;
+          if (clear || k == 11) {
+            right = r;
+            y = yy;
+            break;
           }
-          s += "</g>\n";
-          break;
         }
-        case Kind::kPolyline: {
-          std::string pts;
-          for (const auto& [x, y] : it.pts) pts += fmt::format("{:.1f},{:.1f} ", X(x), Y(y));
-          s += fmt::format("<polyline{} points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{:.2g}\"{} "
-                           "stroke-linejoin=\"round\">{}</polyline>\n",
-                           attr_list(it.klass, it.attrs), pts, it.line.color, it.line.width, dash_attr(it.line),
-                           title_el(it.title));
-          break;
-        }
-        case Kind::kArrow: {
-          const double ax = X(it.pts[0].first), ay = Y(it.pts[0].second);
-          const double bx = X(it.pts[1].first), by = Y(it.pts[1].second);
-          const double len = std::hypot(bx - ax, by - ay);
-          const double ux = len > 0 ? (bx - ax) / len : 1, uy = len > 0 ? (by - ay) / len : 0;
-          const double gap = std::min(it.gap, len / 3);
-          const double sx = ax + ux * gap, sy = ay + uy * gap, ex = bx - ux * gap, ey = by - uy * gap;
-          const double head = std::min(9.0, std::max(3.0, (len - 2 * gap) * 0.6)), hw = head * 0.45;
-          const double hx = ex - ux * head, hy = ey - uy * head;
-          s += fmt::format("<g{}>{}<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "
-                           "stroke-width=\"{:.2g}\"{}/><polygon points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\" "
-                           "fill=\"{}\"/></g>\n",
-                           attr_list(it.klass, it.attrs), title_el(it.title), sx, sy, hx + ux * 1, hy + uy * 1,
-                           it.line.color, it.line.width, dash_attr(it.line), ex, ey, hx - uy * hw, hy + ux * hw,
-                           hx + uy * hw, hy - ux * hw, it.line.color);
-          break;
-        }
-        case Kind::kPoint: {
-          const double px = X(it.pts[0].first), py = Y(it.pts[0].second);
-          s += svg_marker(px, py, it.marker, it.klass, it.attrs, it.title) + "\n";
-          const double r = it.marker.size * 1.3;
-          obstacles.push_back({px - r, py - r, px + r, py + r});
-          break;
-        }
+        s += fmt::format(
+            "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"{}\" text-anchor=\"{}\" fill=\"{}\" stroke=\"#ffffff\" "
+            "stroke-width=\"3\" paint-order=\"stroke\">{}</text>",
+            right ? x + 4 : x - 4, y, kLabelFont, right ? "start" : "end", it.line.color, xml_escape(it.text));
+        obstacles.push_back({right ? x + 4 : x - 4 - w, y - 11, right ? x + 4 + w : x - 4, y + 3});
       }
+      s += "</g>\n";
+      break;
     }
+    case Kind::kPolyline: {
+      std::string pts;
+      for (const auto& [x, y] : it.pts) pts += fmt::format("{:.1f},{:.1f} ", X(x), Y(y));
+      s += fmt::format("<polyline{} points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{:.2g}\"{} "
+                       "stroke-linejoin=\"round\">{}</polyline>\n",
+                       attr_list(it.klass, it.attrs), pts, it.line.color, it.line.width, dash_attr(it.line),
+                       title_el(it.title));
+      break;
+    }
+    case Kind::kArrow: {
+      const double ax = X(it.pts[0].first), ay = Y(it.pts[0].second);
+      const double bx = X(it.pts[1].first), by = Y(it.pts[1].second);
+      const double len = std::hypot(bx - ax, by - ay);
+      const double ux = len > 0 ? (bx - ax) / len : 1, uy = len > 0 ? (by - ay) / len : 0;
+      const double gap = std::min(it.gap, len / 3);
+      const double sx = ax + ux * gap, sy = ay + uy * gap, ex = bx - ux * gap, ey = by - uy * gap;
+      const double head = std::min(9.0, std::max(3.0, (len - 2 * gap) * 0.6)), hw = head * 0.45;
+      const double hx = ex - ux * head, hy = ey - uy * head;
+      s += fmt::format("<g{}>{}<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "
+                       "stroke-width=\"{:.2g}\"{}/><polygon points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\" "
+                       "fill=\"{}\"/></g>\n",
+                       attr_list(it.klass, it.attrs), title_el(it.title), sx, sy, hx + ux * 1, hy + uy * 1,
+                       it.line.color, it.line.width, dash_attr(it.line), ex, ey, hx - uy * hw, hy + ux * hw,
+                       hx + uy * hw, hy - ux * hw, it.line.color);
+      break;
+    }
+    case Kind::kPoint: {
+      const double px = X(it.pts[0].first), py = Y(it.pts[0].second);
+      s += svg_marker(px, py, it.marker, it.klass, it.attrs, it.title) + "\n";
+      const double r = it.marker.size * 1.3;
+      obstacles.push_back({px - r, py - r, px + r, py + r});
+      break;
+    }
+  }
+}
+
+// Greedy placement, least overlap first.
+void SvgPlot::render_labels(std::string& s, Frame& f) const {
+  const double left = f.left, top = f.top, pw = f.pw, ph = f.ph;
+  auto X = [&f](double v) { return f.X(v); };
+  auto Y = [&f](double v) { return f.Y(v); };
+  const Box area{left, top, left + pw, top + ph};
+  std::vector<Box>& obstacles = f.obstacles;
+  s += "<g class=\"labels\" font-size=\"11\">\n";
+  struct Cand {
+    double dx, dy;
+    int anchor;  // -1 end, 0 middle, 1 start
+    bool far;
   };
-  draw(Kind::kBar);
-  draw(Kind::kVline);
-  draw(Kind::kArrow);
-  draw(Kind::kPolyline);
-  draw(Kind::kPoint);
-
-  // --- labels: greedy placement, least overlap first -------------------------------------
-  if (!labels_.empty()) {
-    s += "<g class=\"labels\" font-size=\"11\">\n";
-    struct Cand {
-      double dx, dy;
-      int anchor;  // -1 end, 0 middle, 1 start
-      bool far;
-    };
-    std::vector<Cand> cands;
-    const double r = 9;
-    const Cand near[] = {{r, 4, 1, false},      {-r, 4, -1, false},     {0, -r - 1, 0, false}, {0, r + 10, 0, false},
-                         {r - 2, -r + 1, 1, false}, {-r + 2, -r + 1, -1, false}, {r - 2, r + 7, 1, false}, {-r + 2, r + 7, -1, false}};
-    for (const auto& c : near) cands.push_back(c);
-    for (double d : {14.0, 28.0, 44.0}) {
-      const double e = d * 0.7;
-      const Cand far[] = {{r + d, 4, 1, true},          {-r - d, 4, -1, true},         {0, -r - 1 - d, 0, true},
-                          {0, r + 10 + d, 0, true},     {r + e, -r - e, 1, true},      {-r - e, -r - e, -1, true},
-                          {r + e, r + 7 + e, 1, true},  {-r - e, r + 7 + e, -1, true}};
-      for (const auto& c : far) cands.push_back(c);
-    }
-    for (const auto& l : labels_) {
-      const double px = X(l.x), py = Y(l.y);
-      const double w = text_width(l.text, kLabelFont);
-      double best = std::numeric_limits<double>::max();
-      Box best_box{};
-      Cand best_c{};
-      for (size_t ci = 0; ci < cands.size(); ++ci) {
-        const auto& c = cands[ci];
-        const double bx = px + c.dx, by = py + c.dy;
-        const double x0 = c.anchor == 1 ? bx : c.anchor == -1 ? bx - w : bx - w / 2;
-        const Box b{x0 - 1, by - 9, x0 + w + 1, by + 2};
-        const double inside = overlap(b, area);
-        const double full = (b.x1 - b.x0) * (b.y1 - b.y0);
-        // Prefer near places (in list order); a far place needs a leader line and must buy
-        // a real reduction in overlap.
-        double score = (full - inside) * 20 + static_cast<double>(ci) * 0.8 + (c.far ? 40 : 0);
-        for (const auto& o : obstacles) score += overlap(b, o) * 4;
-        if (score < best) {
-          best = score;
-          best_box = b;
-          best_c = c;
-        }
-      }
-      const double bx = px + best_c.dx, by = py + best_c.dy;
-      if (best_c.far) {
-        // Leader from the point's edge to the nearest point of the label box.
-        const double qx = std::clamp(px, best_box.x0, best_box.x1), qy = std::clamp(py, best_box.y0, best_box.y1);
-        const double d = std::hypot(qx - px, qy - py);
-        if (d > 6)
-          s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#868e96\" "
-                           "stroke-width=\"0.7\"/>\n",
-                           px + (qx - px) / d * 5, py + (qy - py) / d * 5, qx, qy);
-      }
-      s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\" stroke=\"#ffffff\" stroke-width=\"3\" "
-                       "paint-order=\"stroke\">{}</text>\n",
-                       bx, by, best_c.anchor == 1 ? "start" : best_c.anchor == -1 ? "end" : "middle", xml_escape(l.text));
-      obstacles.push_back(best_box);
-    }
-    s += "</g>\n";
+  std::vector<Cand> cands;
+  const double r = 9;
+  const Cand near[] = {{r, 4, 1, false},      {-r, 4, -1, false},     {0, -r - 1, 0, false}, {0, r + 10, 0, false},
+                       {r - 2, -r + 1, 1, false}, {-r + 2, -r + 1, -1, false}, {r - 2, r + 7, 1, false}, {-r + 2, r + 7, -1, false}};
+  for (const auto& c : near) cands.push_back(c);
+  for (double d : {14.0, 28.0, 44.0}) {
+    const double e = d * 0.7;
+    const Cand far[] = {{r + d, 4, 1, true},          {-r - d, 4, -1, true},         {0, -r - 1 - d, 0, true},
+                        {0, r + 10 + d, 0, true},     {r + e, -r - e, 1, true},      {-r - e, -r - e, -1, true},
+                        {r + e, r + 7 + e, 1, true},  {-r - e, r + 7 + e, -1, true}};
+    for (const auto& c : far) cands.push_back(c);
   }
-
-  // --- legend column ---------------------------------------------------------------------
-  if (!legend_.empty()) {
-    const double lx = left + pw + 18;
-    double ly = top + 6;
-    const size_t chars = static_cast<size_t>(std::max(8.0, (legend_width_ - 30) / (kLabelFont * kCharW)));
-    s += "<g class=\"legend\" font-size=\"11\">\n";
-    for (const auto& e : legend_) {
-      const auto lines = wrap(e.text, e.kind == LegendKind::kNote ? chars + 4 : chars);
-      const double cy = ly + 6;
-      switch (e.kind) {
-        case LegendKind::kMarker: s += svg_marker(lx + 9, cy, e.marker, "", {}, "") + "\n"; break;
-        case LegendKind::kLine:
-          s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"{:.2g}\"{}/>\n",
-                           lx, cy, lx + 22, cy, e.line.color, e.line.width, dash_attr(e.line));
-          break;
-        case LegendKind::kArrow:
-          s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"{:.2g}\"/>"
-                           "<polygon points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\" fill=\"{}\"/>\n",
-                           lx, cy, lx + 16, cy, e.line.color, e.line.width, lx + 23, cy, lx + 15, cy - 4, lx + 15, cy + 4,
-                           e.line.color);
-          break;
-        case LegendKind::kBar:
-          s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"18\" height=\"10\" fill=\"{}\" fill-opacity=\"0.75\" "
-                           "stroke=\"#343a40\" stroke-width=\"0.6\"/>\n",
-                           lx + 2, cy - 5, e.fill);
-          break;
-        case LegendKind::kNote: break;
+  for (const auto& l : labels_) {
+    const double px = X(l.x), py = Y(l.y);
+    const double w = text_width(l.text, kLabelFont);
+    double best = std::numeric_limits<double>::max();
+    Box best_box{};
+    Cand best_c{};
+    for (size_t ci = 0; ci < cands.size(); ++ci) {
+      const auto& c = cands[ci];
+      const double bx = px + c.dx, by = py + c.dy;
+      const double x0 = c.anchor == 1 ? bx : c.anchor == -1 ? bx - w : bx - w / 2;
+      const Box b{x0 - 1, by - 9, x0 + w + 1, by + 2};
+      const double inside = overlap(b, area);
+      const double full = (b.x1 - b.x0) * (b.y1 - b.y0);
+      // Prefer near places (in list order); a far place needs a leader line and must buy
+      // a real reduction in overlap.
+      double score = (full - inside) * 20 + static_cast<double>(ci) * 0.8 + (c.far ? 40 : 0);
+      for (const auto& o : obstacles) score += overlap(b, o) * 4;
+      if (score < best) {
+        best = score;
+        best_box = b;
+        best_c = c;
       }
-      const double tx = e.kind == LegendKind::kNote ? lx : lx + 30;
-      for (size_t i = 0; i < lines.size(); ++i)
-        s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\"{}>{}</text>\n", tx, cy + 4 + 13.0 * static_cast<double>(i),
-                         e.kind == LegendKind::kNote ? " fill=\"#495057\"" : "", xml_escape(lines[i]));
-      ly += 13.0 * static_cast<double>(std::max<size_t>(1, lines.size())) + 9;
     }
-    s += "</g>\n";
+    const double bx = px + best_c.dx, by = py + best_c.dy;
+    if (best_c.far) {
+      // Leader from the point's edge to the nearest point of the label box.
+      const double qx = std::clamp(px, best_box.x0, best_box.x1), qy = std::clamp(py, best_box.y0, best_box.y1);
+      const double d = std::hypot(qx - px, qy - py);
+      if (d > 6)
+        s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#868e96\" "
+                         "stroke-width=\"0.7\"/>\n",
+                         px + (qx - px) / d * 5, py + (qy - py) / d * 5, qx, qy);
+    }
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\" stroke=\"#ffffff\" stroke-width=\"3\" "
+                     "paint-order=\"stroke\">{}</text>\n",
+                     bx, by, best_c.anchor == 1 ? "start" : best_c.anchor == -1 ? "end" : "middle", xml_escape(l.text));
+    obstacles.push_back(best_box);
   }
+  s += "</g>\n";
+}
+
+// The legend column right of the plot.
+void SvgPlot::render_legend(std::string& s, const Frame& f) const {
+  const double left = f.left, top = f.top, pw = f.pw;
+  const double lx = left + pw + 18;
+  double ly = top + 6;
+  const size_t chars = static_cast<size_t>(std::max(8.0, (legend_width_ - 30) / (kLabelFont * kCharW)));
+  s += "<g class=\"legend\" font-size=\"11\">\n";
+  for (const auto& e : legend_) {
+    const auto lines = wrap(e.text, e.kind == LegendKind::kNote ? chars + 4 : chars);
+    const double cy = ly + 6;
+    switch (e.kind) {
+      case LegendKind::kMarker: s += svg_marker(lx + 9, cy, e.marker, "", {}, "") + "\n"; break;
+      case LegendKind::kLine:
+        s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"{:.2g}\"{}/>\n",
+                         lx, cy, lx + 22, cy, e.line.color, e.line.width, dash_attr(e.line));
+        break;
+      case LegendKind::kArrow:
+        s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"{:.2g}\"/>"
+                         "<polygon points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\" fill=\"{}\"/>\n",
+                         lx, cy, lx + 16, cy, e.line.color, e.line.width, lx + 23, cy, lx + 15, cy - 4, lx + 15, cy + 4,
+                         e.line.color);
+        break;
+      case LegendKind::kBar:
+        s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"18\" height=\"10\" fill=\"{}\" fill-opacity=\"0.75\" "
+                         "stroke=\"#343a40\" stroke-width=\"0.6\"/>\n",
+                         lx + 2, cy - 5, e.fill);
+        break;
+      case LegendKind::kNote: break;
+    }
+    const double tx = e.kind == LegendKind::kNote ? lx : lx + 30;
+    for (size_t i = 0; i < lines.size(); ++i)
+      s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\"{}>{}</text>\n", tx, cy + 4 + 13.0 * static_cast<double>(i),
+                       e.kind == LegendKind::kNote ? " fill=\"#495057\"" : "", xml_escape(lines[i]));
+    ly += 13.0 * static_cast<double>(std::max<size_t>(1, lines.size())) + 9;
+  }
+  s += "</g>\n";
+}
+
+std::string SvgPlot::render() const {
+  Frame f = frame();
+  std::string s;
+  render_header(s, f);
+  render_axes(s, f);
+  // Data, back to front: bars, reference lines, arrows, lines (frontiers stay visible), marks.
+  for (Kind k : {Kind::kBar, Kind::kVline, Kind::kArrow, Kind::kPolyline, Kind::kPoint})
+    for (const auto& it : items_)
+      if (it.kind == k) render_item(s, f, it);
+  if (!labels_.empty()) render_labels(s, f);
+  if (!legend_.empty()) render_legend(s, f);
   s += "</svg>\n";
   return s;
 }

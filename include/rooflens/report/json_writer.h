@@ -49,6 +49,8 @@ class JsonWriter {
  private:
   JsonWriter& literal_key(std::string_view k);
   void before_value();
+  JsonWriter& open(char bracket, bool array);
+  JsonWriter& close(char bracket);
   void newline();
   std::string* out_;
   int indent_;

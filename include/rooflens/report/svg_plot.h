@@ -121,6 +121,14 @@ class SvgPlot {
     std::string fill, text;
   };
 
+  struct Frame;  // the plot area in pixels, the fitted axes, what labels must avoid
+  Frame frame() const;
+  void render_header(std::string& s, const Frame& f) const;
+  void render_axes(std::string& s, const Frame& f) const;
+  void render_item(std::string& s, Frame& f, const Item& it) const;
+  void render_labels(std::string& s, Frame& f) const;
+  void render_legend(std::string& s, const Frame& f) const;
+
   std::string id_, title_, subtitle_;
   double width_, height_, legend_width_ = 180;
   AxisSpec x_, y_;
