@@ -4,14 +4,14 @@
 
 #include <filesystem>
 #include <sstream>
-#include <tuple>
 #include <thread>
+#include <tuple>
 
 #include "commands.h"
 #include "common.h"
 #include "loading.h"
-#include "rooflens/analysis/study_run.h"
 #include "rooflens/analysis/doctor.h"
+#include "rooflens/analysis/study_run.h"
 #include "rooflens/exec/measure.h"
 #include "rooflens/report/doctor_report.h"
 #include "rooflens/report/study_html.h"
@@ -22,30 +22,41 @@
 namespace rooflens::cli {
 
 void add_study(CLI::App& app, StudyArgs& a) {
-  auto* cmd = app.add_subcommand("study", "Accuracy, throughput and utilization of many models on one device: Pareto "
-                                          "frontiers, AI vs CMR, FoldedCNN what-ifs, an HTML report");
+  auto* cmd = app.add_subcommand("study",
+                                 "Accuracy, throughput and utilization of many models on one device: Pareto "
+                                 "frontiers, AI vs CMR, FoldedCNN what-ifs, an HTML report");
   cmd->add_option("files", a.files, "ONNX model files (accuracy from --accuracy or the zoo manifest by file stem)");
   cmd->add_flag("--zoo", a.zoo, "every bundled zoo model");
   cmd->add_option("--models", a.models, "comma-separated bundled zoo model names");
-  cmd->add_option("--device", a.device,
-                  "device id or alias, a device .json file, or custom:... (default: v100; this-cpu with --source measured)");
+  cmd->add_option(
+      "--device", a.device,
+      "device id or alias, a device .json file, or custom:... (default: v100; this-cpu with --source measured)");
   cmd->add_option("--dtype", a.dtype, "fp32, fp16, bf16, int8 or fp8 (default: fp16; fp32 with --source measured)");
-  cmd->add_option("--batch", a.batch, "images per batch: N, or max (largest that fits the device; default max, 8 with --source measured)");
+  cmd->add_option("--batch", a.batch,
+                  "images per batch: N, or max (largest that fits the device; default max, 8 with --source measured)");
   cmd->add_option("--source", a.source, "predicted (performance model) or measured (this CPU through oneDNN)")
-      ->check(CLI::IsMember({"predicted", "measured"}))->capture_default_str();
+      ->check(CLI::IsMember({"predicted", "measured"}))
+      ->capture_default_str();
   cmd->add_option("--measurements", a.measurements,
-                  "CSV of measured throughput per model (model,batch,throughput or timm's benchmark CSV); the models studied are its rows");
-  cmd->add_option("--accuracy", a.accuracy, "CSV of accuracy per model (model,acc1[,acc5]); overrides the zoo manifest");
+                  "CSV of measured throughput per model (model,batch,throughput or timm's benchmark CSV); the models "
+                  "studied are its rows");
+  cmd->add_option("--accuracy", a.accuracy,
+                  "CSV of accuracy per model (model,acc1[,acc5]); overrides the zoo manifest");
   cmd->add_option("--fold", a.fold, "comma-separated models to fold as well as those below the CMR");
   cmd->add_option("--fold-factor", a.fold_factor, "FoldedCNN factor f (an integer >= 2)")->capture_default_str();
   cmd->add_flag("--no-fold", a.no_fold, "skip the FoldedCNN what-if");
-  cmd->add_option("--util-peak", a.util_peak, "utilization the plots and frontiers use: datasheet or measured (where the device has one)")
-      ->check(CLI::IsMember({"datasheet", "measured"}))->capture_default_str();
-  cmd->add_option("--report", a.report, "write index.html, study.json, study.csv and one SVG per figure into this directory");
-  cmd->add_flag("--doctor", a.doctor, "with --report: run the doctor on every model and add its section (the largest "
-                                      "gain per model) to index.html, and doctor.json");
+  cmd->add_option("--util-peak", a.util_peak,
+                  "utilization the plots and frontiers use: datasheet or measured (where the device has one)")
+      ->check(CLI::IsMember({"datasheet", "measured"}))
+      ->capture_default_str();
+  cmd->add_option("--report", a.report,
+                  "write index.html, study.json, study.csv and one SVG per figure into this directory");
+  cmd->add_flag("--doctor", a.doctor,
+                "with --report: run the doctor on every model and add its section (the largest "
+                "gain per model) to index.html, and doctor.json");
   cmd->add_option("--format", a.format, "stdout: summary, table, csv or json")
-      ->check(CLI::IsMember({"summary", "table", "csv", "json"}))->capture_default_str();
+      ->check(CLI::IsMember({"summary", "table", "csv", "json"}))
+      ->capture_default_str();
   cmd->add_option("-o,--output", a.output, "write stdout's text to this file (atomically)");
   cmd->add_option("--threads", a.threads, "threads for measured runs (default: all cores)");
   cmd->add_option("--max-seconds", a.max_seconds, "time cap per measured model")->capture_default_str();
@@ -74,7 +85,7 @@ struct Setting {
   std::string dtype;  // fp16, fp32, ...
   DType dt = DType::kF16;
   int fold_factor = 4;
-  std::string batch;  // as given: N or max
+  std::string batch;               // as given: N or max
   std::optional<int64_t> batch_n;  // nullopt: max
   DeviceSpec device;
 };
@@ -90,14 +101,16 @@ Expected<Setting> parse_setting(const StudyArgs& a) {
   if (!dt) return dt.status();
   st.dt = *dt;
   if (st.measured && st.dt != DType::kF32)
-    return Status::unsupported("--source measured runs fp32 on this CPU; --dtype " + st.dtype + " cannot be measured here");
+    return Status::unsupported("--source measured runs fp32 on this CPU; --dtype " + st.dtype +
+                               " cannot be measured here");
   char* end = nullptr;
   errno = 0;
   const long v = std::strtol(a.fold_factor.c_str(), &end, 10);
   if (a.fold_factor.empty() || *end != '\0' || errno == ERANGE || v < 2 || v > 1024)
     return Status::invalid("--fold-factor '" + a.fold_factor + "': must be an integer >= 2");
   st.fold_factor = static_cast<int>(v);
-  if (a.doctor && a.report.empty()) return Status::invalid("--doctor adds a section to the report page: give --report DIR");
+  if (a.doctor && a.report.empty())
+    return Status::invalid("--doctor adds a section to the report page: give --report DIR");
   st.batch = !a.batch.empty() ? a.batch : st.measured ? "8" : "max";
   auto batch_or_max = parse_batch_or_max(st.batch);
   if (!batch_or_max) return batch_or_max.status();
@@ -173,8 +186,10 @@ std::pair<std::string, std::string> doctor_section(const StudyArgs& a, const Set
       row.error = setup.status().message();
     } else {
       auto rep = rooflens::run_doctor(name, (*setup)->load, doctor_options(**setup));
-      if (rep) row.report = std::move(*rep);
-      else row.error = rep.status().message();
+      if (rep)
+        row.report = std::move(*rep);
+      else
+        row.error = rep.status().message();
     }
     rows.push_back(std::move(row));
   }
@@ -194,8 +209,10 @@ Status write_report(const std::string& dir, const Study& s, const std::string& j
   const std::string html = report::study_html(s, doctor_html);
   if (doctor_json) ROOFLENS_RETURN_IF_ERROR(write_output(dir + "/doctor.json", *doctor_json));
   const std::string csv = report::study_csv(s);
-  for (const auto& [id, svg] : report::study_svgs(s)) ROOFLENS_RETURN_IF_ERROR(write_output(dir + "/" + id + ".svg", svg));
-  for (const auto& [file, text] : {std::pair<const char*, const std::string*>{"study.json", &json}, {"study.csv", &csv}, {"index.html", &html}})
+  for (const auto& [id, svg] : report::study_svgs(s))
+    ROOFLENS_RETURN_IF_ERROR(write_output(dir + "/" + id + ".svg", svg));
+  for (const auto& [file, text] :
+       {std::pair<const char*, const std::string*>{"study.json", &json}, {"study.csv", &csv}, {"index.html", &html}})
     ROOFLENS_RETURN_IF_ERROR(write_output(dir + "/" + file, *text));
   return Status::ok();
 }
@@ -212,7 +229,8 @@ int run_study(const StudyArgs& a) {
   auto s = rooflens::run_study(models->entries, *o);
   if (!s) return report_error(s.status());
   if (st->measured && a.device.empty())
-    s->notes.push_back("peaks and CMR from the database entry '" + st->device.id + "', not from this machine: run `rooflens probe "
+    s->notes.push_back("peaks and CMR from the database entry '" + st->device.id +
+                       "', not from this machine: run `rooflens probe "
                        "cpu --out local.json` and pass --device local.json for this CPU's measured peaks");
   std::string doctor_html;
   std::optional<std::string> doctor_json;
@@ -226,11 +244,15 @@ int run_study(const StudyArgs& a) {
     if (!w) return report_error(w);
   }
   std::string out;
-  if (a.format == "json") out = !json.empty() ? json : report::study_json(*s).dump(2) + "\n";
-  else if (a.format == "csv") out = report::study_csv(*s);
-  else out = report::study_summary_text(*s);
+  if (a.format == "json")
+    out = !json.empty() ? json : report::study_json(*s).dump(2) + "\n";
+  else if (a.format == "csv")
+    out = report::study_csv(*s);
+  else
+    out = report::study_summary_text(*s);
   if (!a.report.empty() && a.format == "summary")
-    out += fmt::format("report: {}\n", std::filesystem::absolute(std::filesystem::path(a.report) / "index.html").string());
+    out +=
+        fmt::format("report: {}\n", std::filesystem::absolute(std::filesystem::path(a.report) / "index.html").string());
   Status w = write_output(a.output, out);
   return w ? kExitOk : report_error(w);
 }

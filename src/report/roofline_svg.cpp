@@ -12,9 +12,9 @@
 namespace rooflens::report {
 namespace {
 
-const std::map<Bound, const char*> kColors = {
-    {Bound::kCompute, "#2b8a3e"}, {Bound::kMemory, "#1c7ed6"}, {Bound::kStarved, "#e8590c"},
-    {Bound::kMisaligned, "#c2255c"}, {Bound::kCudaCores, "#7048e8"}, {Bound::kLaunch, "#868e96"}};
+const std::map<Bound, const char*> kColors = {{Bound::kCompute, "#2b8a3e"},   {Bound::kMemory, "#1c7ed6"},
+                                              {Bound::kStarved, "#e8590c"},   {Bound::kMisaligned, "#c2255c"},
+                                              {Bound::kCudaCores, "#7048e8"}, {Bound::kLaunch, "#868e96"}};
 
 // One roof per (unit, peak) for the prediction's dtype (fp32's best when the device has none):
 // accumulators with the same rate share a line, named "fp32/fp16".
@@ -87,7 +87,8 @@ std::string roofline_svg(const Prediction& p, const DeviceSpec& d) {
   const LineStyle roof{"#212529", 2, ""}, lower_roof{"#212529", 1.2, "6,4"}, ridge_line{"#adb5bd", 1, "2,3"};
   for (const auto& [r, acc] : roofs) {
     const double ridge = r.flops / bw;
-    const std::string name = fmt::format("{} {} ({} acc) {}", r.dtype, compute_unit_name(r.unit), acc, si_number(r.flops, "FLOP/s"));
+    const std::string name =
+        fmt::format("{} {} ({} acc) {}", r.dtype, compute_unit_name(r.unit), acc, si_number(r.flops, "FLOP/s"));
     plot.polyline({{ai_lo, std::max(ai_lo * bw, f_lo)}, {ridge, r.flops}, {ai_hi, r.flops}},
                   r.flops < f_max ? lower_roof : roof, "roof", name);
     plot.vline(ridge, ridge_line, fmt::format("ridge {:.0f} FLOP/B", ridge), "ridge");
@@ -130,7 +131,8 @@ std::string roofline_svg(const Prediction& p, const DeviceSpec& d) {
   }
   plot.legend_note("circle area ~ share of time");
   plot.legend_note(fmt::format("{:.0f} img/s predicted", p.throughput));
-  plot.legend_note(fmt::format("utilization {:.1f}% of {}", 100 * p.utilization, si_number(p.peak_datasheet, "FLOP/s")));
+  plot.legend_note(
+      fmt::format("utilization {:.1f}% of {}", 100 * p.utilization, si_number(p.peak_datasheet, "FLOP/s")));
   plot.legend_note(fmt::format("aggregate AI {:.1f}, CMR {:.1f}", p.ai, p.cmr));
   return plot.render();
 }

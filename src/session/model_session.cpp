@@ -18,8 +18,8 @@ enum class SourceKind { kFile, kBytes, kGraph };
 // Where a session's model comes from, until it is imported.
 struct Source {
   SourceKind kind = SourceKind::kFile;
-  std::string path;  // kFile
-  std::string name;  // display name: the file stem, or the name given
+  std::string path;              // kFile
+  std::string name;              // display name: the file stem, or the name given
   std::string bytes, model_dir;  // kBytes
   std::vector<InputShapeOverride> input_shapes;
   Graph graph;  // kGraph
@@ -50,8 +50,8 @@ Expected<Imported> import_source(Source& s, std::optional<int64_t> batch) {
     ImportOptions io;
     io.batch = batch;
     io.input_shapes = s.input_shapes;
-    auto imported = s.kind == SourceKind::kFile ? import_onnx_file(s.path, io)
-                                                : import_onnx_bytes(s.bytes, s.model_dir, io);
+    auto imported =
+        s.kind == SourceKind::kFile ? import_onnx_file(s.path, io) : import_onnx_bytes(s.bytes, s.model_dir, io);
     std::string().swap(s.bytes);
     if (!imported) return imported.status();
     g = std::move(*imported);

@@ -54,8 +54,10 @@ Status add_measured_models(const StudyRequest& r, const std::map<std::string, Zo
   if (!rows) return rows.status();
   for (const auto& row : *rows) {
     std::string path;
-    if (auto f = file_by_stem.find(row.model); f != file_by_stem.end()) path = f->second;
-    else if (auto z = zoo.find(row.model); z != zoo.end()) path = z->second.path;
+    if (auto f = file_by_stem.find(row.model); f != file_by_stem.end())
+      path = f->second;
+    else if (auto z = zoo.find(row.model); z != zoo.end())
+      path = z->second.path;
     else
       return Status::invalid(fmt::format("{}:{}: model '{}' is not in the zoo (rooflens zoo) nor among the given files",
                                          r.measurements_csv, row.line, row.model));

@@ -25,7 +25,8 @@ std::map<std::string, ZooModel> zoo_index(const std::string& models_dir) {
     if (!m.is_object()) continue;
     ZooModel z;
     z.name = m.contains("name") && m["name"].is_string() ? m["name"].get<std::string>() : "";
-    const std::string file = m.contains("file") && m["file"].is_string() ? m["file"].get<std::string>() : z.name + ".onnx";
+    const std::string file =
+        m.contains("file") && m["file"].is_string() ? m["file"].get<std::string>() : z.name + ".onnx";
     z.path = models_dir + "/" + file;
     z.acc1 = number(m, "acc1");
     z.acc5 = number(m, "acc5");

@@ -22,7 +22,8 @@ void expect_same(const LoadedModel& a, const LoadedModel& b) {
   EXPECT_EQ(a.analysis.dtype, b.analysis.dtype);
   EXPECT_EQ(a.analysis.input_shapes, b.analysis.input_shapes);
   EXPECT_EQ(a.analysis.totals.flops, b.analysis.totals.flops);
-  EXPECT_EQ(a.analysis.totals.bytes_in + a.analysis.totals.bytes_out, b.analysis.totals.bytes_in + b.analysis.totals.bytes_out);
+  EXPECT_EQ(a.analysis.totals.bytes_in + a.analysis.totals.bytes_out,
+            b.analysis.totals.bytes_in + b.analysis.totals.bytes_out);
   EXPECT_EQ(a.analysis.totals.bytes_weights, b.analysis.totals.bytes_weights);
   ASSERT_EQ(a.analysis.layers.size(), b.analysis.layers.size());
   for (size_t i = 0; i < a.analysis.layers.size(); ++i) {
@@ -45,7 +46,8 @@ Graph cnn(int64_t batch, int64_t width) {
 TEST(ModelSession, RebatchedAndRetypedEqualsAFreshImport) {
   const ModelSession s = ModelSession::from_file(kResnet18);
   EXPECT_EQ(s.name(), "resnet18");
-  for (auto [batch, dtype] : {std::pair<int64_t, DType>{1, DType::kF16}, {8, DType::kF16}, {8, DType::kF32}, {3, DType::kI8}}) {
+  for (auto [batch, dtype] :
+       {std::pair<int64_t, DType>{1, DType::kF16}, {8, DType::kF16}, {8, DType::kF32}, {3, DType::kI8}}) {
     auto got = s.model(batch, dtype);
     auto fresh = load_model(kResnet18, {}, dtype, batch);
     ASSERT_TRUE(got) << got.status().message();
@@ -146,7 +148,7 @@ TEST(ModelSession, FoldAndPadAnalyseTheTransformedModel) {
   auto padded = pad_model_channels(*base, 8);
   ASSERT_TRUE(padded) << padded.status().message();
   EXPECT_GT(padded->analysis.totals.flops, base->analysis.totals.flops);  // 6 -> 8 channels
-  EXPECT_FALSE(fold_model(*base, 3));  // 3 does not divide the batch 8
+  EXPECT_FALSE(fold_model(*base, 3));                                     // 3 does not divide the batch 8
 }
 
 }  // namespace

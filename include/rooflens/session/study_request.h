@@ -18,10 +18,10 @@ struct StudyRequest {
   // Throughput per model (analysis/study_inputs.h): its rows are the models studied, each
   // found among `files` by stem, else in the zoo; `models` and `zoo` are then not used.
   std::string measurements_csv;
-  std::string accuracy_csv;         // accuracy per model, over the zoo manifest's
-  std::vector<std::string> fold;    // models folded whatever their AI; each must be studied
-  DType dtype = DType::kF16;        // the dtype the loaders analyse at
-  std::string models_dir;           // the zoo: a directory holding zoo.json
+  std::string accuracy_csv;       // accuracy per model, over the zoo manifest's
+  std::vector<std::string> fold;  // models folded whatever their AI; each must be studied
+  DType dtype = DType::kF16;      // the dtype the loaders analyse at
+  std::string models_dir;         // the zoo: a directory holding zoo.json
 };
 
 struct ResolvedStudy {
