@@ -35,6 +35,9 @@ OpCost cost_Relu(const CostContext& ctx) { return ops::pointwise_cost(ctx, 1); }
 Status infer_LeakyRelu(InferContext& ctx) {
   auto a = ctx.attr_float("alpha", 0.01);
   if (!a) return a.status();
+  ActivationDesc d;
+  d.alpha = *a;
+  ctx.set_desc(d);
   return unary_float(ctx);
 }
 OpCost cost_LeakyRelu(const CostContext& ctx) { return ops::pointwise_cost(ctx, 2); }
@@ -46,6 +49,21 @@ Status infer_Clip(InferContext& ctx) {
     if (ctx.has_input(i) && !ctx.in_shape(i).empty() && ops::prod(ctx.in_shape(i)) != 1)
       return ctx.invalid(i == 1 ? "input min" : "input max",
                          "must be a scalar, got shape " + shape_str(ctx.in_shape(i)));
+  ActivationDesc d;
+  double* bound[] = {nullptr, &d.clip_min, &d.clip_max};
+  for (size_t i = 1; i < 3; ++i) {
+    const char* name = i == 1 ? "min" : "max";
+    if (ctx.has_input(i)) {  // opset >= 11: the input, when known at analysis time
+      if (const auto& r = ctx.in_reals(i); r && r->size() == 1) *bound[i] = (*r)[0];
+      else if (const auto& v = ctx.in_ints(i); v && v->size() == 1) *bound[i] = static_cast<double>((*v)[0]);
+      else d.clip_bounds_known = false;
+    } else {
+      auto a = ctx.attr_float(name, *bound[i]);
+      if (!a) return a.status();
+      *bound[i] = *a;
+    }
+  }
+  ctx.set_desc(d);
   return ctx.set_output(0, ctx.in_dtype(0), ctx.in_shape(0));
 }
 OpCost cost_Clip(const CostContext& ctx) {
@@ -62,6 +80,10 @@ Status infer_HardSigmoid(InferContext& ctx) {
   auto b = ctx.attr_float("beta", 0.5);
   if (!a) return a.status();
   if (!b) return b.status();
+  ActivationDesc d;
+  d.alpha = *a;
+  d.beta = *b;
+  ctx.set_desc(d);
   return unary_float(ctx);
 }
 OpCost cost_HardSigmoid(const CostContext& ctx) { return ops::pointwise_cost(ctx, 4); }
@@ -84,6 +106,9 @@ Status infer_Gelu(InferContext& ctx) {
   if (!approx) return approx.status();
   if (*approx != "none" && *approx != "tanh")
     return ctx.invalid("approximate", "must be 'none' or 'tanh', got '" + *approx + "'");
+  ActivationDesc d;
+  d.gelu_tanh = *approx == "tanh";
+  ctx.set_desc(d);
   return unary_float(ctx);
 }
 // 0.5 * x * (1 + erf(x / sqrt2)): div, erf, add, mul, mul.
@@ -116,6 +141,9 @@ Status infer_Cast(InferContext& ctx) {
   DType t = dtype_from_onnx_code(*to);
   if (t == DType::kUnknown)
     return ctx.unsupported("to", "element type code " + std::to_string(*to) + " is not supported");
+  ActivationDesc d;
+  d.cast_to = t;
+  ctx.set_desc(d);
   ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, t, ctx.in_shape(0)));
   const auto& ints = ctx.in_ints(0);
   const auto& reals = ctx.in_reals(0);

@@ -36,9 +36,10 @@ Status infer_Conv(InferContext& ctx) {
   }
   Shape spatial_in(x.begin() + 2, x.end());
   std::vector<int64_t> kernel(w.begin() + 2, w.end());
-  ops::WindowParams p;
+  WindowDesc p;
   Shape spatial_out;
   ROOFLENS_RETURN_IF_ERROR(ops::window_geometry(ctx, spatial_in, kernel, &p, &spatial_out));
+  p.groups = g;
   Shape y = {x[0], m};
   y.insert(y.end(), spatial_out.begin(), spatial_out.end());
   ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), y));
@@ -46,6 +47,7 @@ Status infer_Conv(InferContext& ctx) {
   if (__builtin_mul_overflow(*checked_numel(y), ops::prod(w, 1), &macs) || macs > kMaxNodeMacs)
     return ctx.invalid("input W", "the layer's MAC count exceeds 2^52 (output " + shape_str(y) +
                                       ", weights " + shape_str(w) + ")");
+  ctx.set_desc(std::move(p));
   return Status::ok();
 }
 

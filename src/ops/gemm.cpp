@@ -9,8 +9,12 @@ Status infer_Gemm(InferContext& ctx) {
   ROOFLENS_RETURN_IF_ERROR(ctx.require_rank(1, 2, "input B"));
   auto ta = ctx.attr_int("transA", 0);
   auto tb = ctx.attr_int("transB", 0);
+  auto alpha = ctx.attr_float("alpha", 1.0);
+  auto beta = ctx.attr_float("beta", 1.0);
   if (!ta) return ta.status();
   if (!tb) return tb.status();
+  if (!alpha) return alpha.status();
+  if (!beta) return beta.status();
   const Shape& a = ctx.in_shape(0);
   const Shape& b = ctx.in_shape(1);
   const int64_t m = *ta ? a[1] : a[0], k = *ta ? a[0] : a[1];
@@ -28,6 +32,7 @@ Status infer_Gemm(InferContext& ctx) {
   int64_t macs = 0;
   if (__builtin_mul_overflow(m * n, k, &macs) || macs > kMaxNodeMacs)
     return ctx.invalid("input B", "the MAC count M*N*K exceeds 2^52");
+  ctx.set_desc(GemmDesc{*ta != 0, *tb != 0, *alpha, *beta});
   return Status::ok();
 }
 
@@ -36,9 +41,8 @@ OpCost cost_Gemm(const CostContext& ctx) {
   OpCost c = ctx.default_traffic();
   const Shape& y = ctx.out_shape(0);
   const Shape& a = ctx.in_shape(0);
-  auto trans_a = ctx.node().attrs.find("transA");
-  const bool ta = trans_a != ctx.node().attrs.end() && std::get<int64_t>(trans_a->second) != 0;
-  const int64_t k = ta ? a[0] : a[1];
+  const auto* d = std::get_if<GemmDesc>(&ctx.node().desc);
+  const int64_t k = d && d->trans_a ? a[0] : a[1];
   c.macs = y[0] * y[1] * k;
   c.flops = 2 * c.macs + (ctx.has_input(2) ? y[0] * y[1] : 0);
   return c;
@@ -66,6 +70,7 @@ Status infer_MatMul(InferContext& ctx) {
   int64_t macs = 0;
   if (__builtin_mul_overflow(*checked_numel(y), a.back(), &macs) || macs > kMaxNodeMacs)
     return ctx.invalid("input B", "the MAC count exceeds 2^52");
+  ctx.set_desc(GemmDesc{});
   return Status::ok();
 }
 

@@ -14,6 +14,7 @@ Status infer_Concat(InferContext& ctx) {
   auto axis = ctx.normalize_axis(*axis_attr, static_cast<int64_t>(first.size()), "axis");
   if (!axis) return axis.status();
   const auto a = static_cast<size_t>(*axis);
+  ctx.set_desc(AxisDesc{*axis, {}, false});
   Shape y = first;
   y[a] = 0;
   bool all_ints = true;
@@ -75,6 +76,7 @@ Status infer_Split(InferContext& ctx) {
   if (total != x[a])
     return ctx.invalid("split", "sizes sum to " + std::to_string(total) + ", axis " +
                                     std::to_string(a) + " has " + std::to_string(x[a]));
+  ctx.set_desc(AxisDesc{*axis, sizes, ctx.has_input(1) || ctx.has_attr("split")});
   for (size_t i = 0; i < sizes.size(); ++i) {
     Shape y = x;
     y[a] = sizes[i];
@@ -144,6 +146,9 @@ Status infer_Slice(InferContext& ctx) {
     first[static_cast<size_t>(*a)] = b;
     step[static_cast<size_t>(*a)] = st;
   }
+  std::vector<int64_t> norm_axes;
+  for (int64_t ax : axes) norm_axes.push_back(ax < 0 ? ax + rank : ax);  // checked above
+  ctx.set_desc(SliceDesc{first, step, y, starts, ends, norm_axes, steps});
   ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), y));
   if (x.size() == 1 && ctx.in_ints(0)) {
     const auto& v = *ctx.in_ints(0);
@@ -205,6 +210,23 @@ Status infer_Pad(InferContext& ctx) {
       return ctx.invalid("pads", "padding axis " + std::to_string(axes[i]) + " overflows 64 bits");
     if (d < 0) return ctx.invalid("pads", "padding makes axis " + std::to_string(axes[i]) + " negative");
   }
+  PadDesc d;
+  d.pads.assign(2 * x.size(), 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    d.pads[static_cast<size_t>(axes[i])] = pads[i];
+    d.pads[static_cast<size_t>(axes[i]) + x.size()] = pads[i + axes.size()];
+  }
+  d.mode = *mode == "reflect" ? PadMode::kReflect : *mode == "edge" ? PadMode::kEdge
+           : *mode == "wrap"  ? PadMode::kWrap    : PadMode::kConstant;
+  if (ctx.has_input(2)) {  // the value input, when known at analysis time
+    if (const auto& r = ctx.in_reals(2); r && !r->empty()) d.value = (*r)[0];
+    else if (const auto& v = ctx.in_ints(2); v && !v->empty()) d.value = static_cast<double>((*v)[0]);
+  } else {
+    auto v = ctx.attr_float("value", 0.0);
+    if (!v) return v.status();
+    d.value = *v;
+  }
+  ctx.set_desc(std::move(d));
   return ctx.set_output(0, ctx.in_dtype(0), y);
 }
 // A pad that adds nothing (every pad 0, as torchvision's DenseNet exports before its
@@ -236,6 +258,7 @@ Status infer_Transpose(InferContext& ctx) {
     seen[static_cast<size_t>(p)] = true;
     y[i] = x[static_cast<size_t>(p)];
   }
+  ctx.set_desc(TransposeDesc{*perm});
   return ctx.set_output(0, ctx.in_dtype(0), y);
 }
 OpCost cost_Transpose(const CostContext& ctx) { return ctx.default_traffic(); }
@@ -253,6 +276,7 @@ Status infer_Gather(InferContext& ctx) {
   auto axis = ctx.normalize_axis(*axis_attr, static_cast<int64_t>(data.size()), "axis");
   if (!axis) return axis.status();
   const auto a = static_cast<size_t>(*axis);
+  ctx.set_desc(AxisDesc{*axis, {}, false});
   Shape y(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(a));
   y.insert(y.end(), idx.begin(), idx.end());
   y.insert(y.end(), data.begin() + static_cast<std::ptrdiff_t>(a) + 1, data.end());

@@ -16,6 +16,7 @@ Status infer_Shape(InferContext& ctx) {
   if (!end) return end.status();
   auto clampi = [rank](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t{0}, rank); };
   const int64_t s = clampi(*start), e = clampi(*end);
+  ctx.set_desc(ShapeDesc{s, std::max(s, e)});
   std::vector<int64_t> dims(x.begin() + s, x.begin() + std::max(s, e));
   ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, DType::kI64, {static_cast<int64_t>(dims.size())}));
   ctx.set_output_ints(0, std::move(dims));

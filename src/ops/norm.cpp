@@ -14,6 +14,11 @@ Status infer_BatchNormalization(InferContext& ctx) {
   if (!training) return training.status();
   if (*training != 0 || ctx.num_outputs() > 1)
     return ctx.unsupported("training_mode", "training-mode BatchNormalization is not an inference op");
+  auto eps = ctx.attr_float("epsilon", 1e-5);
+  auto momentum = ctx.attr_float("momentum", 0.9);
+  if (!eps) return eps.status();
+  if (!momentum) return momentum.status();
+  ctx.set_desc(NormDesc{*eps, 1, *momentum});
   static const char* kNames[] = {"", "input scale", "input B", "input mean", "input var"};
   for (size_t i = 1; i < 5; ++i) {
     const Shape& s = ctx.in_shape(i);
@@ -37,6 +42,9 @@ Status infer_LayerNormalization(InferContext& ctx) {
   if (!axis_attr) return axis_attr.status();
   auto axis = ctx.normalize_axis(*axis_attr, static_cast<int64_t>(x.size()), "axis");
   if (!axis) return axis.status();
+  auto eps = ctx.attr_float("epsilon", 1e-5);
+  if (!eps) return eps.status();
+  ctx.set_desc(NormDesc{*eps, *axis, 0.9});
   Shape norm(x.begin() + *axis, x.end());
   for (size_t i = 1; i < 3; ++i) {
     if (!ctx.has_input(i)) continue;

@@ -40,7 +40,7 @@ int64_t prod(const Shape& s, size_t begin, size_t end) {
 }
 
 Status window_geometry(const InferContext& ctx, const Shape& spatial_in,
-                       const std::vector<int64_t>& kernel_from_weights, WindowParams* p,
+                       const std::vector<int64_t>& kernel_from_weights, WindowDesc* p,
                        Shape* spatial_out) {
   const size_t r = spatial_in.size();
   const auto n = static_cast<int64_t>(r);
@@ -83,6 +83,10 @@ Status window_geometry(const InferContext& ctx, const Shape& spatial_in,
         return ctx.invalid("pads", "must not be negative, got " + std::to_string(p->pads[j]) +
                                        " at index " + std::to_string(j));
   }
+  if (*auto_pad == "SAME_UPPER") p->auto_pad = AutoPad::kSameUpper;
+  else if (*auto_pad == "SAME_LOWER") p->auto_pad = AutoPad::kSameLower;
+  else if (*auto_pad == "VALID") p->auto_pad = AutoPad::kValid;
+  else if (*auto_pad == "NOTSET") p->auto_pad = AutoPad::kNotSet;
   spatial_out->assign(r, 0);
   for (size_t i = 0; i < r; ++i) {
     int64_t eff_k = 0;

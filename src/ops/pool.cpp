@@ -10,11 +10,16 @@ Status infer_window_pool(InferContext& ctx, bool is_max) {
   const Shape& x = ctx.in_shape(0);
   if (x.size() < 3)
     return ctx.invalid("input X", "needs rank >= 3 (N, C, spatial...), got shape " + shape_str(x));
+  WindowDesc p;
   if (!is_max) {
     auto cip = ctx.attr_int("count_include_pad", 0);
     if (!cip) return cip.status();
+    p.count_include_pad = *cip != 0;
+  } else {
+    auto order = ctx.attr_int("storage_order", 0);
+    if (!order) return order.status();
+    p.storage_order = *order;
   }
-  ops::WindowParams p;
   Shape spatial_out;
   ROOFLENS_RETURN_IF_ERROR(
       ops::window_geometry(ctx, Shape(x.begin() + 2, x.end()), {}, &p, &spatial_out));
@@ -24,13 +29,13 @@ Status infer_window_pool(InferContext& ctx, bool is_max) {
   int64_t work = 0;
   if (__builtin_mul_overflow(*checked_numel(y), ops::prod(p.kernel), &work) || work > kMaxNodeMacs)
     return ctx.invalid("kernel_shape", "the pooling work (outputs x window) exceeds 2^52");
+  ctx.set_desc(std::move(p));
   return ctx.set_output(1, DType::kI64, y);  // MaxPool's optional Indices
 }
 
 int64_t window_size(const CostContext& ctx) {
-  auto it = ctx.node().attrs.find("kernel_shape");
-  if (it == ctx.node().attrs.end()) return 1;
-  return ops::prod(std::get<std::vector<int64_t>>(it->second));
+  const auto* w = std::get_if<WindowDesc>(&ctx.node().desc);
+  return w ? ops::prod(w->kernel) : 1;
 }
 
 Status infer_global_pool(InferContext& ctx) {
@@ -42,6 +47,14 @@ Status infer_global_pool(InferContext& ctx) {
   Shape y(x.size(), 1);
   y[0] = x[0];
   y[1] = x[1];
+  const size_t r = x.size() - 2;
+  WindowDesc p;
+  p.kernel.assign(x.begin() + 2, x.end());
+  p.strides.assign(r, 1);
+  p.dilations.assign(r, 1);
+  p.pads.assign(2 * r, 0);
+  p.global = true;
+  ctx.set_desc(std::move(p));
   return ctx.set_output(0, ctx.in_dtype(0), y);
 }
 

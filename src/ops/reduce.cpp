@@ -24,8 +24,14 @@ Status infer_ReduceMean(InferContext& ctx) {
     axes = *a;
   }
   std::vector<bool> reduce(x.size(), false);
+  ReduceDesc d;
+  d.keepdims = *keep != 0;
   if (axes.empty()) {
-    if (*noop) return ctx.set_output(0, ctx.in_dtype(0), x);
+    if (*noop) {
+      d.noop = true;
+      ctx.set_desc(d);
+      return ctx.set_output(0, ctx.in_dtype(0), x);
+    }
     std::fill(reduce.begin(), reduce.end(), true);
   }
   for (int64_t a : axes) {
@@ -33,6 +39,9 @@ Status infer_ReduceMean(InferContext& ctx) {
     if (!n) return n.status();
     reduce[static_cast<size_t>(*n)] = true;
   }
+  for (size_t i = 0; i < x.size(); ++i)
+    if (reduce[i]) d.axes.push_back(static_cast<int64_t>(i));
+  ctx.set_desc(d);
   Shape y;
   for (size_t i = 0; i < x.size(); ++i) {
     if (!reduce[i]) y.push_back(x[i]);
@@ -55,6 +64,7 @@ Status infer_Softmax(InferContext& ctx) {
   if (!axis) return axis.status();
   auto n = ctx.normalize_axis(*axis, ctx.in_rank(0), "axis");
   if (!n) return n.status();
+  ctx.set_desc(AxisDesc{*n, {}, false});
   return ctx.set_output(0, ctx.in_dtype(0), ctx.in_shape(0));
 }
 

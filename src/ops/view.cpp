@@ -39,6 +39,7 @@ Status infer_Flatten(InferContext& ctx) {
     return ctx.invalid("axis", "axis " + std::to_string(*axis) + " is out of range for rank " +
                                    std::to_string(rank));
   const int64_t a = *axis < 0 ? *axis + rank : *axis;
+  ctx.set_desc(AxisDesc{a, {}, false});
   auto outer = checked_numel(Shape(x.begin(), x.begin() + a));
   auto inner = checked_numel(Shape(x.begin() + a, x.end()));
   if (!outer || !inner) return ctx.invalid("input", "element count overflows 64 bits");
@@ -54,6 +55,7 @@ Status infer_Reshape(InferContext& ctx) {
   if (!target) return target.status();
   auto allow_zero = ctx.attr_int("allowzero", 0);
   if (!allow_zero) return allow_zero.status();
+  ctx.set_desc(ReshapeDesc{*allow_zero != 0});
   Shape y(target->size());
   int infer_at = -1;
   int64_t known = 1;

@@ -25,6 +25,7 @@ Expected<InferResult> infer_shapes(Graph& g) {
       r.unresolved.push_back(id);
       continue;
     }
+    n.desc = OpDesc{};  // the hook sets its family's descriptor
     InferContext ctx(g, id);
     ROOFLENS_RETURN_IF_ERROR(infer_node(n.kind, ctx));
     bool all_known = !n.outputs.empty();

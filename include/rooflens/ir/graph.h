@@ -14,6 +14,7 @@
 
 #include "rooflens/ir/attr_map.h"
 #include "rooflens/ir/dtype.h"
+#include "rooflens/ir/op_desc.h"
 #include "rooflens/ir/op_table.h"
 #include "rooflens/util/status.h"
 
@@ -54,7 +55,8 @@ struct Node {
   OpKind kind = OpKind::kUnknown;
   std::vector<ValueId> inputs;  // kNoValue for an omitted optional input
   std::vector<ValueId> outputs;
-  AttrMap attrs;  // sorted by name
+  AttrMap attrs;  // sorted by name; read by name only in ops/ (shape inference)
+  OpDesc desc;    // the attributes parsed and resolved by shape inference (ir/op_desc.h)
   bool folded = false;  // all outputs known at analysis time: no work at inference
 };
 

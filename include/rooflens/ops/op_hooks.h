@@ -62,6 +62,8 @@ class InferContext {
   Status set_output(size_t i, DType dtype, Shape shape);
   void set_output_ints(size_t i, std::vector<int64_t> v);
   void set_output_reals(size_t i, std::vector<double> v);
+  // Stores the node's resolved parameters (ir/op_desc.h) for every consumer to read.
+  void set_desc(OpDesc d) { g_.node(id_).desc = std::move(d); }
 
  private:
   const AttrValue* find_attr(std::string_view name) const;
