@@ -24,14 +24,15 @@ Status unary_float(KernelContext& ctx, F f) {
 
 double sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
 
-// A scalar bound of Clip: input i when present (opset >= 11), else attribute `name`.
+// A scalar bound of Clip: input i when present (opset >= 11), else the descriptor's bound
+// (the attribute before opset 11, or infinite).
 Expected<double> clip_bound(const KernelContext& ctx, size_t i, const char* name, double def) {
   if (ctx.has_input(i)) {
     const Tensor& t = ctx.in(i);
     if (t.numel() != 1) return ctx.invalid(name, "must be a scalar");
     return elem(t, 0);
   }
-  return ctx.attr_float(name, def);
+  return def;
 }
 
 // Converts v to the integer type `t` the way a C cast to that type would, truncating
@@ -85,18 +86,16 @@ Status run_Relu(KernelContext& ctx) {
 }
 
 Status run_LeakyRelu(KernelContext& ctx) {
-  auto alpha = ctx.attr_float("alpha", 0.01);
-  if (!alpha) return alpha.status();
-  const double a = *alpha;
+  const double a = ctx.desc<ActivationDesc>().alpha;
   return unary_float(ctx, [a](double v) { return v >= 0 ? v : a * v; });
 }
 
 // y = min(max(x, min), max); with min > max every element becomes max (as ONNX specifies).
 Status run_Clip(KernelContext& ctx) {
   const bool ints = is_int(ctx.in(0));
-  const double inf = std::numeric_limits<double>::infinity();
-  auto lo = clip_bound(ctx, 1, "min", -inf);
-  auto hi = clip_bound(ctx, 2, "max", inf);
+  const auto& d = ctx.desc<ActivationDesc>();
+  auto lo = clip_bound(ctx, 1, "min", d.clip_min);
+  auto hi = clip_bound(ctx, 2, "max", d.clip_max);
   if (!lo) return lo.status();
   if (!hi) return hi.status();
   const Tensor& x = ctx.in(0);
@@ -117,11 +116,8 @@ Status run_Sigmoid(KernelContext& ctx) { return unary_float(ctx, sigmoid); }
 
 // y = max(0, min(1, alpha * x + beta))
 Status run_HardSigmoid(KernelContext& ctx) {
-  auto alpha = ctx.attr_float("alpha", 0.2);
-  auto beta = ctx.attr_float("beta", 0.5);
-  if (!alpha) return alpha.status();
-  if (!beta) return beta.status();
-  const double a = *alpha, b = *beta;
+  const auto& d = ctx.desc<ActivationDesc>();
+  const double a = d.alpha, b = d.beta;
   return unary_float(ctx, [a, b](double v) { return std::max(0.0, std::min(1.0, a * v + b)); });
 }
 
@@ -140,15 +136,11 @@ Status run_Erf(KernelContext& ctx) {
 
 // none: 0.5 x (1 + erf(x / sqrt 2)); tanh: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 Status run_Gelu(KernelContext& ctx) {
-  auto approx = ctx.attr_string("approximate", std::string("none"));
-  if (!approx) return approx.status();
-  if (*approx == "tanh") {
+  if (ctx.desc<ActivationDesc>().gelu_tanh) {
     const double c = std::sqrt(2.0 / std::numbers::pi);
     return unary_float(
         ctx, [c](double v) { return 0.5 * v * (1.0 + std::tanh(c * (v + 0.044715 * v * v * v))); });
   }
-  if (*approx != "none")
-    return ctx.invalid("approximate", "must be 'none' or 'tanh', got '" + *approx + "'");
   return unary_float(ctx, [](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); });
 }
 
@@ -170,11 +162,7 @@ Status run_Neg(KernelContext& ctx) {
 // (C-style wrap for narrowing); floating targets are held in fp32 (the reference computes
 // in fp32, so a cast to fp16/bf16/fp8 does not round).
 Status run_Cast(KernelContext& ctx) {
-  auto to = ctx.attr_int("to");
-  if (!to) return to.status();
-  const DType t = dtype_from_onnx_code(*to);
-  if (t == DType::kUnknown)
-    return ctx.unsupported("to", "element type code " + std::to_string(*to) + " is not supported");
+  const DType t = ctx.desc<ActivationDesc>().cast_to;
   const Tensor& x = ctx.in(0);
   Tensor& y = ctx.alloc_out(0);
   const int64_t n = x.numel();

@@ -1,23 +1,21 @@
-// Reference Conv: N-d convolution with group, dilations, strides, pads and auto_pad.
+// Reference Conv: N-d convolution with group, dilations, strides and pads (auto_pad resolved).
 // X [N, C, D1..Dr], W [M, C/group, k1..kr], optional B [M] -> Y [N, M, O1..Or];
 // sums accumulate in double.
-#include "../../ops/op_util.h"
+#include "rooflens/ops/shape_math.h"
 #include "kernels.h"
 
 namespace rooflens::ref {
 
-Status make_window(const KernelContext& ctx, const Shape& x,
-                   const std::vector<int64_t>& kernel_from_weights, Window* w) {
-  ops::WindowParams p;
-  Shape spatial_out;
-  w->in.assign(x.begin() + 2, x.end());
-  ROOFLENS_RETURN_IF_ERROR(ops::window_geometry(ctx, w->in, kernel_from_weights, &p, &spatial_out));
-  w->out = spatial_out;
-  w->kernel = p.kernel;
-  w->strides = p.strides;
-  w->dilations = p.dilations;
-  w->pads = p.pads;
-  return Status::ok();
+Window make_window(const KernelContext& ctx, const Shape& x, const Shape& y) {
+  const auto& p = ctx.desc<WindowDesc>();
+  Window w;
+  w.in.assign(x.begin() + 2, x.end());
+  w.out.assign(y.begin() + 2, y.end());
+  w.kernel = p.kernel;
+  w.strides = p.strides;
+  w.dilations = p.dilations;
+  w.pads = p.pads;
+  return w;
 }
 
 Status run_Conv(KernelContext& ctx) {
@@ -27,14 +25,11 @@ Status run_Conv(KernelContext& ctx) {
   const Tensor& w = ctx.in(1);
   const Tensor* b = ctx.has_input(2) ? &ctx.in(2) : nullptr;
   if (b) ROOFLENS_RETURN_IF_ERROR(require_float_tensor(ctx, 2, "input B"));
-  auto group = ctx.attr_int("group", 1);
-  if (!group) return group.status();
-  Window win;
-  ROOFLENS_RETURN_IF_ERROR(
-      make_window(ctx, x.shape, Shape(w.shape.begin() + 2, w.shape.end()), &win));
   Tensor& y = ctx.alloc_out(0);
+  const Window win = make_window(ctx, x.shape, y.shape);
 
-  const int64_t n_batch = x.shape[0], c_in = x.shape[1], m_out = w.shape[0], g = *group;
+  const int64_t n_batch = x.shape[0], c_in = x.shape[1], m_out = w.shape[0];
+  const int64_t g = ctx.desc<WindowDesc>().groups;
   const int64_t c_per_group = c_in / g, m_per_group = m_out / g;
   const int64_t in_sp = ops::prod(x.shape, 2), out_sp = ops::prod(y.shape, 2);
   const int64_t k_sp = ops::prod(w.shape, 2);

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "../../ops/op_util.h"
+#include "rooflens/ops/shape_math.h"
 #include "kernels.h"
 
 namespace rooflens::ref {

@@ -1,6 +1,6 @@
 // Reference Gemm (Y = alpha * A' B' + beta * C, C broadcast to [M, N]) and MatMul (numpy
 // matmul: 1-D operands promoted, batch dims broadcast). Sums accumulate in double.
-#include "../../ops/op_util.h"
+#include "rooflens/ops/shape_math.h"
 #include "kernels.h"
 
 namespace rooflens::ref {
@@ -23,28 +23,25 @@ void matmul_2d(const float* a, int64_t a_si, int64_t a_sk, const float* b, int64
 Status run_Gemm(KernelContext& ctx) {
   for (size_t i = 0; i < 3; ++i)
     if (ctx.has_input(i)) ROOFLENS_RETURN_IF_ERROR(require_float_tensor(ctx, i, "inputs"));
-  auto ta = ctx.attr_int("transA", 0);
-  auto tb = ctx.attr_int("transB", 0);
-  auto alpha = ctx.attr_float("alpha", 1.0);
-  auto beta = ctx.attr_float("beta", 1.0);
-  for (const Status* st : {&ta.status(), &tb.status(), &alpha.status(), &beta.status()})
-    if (!st->is_ok()) return *st;
+  const auto& d = ctx.desc<GemmDesc>();
+  const bool ta = d.trans_a, tb = d.trans_b;
+  const double alpha = d.alpha, beta = d.beta;
   const Tensor& a = ctx.in(0);
   const Tensor& b = ctx.in(1);
-  const int64_t m = *ta ? a.shape[1] : a.shape[0], k = *ta ? a.shape[0] : a.shape[1];
-  const int64_t n = *tb ? b.shape[0] : b.shape[1];
+  const int64_t m = ta ? a.shape[1] : a.shape[0], k = ta ? a.shape[0] : a.shape[1];
+  const int64_t n = tb ? b.shape[0] : b.shape[1];
   // A is stored [M, K] (or [K, M] when transposed); B [K, N] (or [N, K]).
-  const int64_t a_si = *ta ? 1 : k, a_sk = *ta ? m : 1;
-  const int64_t b_sk = *tb ? 1 : n, b_sj = *tb ? k : 1;
+  const int64_t a_si = ta ? 1 : k, a_sk = ta ? m : 1;
+  const int64_t b_sk = tb ? 1 : n, b_sj = tb ? k : 1;
   std::vector<double> acc;
   matmul_2d(a.data.data(), a_si, a_sk, b.data.data(), b_sk, b_sj, m, k, n, &acc);
   Tensor& y = ctx.alloc_out(0);
   const Shape ys = {m, n};
   for (int64_t i = 0; i < m * n; ++i) {
-    double v = *alpha * acc[static_cast<size_t>(i)];
+    double v = alpha * acc[static_cast<size_t>(i)];
     if (ctx.has_input(2)) {
       const Tensor& c = ctx.in(2);
-      v += *beta * static_cast<double>(
+      v += beta * static_cast<double>(
                        c.data[static_cast<size_t>(ops::broadcast_source_index(ys, c.shape, i))]);
     }
     y.data[static_cast<size_t>(i)] = static_cast<float>(v);

@@ -13,11 +13,12 @@
 
 #include "rooflens/exec/tensor.h"
 #include "rooflens/ops/op_hooks.h"
+#include "rooflens/ops/shape_math.h"
 
 namespace rooflens::ref {
 
-// Attributes are read through InferContext, so defaults, type checks and error messages
-// ("Conv node 'c1': group: ...") are exactly those of shape inference.
+// Parameters are read from the node's descriptor (ir/op_desc.h), which shape inference
+// filled with its defaults and checks; errors name the node as shape inference does.
 class KernelContext : public InferContext {
  public:
   KernelContext(Graph& g, NodeId id, std::vector<const Tensor*> inputs,
@@ -50,6 +51,13 @@ class KernelContext : public InferContext {
       t.data.assign(n, 0.0f);
     }
     return t;
+  }
+  // The node's descriptor of family D (shape inference set it; asserts that it did).
+  template <typename D>
+  const D& desc() const {
+    const D* d = std::get_if<D>(&node().desc);
+    ROOFLENS_ASSERT(d != nullptr);
+    return *d;
   }
   // Seed for contents generated at run time (a Constant whose data was stripped).
   uint64_t seed() const { return seed_; }
@@ -136,7 +144,7 @@ inline Status require_float_tensor(const KernelContext& ctx, size_t i, const cha
 }
 
 // A sliding window (Conv, MaxPool, AveragePool) over r spatial dims, pads resolved
-// (auto_pad applied) by ops::window_geometry, so it matches shape inference exactly.
+// (auto_pad applied) by shape inference (the node's WindowDesc).
 struct Window {
   Shape in, out;                                          // spatial dims of input and output
   std::vector<int64_t> kernel, strides, dilations, pads;  // pads: r begins then r ends
@@ -178,9 +186,8 @@ struct Window {
   }
 };
 
-// Reads the window attributes of a Conv/MaxPool/AveragePool node over input shape `x`
-// ([N, C, spatial...]); `kernel_from_weights` is empty for pools. Defined in conv.cpp.
-Status make_window(const KernelContext& ctx, const Shape& x,
-                   const std::vector<int64_t>& kernel_from_weights, Window* w);
+// The window of a Conv/MaxPool/AveragePool node (its WindowDesc) over input shape `x`
+// ([N, C, spatial...]) and output shape `y`. Defined in conv.cpp.
+Window make_window(const KernelContext& ctx, const Shape& x, const Shape& y);
 
 }  // namespace rooflens::ref

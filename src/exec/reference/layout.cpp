@@ -4,18 +4,14 @@
 #include <algorithm>
 #include <string>
 
-#include "../../ops/op_util.h"
+#include "rooflens/ops/shape_math.h"
 #include "kernels.h"
 
 namespace rooflens::ref {
 
 Status run_Concat(KernelContext& ctx) {
-  auto axis_attr = ctx.attr_int("axis");
-  if (!axis_attr) return axis_attr.status();
   Tensor& y = ctx.alloc_out(0);
-  auto axis = ctx.normalize_axis(*axis_attr, static_cast<int64_t>(y.shape.size()), "axis");
-  if (!axis) return axis.status();
-  const auto a = static_cast<size_t>(*axis);
+  const auto a = static_cast<size_t>(ctx.desc<AxisDesc>().axis);
   const int64_t outer = ops::prod(y.shape, 0, a), inner = ops::prod(y.shape, a + 1);
   const int64_t out_row = y.shape[a] * inner;
   int64_t at = 0;  // offset of the current input's block inside an output row
@@ -29,29 +25,12 @@ Status run_Concat(KernelContext& ctx) {
   return Status::ok();
 }
 
-// Sizes from the `split` input, the `split` attribute, or equal parts (the last smaller).
+// Sizes as shape inference resolved them (the `split` input or attribute, or equal parts).
 Status run_Split(KernelContext& ctx) {
   const Tensor& x = ctx.in(0);
-  auto axis_attr = ctx.attr_int("axis", 0);
-  if (!axis_attr) return axis_attr.status();
-  auto axis = ctx.normalize_axis(*axis_attr, static_cast<int64_t>(x.shape.size()), "axis");
-  if (!axis) return axis.status();
-  const auto a = static_cast<size_t>(*axis);
-  const auto n_out = static_cast<int64_t>(ctx.num_outputs());
-  std::vector<int64_t> sizes;
-  if (ctx.has_input(1)) {
-    sizes = int_contents(ctx.in(1));
-  } else if (ctx.has_attr("split")) {
-    auto s = ctx.attr_ints("split");
-    if (!s) return s.status();
-    sizes = *s;
-  } else {
-    const int64_t part = (x.shape[a] + n_out - 1) / n_out;
-    for (int64_t i = 0; i < n_out; ++i) sizes.push_back(std::min(part, x.shape[a] - i * part));
-  }
-  if (static_cast<int64_t>(sizes.size()) != n_out)
-    return ctx.invalid(
-        "split", std::to_string(sizes.size()) + " sizes for " + std::to_string(n_out) + " outputs");
+  const auto& d = ctx.desc<AxisDesc>();
+  const auto a = static_cast<size_t>(d.axis);
+  const std::vector<int64_t>& sizes = d.split;
   const int64_t outer = ops::prod(x.shape, 0, a), inner = ops::prod(x.shape, a + 1);
   const int64_t in_row = x.shape[a] * inner;
   int64_t at = 0;
@@ -67,43 +46,12 @@ Status run_Split(KernelContext& ctx) {
   return Status::ok();
 }
 
-// starts/ends/axes/steps from inputs (opset >= 10) or attributes; bounds clamped per ONNX.
+// First index and step per dim as shape inference resolved and clamped them (SliceDesc).
 Status run_Slice(KernelContext& ctx) {
   const Tensor& x = ctx.in(0);
-  const auto rank = static_cast<int64_t>(x.shape.size());
-  std::vector<int64_t> starts, ends, axes, steps;
-  if (ctx.num_inputs() >= 3) {
-    starts = int_contents(ctx.in(1));
-    ends = int_contents(ctx.in(2));
-    if (ctx.has_input(3)) axes = int_contents(ctx.in(3));
-    if (ctx.has_input(4)) steps = int_contents(ctx.in(4));
-  } else {
-    auto s = ctx.attr_ints("starts");
-    auto e = ctx.attr_ints("ends");
-    auto ax = ctx.attr_ints("axes", std::vector<int64_t>{});
-    for (const Status* st : {&s.status(), &e.status(), &ax.status()})
-      if (!st->is_ok()) return *st;
-    starts = *s;
-    ends = *e;
-    axes = *ax;
-  }
-  if (axes.empty())
-    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
-  if (steps.empty()) steps.assign(starts.size(), 1);
-  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
-    return ctx.invalid("starts", "starts, ends, axes and steps must have equal lengths");
-  std::vector<int64_t> first(x.shape.size(), 0), step(x.shape.size(), 1);
-  for (size_t i = 0; i < starts.size(); ++i) {
-    auto ax = ctx.normalize_axis(axes[i], rank, "axes");
-    if (!ax) return ax.status();
-    const int64_t dim = x.shape[static_cast<size_t>(*ax)], st = steps[i];
-    if (st == 0) return ctx.invalid("steps", "step must not be 0");
-    const int64_t s = starts[i];
-    first[static_cast<size_t>(*ax)] =
-        st > 0 ? (s < 0 ? std::max<int64_t>(0, s + dim) : std::min(s, dim))
-               : (s < 0 ? std::max<int64_t>(-1, s + dim) : std::min(s, dim - 1));
-    step[static_cast<size_t>(*ax)] = st;
-  }
+  const auto& d = ctx.desc<SliceDesc>();
+  const std::vector<int64_t>& first = d.first;
+  const std::vector<int64_t>& step = d.step;
   Tensor& y = ctx.alloc_out(0);
   const std::vector<int64_t> xst = strides_of(x.shape);
   std::vector<int64_t> c;
@@ -121,49 +69,23 @@ Status run_Slice(KernelContext& ctx) {
 Status run_Pad(KernelContext& ctx) {
   const Tensor& x = ctx.in(0);
   const size_t r = x.shape.size();
-  std::vector<int64_t> pads;
-  if (ctx.has_input(1)) {
-    pads = int_contents(ctx.in(1));
-  } else {
-    auto p = ctx.attr_ints("pads");
-    if (!p) return p.status();
-    pads = *p;
-  }
-  auto mode = ctx.attr_string("mode", std::string("constant"));
-  if (!mode) return mode.status();
-  double value = 0;
-  if (ctx.has_input(2)) {
-    if (ctx.in(2).numel() > 0) value = elem(ctx.in(2), 0);
-  } else {
-    auto v = ctx.attr_float("value", 0.0);
-    if (!v) return v.status();
-    value = *v;
-  }
-  std::vector<int64_t> axes;
-  if (ctx.has_input(3)) {
-    for (int64_t a : int_contents(ctx.in(3))) {
-      auto n = ctx.normalize_axis(a, static_cast<int64_t>(r), "axes");
-      if (!n) return n.status();
-      axes.push_back(*n);
-    }
-  } else {
-    for (size_t i = 0; i < r; ++i) axes.push_back(static_cast<int64_t>(i));
-  }
-  if (pads.size() != 2 * axes.size())
-    return ctx.invalid("pads", "has " + std::to_string(pads.size()) + " values, expected " +
-                                   std::to_string(2 * axes.size()));
+  const auto& pd = ctx.desc<PadDesc>();
+  const std::vector<int64_t>& pads = pd.pads;  // every dim: r begins then r ends
+  const PadMode mode = pd.mode;
+  double value = pd.value;
+  if (ctx.has_input(2)) value = ctx.in(2).numel() > 0 ? elem(ctx.in(2), 0) : 0.0;
   std::vector<int64_t> begin(r, 0), crop(r, 0), kept(r, 0);
-  for (size_t i = 0; i < axes.size(); ++i) {
-    const auto a = static_cast<size_t>(axes[i]);
-    begin[a] = pads[i];
-    crop[a] = std::max<int64_t>(0, -pads[i]);
-    kept[a] = -std::max<int64_t>(0, -pads[i + axes.size()]);  // minus the end crop, for now
+  for (size_t a = 0; a < r; ++a) {
+    begin[a] = pads[a];
+    crop[a] = std::max<int64_t>(0, -pads[a]);
+    kept[a] = -std::max<int64_t>(0, -pads[a + r]);  // minus the end crop, for now
   }
+  static const char* kModeNames[] = {"constant", "reflect", "edge", "wrap"};
   for (size_t d = 0; d < r; ++d) {
     kept[d] += x.shape[d] - crop[d];
-    if (kept[d] <= 0 && *mode != "constant")
-      return ctx.invalid(
-          "pads", "mode '" + *mode + "' needs a non-empty input on axis " + std::to_string(d));
+    if (kept[d] <= 0 && mode != PadMode::kConstant)
+      return ctx.invalid("pads", std::string("mode '") + kModeNames[static_cast<int>(mode)] +
+                                     "' needs a non-empty input on axis " + std::to_string(d));
   }
   Tensor& y = ctx.alloc_out(0);
   const std::vector<int64_t> xst = strides_of(x.shape);
@@ -177,18 +99,16 @@ Status run_Pad(KernelContext& ctx) {
       int64_t j = c[d] - std::max<int64_t>(0, begin[d]);
       const int64_t k = kept[d];
       if (j < 0 || j >= k) {
-        if (*mode == "constant")
+        if (mode == PadMode::kConstant) {
           outside = true;
-        else if (*mode == "edge")
+        } else if (mode == PadMode::kEdge) {
           j = std::clamp<int64_t>(j, 0, k - 1);
-        else if (*mode == "wrap")
+        } else if (mode == PadMode::kWrap) {
           j = ((j % k) + k) % k;
-        else if (*mode == "reflect") {
+        } else {  // reflect
           const int64_t period = 2 * (k - 1);
           j = period == 0 ? 0 : ((j % period) + period) % period;
           if (j >= k) j = period - j;
-        } else {
-          return ctx.invalid("mode", "unknown mode '" + *mode + "'");
         }
       }
       src += (j + crop[d]) * xst[d];
@@ -207,17 +127,14 @@ Status run_Pad(KernelContext& ctx) {
 
 Status run_Transpose(KernelContext& ctx) {
   const Tensor& x = ctx.in(0);
-  std::vector<int64_t> def(x.shape.size());
-  for (size_t i = 0; i < def.size(); ++i) def[i] = static_cast<int64_t>(def.size() - 1 - i);
-  auto perm = ctx.attr_ints("perm", def);
-  if (!perm) return perm.status();
+  const std::vector<int64_t>& perm = ctx.desc<TransposeDesc>().perm;
   Tensor& y = ctx.alloc_out(0);
   const std::vector<int64_t> xst = strides_of(x.shape);
   std::vector<int64_t> c;
   copy_mapped(x, &y, [&](int64_t i) {
     unravel(i, y.shape, &c);
     int64_t src = 0;
-    for (size_t d = 0; d < c.size(); ++d) src += c[d] * xst[static_cast<size_t>((*perm)[d])];
+    for (size_t d = 0; d < c.size(); ++d) src += c[d] * xst[static_cast<size_t>(perm[d])];
     return src;
   });
   return Status::ok();
@@ -227,11 +144,7 @@ Status run_Transpose(KernelContext& ctx) {
 Status run_Gather(KernelContext& ctx) {
   const Tensor& data = ctx.in(0);
   const std::vector<int64_t> idx = int_contents(ctx.in(1));
-  auto axis_attr = ctx.attr_int("axis", 0);
-  if (!axis_attr) return axis_attr.status();
-  auto axis = ctx.normalize_axis(*axis_attr, static_cast<int64_t>(data.shape.size()), "axis");
-  if (!axis) return axis.status();
-  const auto a = static_cast<size_t>(*axis);
+  const auto a = static_cast<size_t>(ctx.desc<AxisDesc>().axis);
   const int64_t dim = data.shape[a];
   std::vector<int64_t> norm(idx.size());
   for (size_t i = 0; i < idx.size(); ++i) {

@@ -11,15 +11,9 @@ namespace rooflens::ref {
 
 Status run_Shape(KernelContext& ctx) {
   const Shape& x = ctx.in(0).shape;
-  const auto rank = static_cast<int64_t>(x.size());
-  auto start = ctx.attr_int("start", 0);
-  auto end = ctx.attr_int("end", rank);
-  if (!start) return start.status();
-  if (!end) return end.status();
-  auto clampi = [rank](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t{0}, rank); };
-  const int64_t s = clampi(*start), e = clampi(*end);
+  const auto& d = ctx.desc<ShapeDesc>();
   Tensor& y = ctx.alloc_out(0);
-  y.ints.assign(x.begin() + s, x.begin() + std::max(s, e));
+  y.ints.assign(x.begin() + d.start, x.begin() + d.end);
   return Status::ok();
 }
 
@@ -45,22 +39,12 @@ Status run_Constant(KernelContext& ctx) {
     y = std::move(*gen);
     return Status::ok();
   }
-  if (ctx.has_attr("value_int")) {
-    auto v = ctx.attr_int("value_int");
-    if (!v) return v.status();
-    y.ints = {*v};
-  } else if (ctx.has_attr("value_ints")) {
-    auto v = ctx.attr_ints("value_ints");
-    if (!v) return v.status();
-    y.ints = *v;
-  } else if (ctx.has_attr("value_float")) {
-    auto v = ctx.attr_float("value_float");
-    if (!v) return v.status();
-    y.data = {static_cast<float>(*v)};
-  } else if (ctx.has_attr("value_floats")) {
-    auto v = ctx.attr_floats("value_floats");
-    if (!v) return v.status();
-    y.data.assign(v->begin(), v->end());
+  // value_int(s) / value_float(s): shape inference recorded the contents.
+  const Value& out = ctx.out_value(0);
+  if (out.ints) {
+    y.ints = *out.ints;
+  } else if (out.reals) {
+    y.data.assign(out.reals->begin(), out.reals->end());
   } else {
     return ctx.unsupported("value", "Constant needs one of value, value_int(s), value_float(s)");
   }

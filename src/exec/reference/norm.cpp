@@ -2,7 +2,7 @@
 // LayerNormalization (over dims axis..rank-1, with its optional Mean / InvStdDev outputs).
 #include <cmath>
 
-#include "../../ops/op_util.h"
+#include "rooflens/ops/shape_math.h"
 #include "kernels.h"
 
 namespace rooflens::ref {
@@ -10,8 +10,7 @@ namespace rooflens::ref {
 // y = (x - mean) / sqrt(var + epsilon) * scale + B
 Status run_BatchNormalization(KernelContext& ctx) {
   for (size_t i = 0; i < 5; ++i) ROOFLENS_RETURN_IF_ERROR(require_float_tensor(ctx, i, "inputs"));
-  auto eps = ctx.attr_float("epsilon", 1e-5);
-  if (!eps) return eps.status();
+  const double eps = ctx.desc<NormDesc>().epsilon;
   const Tensor& x = ctx.in(0);
   const Tensor &scale = ctx.in(1), &bias = ctx.in(2), &mean = ctx.in(3), &var = ctx.in(4);
   Tensor& y = ctx.alloc_out(0);
@@ -19,7 +18,7 @@ Status run_BatchNormalization(KernelContext& ctx) {
   for (int64_t ci = 0; ci < c; ++ci) {
     const auto k = static_cast<size_t>(ci);
     const double a =
-        static_cast<double>(scale.data[k]) / std::sqrt(static_cast<double>(var.data[k]) + *eps);
+        static_cast<double>(scale.data[k]) / std::sqrt(static_cast<double>(var.data[k]) + eps);
     const double sh = static_cast<double>(bias.data[k]) - a * static_cast<double>(mean.data[k]);
     for (int64_t ni = 0; ni < n; ++ni) {
       const int64_t base = (ni * c + ci) * inner;
@@ -36,15 +35,12 @@ Status run_BatchNormalization(KernelContext& ctx) {
 Status run_LayerNormalization(KernelContext& ctx) {
   for (size_t i = 0; i < 3; ++i)
     if (ctx.has_input(i)) ROOFLENS_RETURN_IF_ERROR(require_float_tensor(ctx, i, "inputs"));
-  auto axis_attr = ctx.attr_int("axis", -1);
-  auto eps = ctx.attr_float("epsilon", 1e-5);
-  if (!axis_attr) return axis_attr.status();
-  if (!eps) return eps.status();
+  const auto& d = ctx.desc<NormDesc>();
+  const double eps = d.epsilon;
+  const int64_t axis = d.axis;
   const Tensor& x = ctx.in(0);
-  auto axis = ctx.normalize_axis(*axis_attr, static_cast<int64_t>(x.shape.size()), "axis");
-  if (!axis) return axis.status();
-  const Shape norm(x.shape.begin() + *axis, x.shape.end());
-  const int64_t rows = ops::prod(x.shape, 0, static_cast<size_t>(*axis));
+  const Shape norm(x.shape.begin() + axis, x.shape.end());
+  const int64_t rows = ops::prod(x.shape, 0, static_cast<size_t>(axis));
   const int64_t cols = ops::prod(norm);
   const Tensor* scale = ctx.has_input(1) ? &ctx.in(1) : nullptr;
   const Tensor* bias = ctx.has_input(2) ? &ctx.in(2) : nullptr;
@@ -59,7 +55,7 @@ Status run_LayerNormalization(KernelContext& ctx) {
     double sq = 0;
     for (int64_t j = 0; j < cols; ++j) sq += (xr[j] - mean) * (xr[j] - mean);
     const double var = cols > 0 ? sq / static_cast<double>(cols) : 0.0;
-    const double inv = 1.0 / std::sqrt(var + *eps);
+    const double inv = 1.0 / std::sqrt(var + eps);
     for (int64_t j = 0; j < cols; ++j) {
       double v = (xr[j] - mean) * inv;
       if (scale)

@@ -1,10 +1,10 @@
 // Reference pooling: MaxPool (with its optional Indices output), AveragePool
 // (count_include_pad both ways), GlobalAveragePool and GlobalMaxPool. Windowed pools honour
-// kernel_shape, strides, dilations, pads, auto_pad and ceil_mode exactly as shape inference
-// reads them.
+// the window shape inference resolved (kernel, strides, dilations, pads with auto_pad and
+// ceil_mode applied).
 #include <limits>
 
-#include "../../ops/op_util.h"
+#include "rooflens/ops/shape_math.h"
 #include "kernels.h"
 
 namespace rooflens::ref {
@@ -23,14 +23,10 @@ int64_t col_major(const std::vector<int64_t>& coords, const Shape& dims) {
 Status window_pool(KernelContext& ctx, bool is_max) {
   ROOFLENS_RETURN_IF_ERROR(require_float_tensor(ctx, 0, "input X"));
   const Tensor& x = ctx.in(0);
-  Window win;
-  ROOFLENS_RETURN_IF_ERROR(make_window(ctx, x.shape, {}, &win));
-  auto cip = ctx.attr_int("count_include_pad", 0);
-  auto order = ctx.attr_int("storage_order", 0);
-  if (!cip) return cip.status();
-  if (!order) return order.status();
-  if (*order != 0 && *order != 1) return ctx.invalid("storage_order", "must be 0 or 1");
+  const auto& d = ctx.desc<WindowDesc>();
+  const bool cip = d.count_include_pad, col = d.storage_order == 1;
   Tensor& y = ctx.alloc_out(0);
+  const Window win = make_window(ctx, x.shape, y.shape);
   Tensor* indices = is_max && ctx.has_out(1) ? &ctx.alloc_out(1) : nullptr;
   const int64_t planes = x.shape[0] * x.shape[1];
   const int64_t in_sp = ops::prod(x.shape, 2), out_sp = ops::prod(y.shape, 2);
@@ -52,7 +48,7 @@ Status window_pool(KernelContext& ctx, bool is_max) {
           }
         y.data[at] = best;
         if (indices && arg)
-          indices->ints[at] = p * in_sp + (*order ? col_major(arg->coords, win.in) : arg->offset);
+          indices->ints[at] = p * in_sp + (col ? col_major(arg->coords, win.in) : arg->offset);
         continue;
       }
       double sum = 0;

@@ -3,31 +3,16 @@
 // input is coerced to 2-D at `axis` and each row of the flattened trailing dims is normalized).
 #include <cmath>
 
-#include "../../ops/op_util.h"
+#include "rooflens/ops/shape_math.h"
 #include "kernels.h"
 
 namespace rooflens::ref {
 
 Status run_ReduceMean(KernelContext& ctx) {
   const Tensor& x = ctx.in(0);
-  const auto rank = static_cast<int64_t>(x.shape.size());
-  auto noop = ctx.attr_int("noop_with_empty_axes", 0);
-  if (!noop) return noop.status();
-  std::vector<int64_t> axes;
-  if (ctx.has_input(1)) {
-    axes = int_contents(ctx.in(1));
-  } else {
-    auto a = ctx.attr_ints("axes", std::vector<int64_t>{});
-    if (!a) return a.status();
-    axes = *a;
-  }
   Tensor& y = ctx.alloc_out(0);
-  std::vector<bool> reduce(x.shape.size(), axes.empty() && !*noop);
-  for (int64_t a : axes) {
-    auto n = ctx.normalize_axis(a, rank, "axes");
-    if (!n) return n.status();
-    reduce[static_cast<size_t>(*n)] = true;
-  }
+  std::vector<bool> reduce(x.shape.size(), false);
+  for (int64_t a : ctx.desc<ReduceDesc>().axes) reduce[static_cast<size_t>(a)] = true;
   // The output index of an input element: reduced dims collapse to 0 (keepdims or not,
   // the output's row-major order is that of the kept dims).
   Shape kept(x.shape);
@@ -59,11 +44,7 @@ Status run_ReduceMean(KernelContext& ctx) {
 Status run_Softmax(KernelContext& ctx) {
   ROOFLENS_RETURN_IF_ERROR(require_float_tensor(ctx, 0, "input X"));
   const Tensor& x = ctx.in(0);
-  auto axis_attr = ctx.attr_int("axis", ctx.graph().opset >= 13 ? -1 : 1);
-  if (!axis_attr) return axis_attr.status();
-  auto axis = ctx.normalize_axis(*axis_attr, static_cast<int64_t>(x.shape.size()), "axis");
-  if (!axis) return axis.status();
-  const auto a = static_cast<size_t>(*axis);
+  const auto a = static_cast<size_t>(ctx.desc<AxisDesc>().axis);
   // Rows of `len` elements `stride` apart: outer x len x inner.
   int64_t outer = ops::prod(x.shape, 0, a), len = x.shape[a], inner = ops::prod(x.shape, a + 1);
   if (ctx.graph().opset < 13) {  // as shape inference decides the default axis

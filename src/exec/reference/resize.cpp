@@ -9,7 +9,6 @@
 #include <iterator>
 #include <string>
 
-#include "../../ops/op_util.h"
 #include "kernels.h"
 
 namespace rooflens::ref {
@@ -101,52 +100,15 @@ std::vector<Tap> taps_for(const Params& p, int64_t o, int64_t n, int64_t m, doub
 
 Status run_Resize(KernelContext& ctx) {
   ROOFLENS_RETURN_IF_ERROR(require_float_tensor(ctx, 0, "input X"));
-  Params p;
-  auto mode = ctx.attr_string("mode", std::string("nearest"));
-  auto coord = ctx.attr_string("coordinate_transformation_mode", std::string("half_pixel"));
-  auto nearest = ctx.attr_string("nearest_mode", std::string("round_prefer_floor"));
-  auto cubic_a = ctx.attr_float("cubic_coeff_a", -0.75);
-  auto exclude = ctx.attr_int("exclude_outside", 0);
-  auto extrap = ctx.attr_float("extrapolation_value", 0.0);
-  auto antialias = ctx.attr_int("antialias", 0);
-  auto policy = ctx.attr_string("keep_aspect_ratio_policy", std::string("stretch"));
-  for (const Status* st :
-       {&mode.status(), &coord.status(), &nearest.status(), &cubic_a.status(), &exclude.status(),
-        &extrap.status(), &antialias.status(), &policy.status()})
-    if (!st->is_ok()) return *st;
-  p = {*mode, *coord, *nearest, *cubic_a, *extrap, *exclude != 0};
-  if (p.mode != "nearest" && p.mode != "linear" && p.mode != "cubic")
-    return ctx.invalid("mode", "unknown mode '" + p.mode + "'");
-  static const char* kCoords[] = {
-      "half_pixel",           "asymmetric",           "align_corners",     "pytorch_half_pixel",
-      "tf_half_pixel_for_nn", "half_pixel_symmetric", "tf_crop_and_resize"};
-  if (std::find(std::begin(kCoords), std::end(kCoords), p.coord) == std::end(kCoords))
-    return ctx.invalid("coordinate_transformation_mode", "unknown value '" + p.coord + "'");
-  if (p.nearest != "round_prefer_floor" && p.nearest != "round_prefer_ceil" &&
-      p.nearest != "floor" && p.nearest != "ceil")
-    return ctx.invalid("nearest_mode", "unknown value '" + p.nearest + "'");
-  if (*policy != "stretch")
-    return ctx.unsupported(
-        "keep_aspect_ratio_policy",
-        "'" + *policy + "' is not supported (shape inference assumes 'stretch')");
-
+  const auto& rd = std::get<ResizeDesc>(ctx.node().desc);
+  const Params p{rd.mode, rd.coordinate_transformation_mode, rd.nearest_mode, rd.cubic_coeff_a,
+                 rd.extrapolation_value, rd.exclude_outside};
   const Tensor& x = ctx.in(0);
   const size_t r = x.shape.size();
   Tensor& y = ctx.alloc_out(0);
   const bool old_form = ctx.graph().opset > 0 && ctx.graph().opset < 11;
   const size_t scales_at = old_form ? 1 : 2;
-  std::vector<size_t> axes(r);
-  for (size_t d = 0; d < r; ++d) axes[d] = d;
-  if (ctx.has_attr("axes")) {
-    auto a = ctx.attr_ints("axes");
-    if (!a) return a.status();
-    axes.clear();
-    for (int64_t v : *a) {
-      auto n = ctx.normalize_axis(v, static_cast<int64_t>(r), "axes");
-      if (!n) return n.status();
-      axes.push_back(static_cast<size_t>(*n));
-    }
-  }
+  std::vector<size_t> axes(rd.axes.begin(), rd.axes.end());
   // Per-axis scale: the given scales, else output / input (sizes given).
   std::vector<double> scale(r, 1.0), roi_start(r, 0.0), roi_end(r, 1.0);
   for (size_t d = 0; d < r; ++d)
@@ -171,7 +133,7 @@ Status run_Resize(KernelContext& ctx) {
     }
   }
   for (size_t d = 0; d < r; ++d) {
-    if (*antialias != 0 && p.mode != "nearest" && scale[d] < 1)
+    if (rd.antialias && p.mode != "nearest" && scale[d] < 1)
       return ctx.unsupported("antialias", "antialiased downsampling is not implemented");
     if (!(scale[d] > 0)) return ctx.invalid("input scales", "must be positive");
   }
