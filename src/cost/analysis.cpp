@@ -27,19 +27,15 @@ std::string conv_desc(const Graph& g, const Node& n) {
   const Shape& x = *g.value(n.inputs[0]).shape;
   const Shape& w = *g.value(n.inputs[1]).shape;
   const Shape& y = *g.value(n.outputs[0]).shape;
-  if (x.size() != 4) return {};
-  auto ints = [&](const char* name) -> const std::vector<int64_t>* {
-    auto it = n.attrs.find(name);
-    return it == n.attrs.end() ? nullptr : std::get_if<std::vector<int64_t>>(&it->second);
-  };
-  const std::vector<int64_t>* strides = ints("strides");
-  const std::vector<int64_t>* pads = ints("pads");
-  const std::vector<int64_t>* dilations = ints("dilations");
+  const auto* win = std::get_if<WindowDesc>(&n.desc);
+  if (x.size() != 4 || !win) return {};
+  const std::vector<int64_t>* strides = &win->strides;
+  const std::vector<int64_t>* pads = &win->pads;  // begins (auto_pad resolved)
+  const std::vector<int64_t>* dilations = &win->dilations;
   auto at = [](const std::vector<int64_t>* v, size_t i, int64_t def) {
     return v && i < v->size() ? (*v)[i] : def;
   };
-  auto git = n.attrs.find("group");
-  int64_t group = git == n.attrs.end() ? 1 : std::get<int64_t>(git->second);
+  const int64_t group = win->groups;
   Desc d;
   d.put("mb", x[0]);
   if (group != 1) d.put("g", group);
@@ -143,6 +139,8 @@ ModelAnalysis analyze_graph(const Graph& g, const InferResult& inferred, const A
     const Node& anchor = g.node(L.anchor);
     r.name = anchor.name;
     r.nodes = L.nodes;
+    r.folded_bn = L.folded_bn;
+    r.residual = L.residual;
     for (size_t i = 0; i < L.nodes.size(); ++i) {
       if (i) r.op += '+';
       r.op += g.node(L.nodes[i]).op_type;

@@ -68,9 +68,8 @@ std::optional<Range> role_of_use(const Node& n, size_t i, const Shape& shape) {
     case OpKind::kGemm: {
       if (i == 2) return Range{-0.1, 0.1};
       if (i != 1 || shape.size() != 2) return std::nullopt;
-      auto it = n.attrs.find("transB");
-      const int64_t* tb = it == n.attrs.end() ? nullptr : std::get_if<int64_t>(&it->second);
-      return he(tb && *tb != 0 ? shape[1] : shape[0]);  // B is [N, K] or [K, N]
+      const auto* gd = std::get_if<GemmDesc>(&n.desc);
+      return he(gd && gd->trans_b ? shape[1] : shape[0]);  // B is [N, K] or [K, N]
     }
     case OpKind::kMatMul:
       if (i != 1 || shape.empty()) return std::nullopt;
@@ -188,10 +187,8 @@ Status fold_batchnorm(const Graph& g, NodeId bn, uint64_t seed, Tensor* w, Tenso
     if (!s) return s.status();
     t[i] = std::move(*s);
   }
-  double eps = 1e-5;
-  if (auto it = n.attrs.find("epsilon"); it != n.attrs.end()) {
-    if (const auto* d = std::get_if<double>(&it->second)) eps = *d;
-  }
+  const auto* nd = std::get_if<NormDesc>(&n.desc);
+  const double eps = nd ? nd->epsilon : 1e-5;
   const size_t m = static_cast<size_t>(w->shape[0]);
   for (const Tensor& p : t)
     if (p.data.size() != m)

@@ -1,7 +1,7 @@
 // Graph patterns (see patterns.h).
 #include "rooflens/ir/patterns.h"
 
-#include "rooflens/ir/node_attrs.h"
+#include <variant>
 
 namespace rooflens {
 
@@ -10,8 +10,8 @@ NodeId concat_feeding_norm_relu(const Graph& g, NodeId concat) {
   if (c.kind != OpKind::kConcat || c.inputs.size() < 2 || c.outputs.size() != 1) return -1;
   const Value& y = g.value(c.outputs[0]);
   if (!y.shape || y.shape->size() != 4 || g.is_output(c.outputs[0]) || y.consumers.size() != 1) return -1;
-  const int64_t axis = attr_int_or(c, "axis", 0);
-  if (axis != 1 && axis != -3) return -1;
+  const auto* ad = std::get_if<AxisDesc>(&c.desc);  // axis normalised by shape inference
+  if (!ad || ad->axis != 1) return -1;
   for (ValueId in : c.inputs)
     if (in == kNoValue || !g.value(in).shape || g.value(in).shape->size() != 4) return -1;
   const NodeId bn_id = y.consumers[0];

@@ -16,16 +16,15 @@ namespace {
 
 std::string label(const Node& n) { return n.op_type + " node '" + n.name + "'"; }
 
-int64_t attr_int(const Node& n, const char* name, int64_t def) {
-  auto it = n.attrs.find(name);
-  if (it == n.attrs.end()) return def;
-  const auto* v = std::get_if<int64_t>(&it->second);
-  return v ? *v : def;
+// A node's parameters from its descriptor (shape inference resolved them); defaults for a
+// node inference did not reach.
+int64_t conv_group(const Node& n) {
+  const auto* w = std::get_if<WindowDesc>(&n.desc);
+  return w ? w->groups : 1;
 }
-
-const std::vector<int64_t>* attr_ints(const Node& n, const char* name) {
-  auto it = n.attrs.find(name);
-  return it == n.attrs.end() ? nullptr : std::get_if<std::vector<int64_t>>(&it->second);
+GemmDesc gemm_of(const Node& n) {
+  const auto* d = std::get_if<GemmDesc>(&n.desc);
+  return d ? *d : GemmDesc{};
 }
 
 int64_t round_up(int64_t v, int64_t m) { return m <= 1 ? v : (v + m - 1) / m * m; }
@@ -245,8 +244,8 @@ void Rewriter::find_group_multiples() {
     const OpCategory cat = op_info(n.kind).category;
     const bool keeps = cat == OpCategory::kNorm || cat == OpCategory::kActivation || cat == OpCategory::kPool ||
                        cat == OpCategory::kElementwise || n.kind == OpKind::kIdentity || n.kind == OpKind::kDropout;
-    const bool depthwise1 = n.kind == OpKind::kConv && attr_int(n, "group", 1) > 1 &&
-                            attr_int(n, "group", 1) == channels(n.inputs[0]) && channels(n.outputs[0]) == channels(n.inputs[0]);
+    const bool depthwise1 = n.kind == OpKind::kConv && conv_group(n) > 1 &&
+                            conv_group(n) == channels(n.inputs[0]) && channels(n.outputs[0]) == channels(n.inputs[0]);
     if (!keeps && !depthwise1) continue;
     for (ValueId in : n.inputs)
       if (in != kNoValue && is_activation(g_.value(in))) unite(in, n.outputs[0]);
@@ -254,7 +253,7 @@ void Rewriter::find_group_multiples() {
   std::vector<int64_t> need(g_.values.size(), 1);
   for (const Node& n : g_.nodes) {
     if (n.kind != OpKind::kConv) continue;
-    const int64_t group = attr_int(n, "group", 1);
+    const int64_t group = conv_group(n);
     if (group <= 1 || group == channels(n.inputs[0])) continue;
     for (ValueId v : {n.inputs[0], n.outputs[0]}) {
       auto& m = need[static_cast<size_t>(find(v))];
@@ -335,7 +334,7 @@ Status Rewriter::rewrite_conv(NodeId id) {
   if (x_old.size() < 3 || w_old.size() != x_old.size())
     return Status::unsupported(fail_prefix(n) + ": input rank " + std::to_string(x_old.size()) +
                                " (expected NCHW-like)");
-  const int64_t group = attr_int(n, "group", 1);
+  const int64_t group = conv_group(n);
   const int64_t cin_old = x_old[1], cin_new = x_new[1], cout_old = w_old[0];
   int64_t group_new = group, cout_new = 0;
   if (group > 1 && group == cin_old) {
@@ -357,14 +356,14 @@ Status Rewriter::rewrite_conv(NodeId id) {
   w_new[1] = cin_new / group_new;
   ROOFLENS_RETURN_IF_ERROR(set_param_shape(id, 1, w_new));
   if (present(n, 2)) ROOFLENS_RETURN_IF_ERROR(set_param_shape(id, 2, Shape{cout_new}));
-  if (group_new != group) h_.node(id).attrs["group"] = group_new;
+  if (group_new != group) h_.node(id).attrs.insert_or_assign("group", group_new);  // re-inferred below
   return Status::ok();
 }
 
 // Gemm (A [M,K] x B [K,N] or [N,K]) and MatMul with a stored rank-2 B.
 Status Rewriter::rewrite_dense(NodeId id) {
   const Node& n = h_.node(id);
-  if (n.kind == OpKind::kGemm && attr_int(n, "transA", 0) != 0)
+  if (n.kind == OpKind::kGemm && gemm_of(n).trans_a)
     return Status::unsupported(fail_prefix(n) + ": transA=1 is not supported");
   if (g_.value(n.inputs[0]).kind == ValueKind::kInitializer)
     return Status::unsupported(fail_prefix(n) + ": its first operand is a stored tensor");
@@ -374,7 +373,7 @@ Status Rewriter::rewrite_dense(NodeId id) {
   if (b_old.size() != 2 || a_old.size() < 2)
     return Status::unsupported(fail_prefix(n) + ": weight of rank " + std::to_string(b_old.size()) +
                                " (only 2-D weights are folded)");
-  const bool tb = n.kind == OpKind::kGemm && attr_int(n, "transB", 0) != 0;
+  const bool tb = n.kind == OpKind::kGemm && gemm_of(n).trans_b;
   const int64_t n_old = tb ? b_old[0] : b_old[1];
   const int64_t k_new = a_new.back();
   const int64_t n_new =
@@ -433,7 +432,8 @@ Status Rewriter::rewrite_reshape(NodeId id) {
   if (!want) return want.status();
   const Value& t = h_.value(n.inputs[1]);
   if (t.ints) {
-    auto got = resolve_target(*t.ints, new_shape(n.inputs[0]), attr_int(n, "allowzero", 0) != 0);
+    const auto* rd = std::get_if<ReshapeDesc>(&n.desc);
+    auto got = resolve_target(*t.ints, new_shape(n.inputs[0]), rd && rd->allow_zero);
     if (got && *got == *want) return Status::ok();
   }
   set_input_ints(id, 1, std::vector<int64_t>(want->begin(), want->end()), "shape");
@@ -443,15 +443,16 @@ Status Rewriter::rewrite_reshape(NodeId id) {
 Status Rewriter::rewrite_split(NodeId id) {
   const Node& n = h_.node(id);
   const Shape& x_old = old_shape(n.inputs[0]);
-  int64_t axis = attr_int(n, "axis", 0);
-  if (axis < 0) axis += static_cast<int64_t>(x_old.size());
+  const auto* sd = std::get_if<AxisDesc>(&g_.node(id).desc);
+  if (!sd) return Status::ok();  // not reached by inference: nothing to resize
+  const int64_t axis = sd->axis;
   const auto a = static_cast<size_t>(axis);
   const int64_t d_old = x_old.at(a), d_new = new_shape(n.inputs[0]).at(a);
   if (d_old == d_new) return Status::ok();
   std::vector<int64_t> sizes;
   const bool from_input = present(n, 1);
   if (from_input && h_.value(n.inputs[1]).ints) sizes = *h_.value(n.inputs[1]).ints;
-  else if (const auto* s = attr_ints(n, "split")) sizes = *s;
+  else if (sd->split_listed && !from_input) sizes = sd->split;
   else return Status::ok();  // equal parts by output count
   const auto k = static_cast<int64_t>(sizes.size());
   const bool equal = std::all_of(sizes.begin(), sizes.end(), [&](int64_t s) { return s == sizes[0]; });
@@ -461,7 +462,7 @@ Status Rewriter::rewrite_split(NodeId id) {
                                ") into parts that cannot be resized proportionally");
   std::vector<int64_t> parts(sizes.size(), d_new / k);
   if (from_input) set_input_ints(id, 1, parts, "split");
-  else h_.node(id).attrs["split"] = parts;
+  else h_.node(id).attrs.insert_or_assign("split", parts);  // re-inferred below
   return Status::ok();
 }
 
@@ -470,9 +471,14 @@ Status Rewriter::check_slice_like(NodeId id) {
   const Node& n = h_.node(id);
   const Shape& x_old = old_shape(n.inputs[0]);
   const Shape& x_new = new_shape(n.inputs[0]);
-  auto ints_of = [&](size_t i, const char* attr) -> std::vector<int64_t> {
+  // An operand from its input when known, else (the attribute form of old opsets) from the
+  // descriptor shape inference gave the node in the original graph.
+  const OpDesc& desc = g_.node(id).desc;
+  auto ints_of = [&](size_t i, std::vector<int64_t> SliceDesc::*slice_field, bool pad_field) -> std::vector<int64_t> {
     if (present(n, i) && h_.value(n.inputs[i]).ints) return *h_.value(n.inputs[i]).ints;
-    if (const auto* v = attr_ints(n, attr)) return *v;
+    if (present(n, i)) return {};
+    if (const auto* s = std::get_if<SliceDesc>(&desc); s && slice_field && n.inputs.size() < 3) return s->*slice_field;
+    if (const auto* p = std::get_if<PadDesc>(&desc); p && pad_field) return p->pads;
     return {};
   };
   auto axis_of = [&](int64_t ax) { return static_cast<size_t>(ax < 0 ? ax + static_cast<int64_t>(x_old.size()) : ax); };
@@ -481,14 +487,17 @@ Status Rewriter::check_slice_like(NodeId id) {
                                std::to_string(x_old[ax]) + " to " + std::to_string(x_new[ax]));
   };
   if (n.kind == OpKind::kGather) {
-    const size_t ax = axis_of(attr_int(n, "axis", 0));
+    const auto* gd = std::get_if<AxisDesc>(&desc);
+    const size_t ax = gd ? static_cast<size_t>(gd->axis) : 0;
     if (ax < x_old.size() && x_old[ax] != x_new[ax]) return refuse(ax, "it gathers");
   } else if (n.kind == OpKind::kSlice) {
     // Chunks (x.chunk(2, dim=1) exports as Slices [0, C/2) and [C/2, C)) scale with the axis
     // when both bounds land on whole channels; other slices of a resized axis are refused.
     // Bounds computed from shapes (Shape -> Gather -> Div) were recomputed from the new
     // shapes already: those that changed are kept; constant ones are scaled.
-    auto starts = ints_of(1, "starts"), ends = ints_of(2, "ends"), axes = ints_of(3, "axes"), steps = ints_of(4, "");
+    auto starts = ints_of(1, &SliceDesc::starts, false), ends = ints_of(2, &SliceDesc::ends, false);
+    auto axes = n.inputs.size() < 3 ? ints_of(3, &SliceDesc::axes, false) : ints_of(3, nullptr, false);
+    auto steps = ints_of(4, nullptr, false);
     auto old_ints = [&](size_t i, const std::vector<int64_t>& now) {
       if (present(n, i) && g_.value(n.inputs[i]).ints) return *g_.value(n.inputs[i]).ints;
       return now;
@@ -521,13 +530,13 @@ Status Rewriter::check_slice_like(NodeId id) {
         set_input_ints(id, 1, starts, "starts");
         set_input_ints(id, 2, ends, "ends");
       } else {
-        h_.node(id).attrs["starts"] = starts;
-        h_.node(id).attrs["ends"] = ends;
+        h_.node(id).attrs.insert_or_assign("starts", starts);  // re-inferred below
+        h_.node(id).attrs.insert_or_assign("ends", ends);
       }
     }
   } else if (n.kind == OpKind::kPad) {
-    auto pads = ints_of(1, "pads");
-    auto axes = ints_of(3, "");
+    auto pads = ints_of(1, nullptr, true);
+    auto axes = ints_of(3, nullptr, false);
     const size_t k = pads.size() / 2;
     for (size_t i = 0; i < k; ++i) {
       const size_t ax = axis_of(i < axes.size() ? axes[i] : static_cast<int64_t>(i));
