@@ -1,7 +1,6 @@
 // Maps a fused layer's pointwise epilogue onto oneDNN post-ops (eltwise and binary),
 // as production engines do: ReLU, Clip, SiLU, hard-swish, hard-sigmoid, GELU (erf),
 // bias and residual adds.
-#include "rooflens/ir/node_attrs.h"
 #include "epilogue.h"
 
 #include <algorithm>
@@ -92,25 +91,19 @@ Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nod
     if (!tip_private && n.kind != OpKind::kSigmoid && n.kind != OpKind::kDiv) break;
     switch (n.kind) {
       case OpKind::kRelu: eltwise(algorithm::eltwise_relu, 0, 0); break;
-      case OpKind::kLeakyRelu: eltwise(algorithm::eltwise_relu, static_cast<float>(attr_real_or(n, "alpha", 0.01)), 0); break;
+      case OpKind::kLeakyRelu: eltwise(algorithm::eltwise_relu, static_cast<float>(std::get<ActivationDesc>(n.desc).alpha), 0); break;
       case OpKind::kTanh: eltwise(algorithm::eltwise_tanh, 0, 0); break;
       case OpKind::kHardSwish: eltwise(algorithm::eltwise_hardswish, 0, 0); break;
       case OpKind::kHardSigmoid:
-        eltwise(algorithm::eltwise_linear, static_cast<float>(attr_real_or(n, "alpha", 0.2)), static_cast<float>(attr_real_or(n, "beta", 0.5)));
+        eltwise(algorithm::eltwise_linear, static_cast<float>(std::get<ActivationDesc>(n.desc).alpha),
+                static_cast<float>(std::get<ActivationDesc>(n.desc).beta));
         eltwise(algorithm::eltwise_clip, 0, 1);
         break;
       case OpKind::kClip: {
-        double lo = attr_real_or(n, "min", -FLT_MAX), hi = attr_real_or(n, "max", FLT_MAX);
-        if (n.inputs.size() > 1 && n.inputs[1] != kNoValue) {
-          auto v = known_scalar(g, n.inputs[1]);
-          if (!v) { mapped = false; break; }
-          lo = *v;
-        }
-        if (n.inputs.size() > 2 && n.inputs[2] != kNoValue) {
-          auto v = known_scalar(g, n.inputs[2]);
-          if (!v) { mapped = false; break; }
-          hi = *v;
-        }
+        const auto& d = std::get<ActivationDesc>(n.desc);  // bounds: attributes or known inputs
+        if (!d.clip_bounds_known) { mapped = false; break; }
+        const double lo = std::isinf(d.clip_min) ? -FLT_MAX : d.clip_min;
+        const double hi = std::isinf(d.clip_max) ? FLT_MAX : d.clip_max;
         eltwise(algorithm::eltwise_clip, static_cast<float>(lo), static_cast<float>(hi));
         break;
       }

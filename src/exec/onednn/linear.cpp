@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstring>
 
-#include "rooflens/ir/node_attrs.h"
 #include "epilogue.h"
 #include "linear.h"
 #include "tactics.h"
@@ -96,13 +95,13 @@ Expected<size_t> build_conv(OneDnnBackend& b, const LayerReport& L) {
   }
   size_t first = 1;
   ValueId tip = n.outputs[0];
-  if (L.nodes.size() > 1 && g.node(L.nodes[1]).kind == OpKind::kBatchNormalization &&
-      g.node(L.nodes[1]).inputs[0] == tip) {
-    ROOFLENS_RETURN_IF_ERROR(fold_batchnorm(g, L.nodes[1], b.options().seed, &w, &bias));
-    tip = g.node(L.nodes[1]).outputs[0];
+  if (L.folded_bn >= 0) {  // fusion folded it (nodes[1]): into the weights and bias
+    ROOFLENS_RETURN_IF_ERROR(fold_batchnorm(g, L.folded_bn, b.options().seed, &w, &bias));
+    tip = g.node(L.folded_bn).outputs[0];
     first = 2;
   }
-  const int64_t group = attr_int_or(n, "group", 1);
+  const auto& win = std::get<WindowDesc>(n.desc);  // pads resolved from auto_pad by inference
+  const int64_t group = win.groups;
   const auto& ws = w.shape;
   memory::dims wdims = group == 1 ? memory::dims{ws[0], ws[1], ws[2], ws[3]}
                                   : memory::dims{group, ws[0] / group, ws[1], ws[2], ws[3]};
@@ -111,24 +110,12 @@ Expected<size_t> build_conv(OneDnnBackend& b, const LayerReport& L) {
   const memory::desc b_md({m}, memory::data_type::f32, tag::a);
   memory::desc src_md = md_channels_last(xs), dst_md = md_channels_last(ys);
 
-  auto strides = attr_ints_or(n, "strides", {1, 1});
-  auto dil = attr_ints_or(n, "dilations", {1, 1});
-  auto pads = attr_ints_or(n, "pads", {0, 0, 0, 0});
-  const std::string auto_pad = attr_string_or(n, "auto_pad", "NOTSET");
+  const auto& strides = win.strides;
   memory::dims pl(2), pr(2), dd(2);
-  for (int i = 0; i < 2; ++i) {
-    const int64_t eff = dil[static_cast<size_t>(i)] * (ws[static_cast<size_t>(i) + 2] - 1) + 1;
-    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      const int64_t total = std::max<int64_t>(0, (ys[static_cast<size_t>(i) + 2] - 1) * strides[static_cast<size_t>(i)] + eff - xs[static_cast<size_t>(i) + 2]);
-      pl[static_cast<size_t>(i)] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      pr[static_cast<size_t>(i)] = total - pl[static_cast<size_t>(i)];
-    } else if (auto_pad == "VALID") {
-      pl[static_cast<size_t>(i)] = pr[static_cast<size_t>(i)] = 0;
-    } else {
-      pl[static_cast<size_t>(i)] = pads[static_cast<size_t>(i)];
-      pr[static_cast<size_t>(i)] = pads[static_cast<size_t>(i) + 2];
-    }
-    dd[static_cast<size_t>(i)] = dil[static_cast<size_t>(i)] - 1;
+  for (size_t i = 0; i < 2; ++i) {
+    pl[i] = win.pad_begin(i);
+    pr[i] = win.pad_end(i);
+    dd[i] = win.dilations[i] - 1;
   }
   auto conv_desc = [&](const memory::desc& x, const memory::desc& y) {
     return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
@@ -155,8 +142,9 @@ Expected<size_t> build_conv(OneDnnBackend& b, const LayerReport& L) {
 Expected<size_t> build_gemm(OneDnnBackend& b, const LayerReport& L) {
   const Graph& g = b.graph();
   const Node& n = g.node(L.nodes[0]);
-  if (attr_int_or(n, "transA", 0) != 0) return Status::unsupported("Gemm with transA=1");
-  if (attr_real_or(n, "alpha", 1.0) != 1.0 || attr_real_or(n, "beta", 1.0) != 1.0)
+  const auto& gd = std::get<GemmDesc>(n.desc);
+  if (gd.trans_a) return Status::unsupported("Gemm with transA=1");
+  if (gd.alpha != 1.0 || gd.beta != 1.0)
     return Status::unsupported("Gemm with alpha or beta other than 1");
   if (!g.value(n.inputs[1]).is_stored) return Status::unsupported("Gemm weights computed at run time");
   const Shape& as = *g.value(n.inputs[0]).shape;
@@ -165,7 +153,7 @@ Expected<size_t> build_gemm(OneDnnBackend& b, const LayerReport& L) {
   auto wt = b.stored(n.inputs[1]);
   if (!wt) return wt.status();
   Tensor w = std::move(*wt);
-  if (attr_int_or(n, "transB", 0) == 0) {  // [K, N] -> [N, K]
+  if (!gd.trans_b) {  // [K, N] -> [N, K]
     Tensor t = Tensor::zeros({N, K});
     for (int64_t k = 0; k < K; ++k)
       for (int64_t j = 0; j < N; ++j) t.data[static_cast<size_t>(j * K + k)] = w.data[static_cast<size_t>(k * N + j)];

@@ -6,7 +6,6 @@
 #include <cstring>
 #include <optional>
 
-#include "rooflens/ir/node_attrs.h"
 #include "rooflens/ir/patterns.h"
 #include "epilogue.h"
 #include "linear.h"
@@ -106,20 +105,19 @@ Status pooling(OneDnnBackend& b, const Node& n) {
   const Shape& xs = shape_of(g, n.inputs[0]);
   const Shape& ys = shape_of(g, n.outputs[0]);
   if (xs.size() != 4) return Status::unsupported("only 2-D pooling is lowered to oneDNN");
-  const bool global = n.kind == OpKind::kGlobalAveragePool || n.kind == OpKind::kGlobalMaxPool;
-  std::vector<int64_t> k = global ? std::vector<int64_t>{xs[2], xs[3]} : attr_ints_or(n, "kernel_shape", {1, 1});
-  std::vector<int64_t> s = global ? std::vector<int64_t>{1, 1} : attr_ints_or(n, "strides", {1, 1});
-  std::vector<int64_t> p = global ? std::vector<int64_t>{0, 0, 0, 0} : attr_ints_or(n, "pads", {0, 0, 0, 0});
-  if (attr_ints_or(n, "dilations", {1, 1}) != std::vector<int64_t>{1, 1}) return Status::unsupported("dilated pooling");
-  auto ap = n.attrs.find("auto_pad");
-  if (ap != n.attrs.end() && std::get<std::string>(ap->second) != "NOTSET" && std::get<std::string>(ap->second) != "VALID")
+  const auto& win = std::get<WindowDesc>(n.desc);  // global pools: the whole input, stride 1
+  const std::vector<int64_t>& k = win.kernel;
+  const std::vector<int64_t>& s = win.strides;
+  const std::vector<int64_t>& p = win.pads;
+  if (win.dilated()) return Status::unsupported("dilated pooling");
+  if (win.auto_pad == AutoPad::kSameUpper || win.auto_pad == AutoPad::kSameLower)
     return Status::unsupported("pooling with auto_pad SAME");
   memory::dims pl = {p[0], p[1]}, pr(2);
   for (size_t i = 0; i < 2; ++i)  // right padding that yields ONNX's output size (ceil_mode included)
     pr[i] = std::max<int64_t>(p[i + 2], (ys[i + 2] - 1) * s[i] + k[i] - xs[i + 2] - p[i]);
   const bool is_max = n.kind == OpKind::kMaxPool || n.kind == OpKind::kGlobalMaxPool;
   const algorithm alg = is_max ? algorithm::pooling_max
-                        : attr_int_or(n, "count_include_pad", 0) ? algorithm::pooling_avg_include_padding
+                        : win.count_include_pad ? algorithm::pooling_avg_include_padding
                                                                : algorithm::pooling_avg_exclude_padding;
   auto src = b.mem(n.inputs[0]);
   if (!src) return src.status();
@@ -150,7 +148,7 @@ Status batchnorm(OneDnnBackend& b, const Node& n, ValueId relu_out = kNoValue) {
               dnnl::normalization_flags::use_shift;
   if (relu_out != kNoValue) flags |= dnnl::normalization_flags::fuse_norm_relu;
   dnnl::batch_normalization_forward::desc d(dnnl::prop_kind::forward_inference, src->get_desc(),
-                                            static_cast<float>(attr_real_or(n, "epsilon", 1e-5)), flags);
+                                            static_cast<float>(std::get<NormDesc>(n.desc).epsilon), flags);
   dnnl::batch_normalization_forward::primitive_desc pd(d, b.engine());
   memory dst = b.new_buffer(pd.dst_desc());
   dnnl::batch_normalization_forward prim(pd);
@@ -177,8 +175,8 @@ ValueId fusable_relu(const Graph& g, const LayerReport& L) {
 Status layernorm(OneDnnBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& xs = shape_of(g, n.inputs[0]);
-  const int64_t axis = attr_int_or(n, "axis", -1);
-  if (axis != -1 && axis != static_cast<int64_t>(xs.size()) - 1)
+  const auto& nd = std::get<NormDesc>(n.desc);  // axis normalised
+  if (nd.axis != static_cast<int64_t>(xs.size()) - 1)
     return Status::unsupported("LayerNormalization over more than the last axis");
   auto src = b.rowmajor(n.inputs[0]);
   if (!src) return src.status();
@@ -194,7 +192,7 @@ Status layernorm(OneDnnBackend& b, const Node& n) {
     flags = flags | dnnl::normalization_flags::use_shift;
   }
   dnnl::layer_normalization_forward::desc d(dnnl::prop_kind::forward_inference, src->get_desc(),
-                                            static_cast<float>(attr_real_or(n, "epsilon", 1e-5)), flags);
+                                            static_cast<float>(nd.epsilon), flags);
   dnnl::layer_normalization_forward::primitive_desc pd(d, b.engine());
   memory dst = b.new_buffer(pd.dst_desc());
   dnnl::layer_normalization_forward prim(pd);
@@ -209,15 +207,8 @@ Status reduce_mean(OneDnnBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& xs = shape_of(g, n.inputs[0]);
   const Shape& ys = shape_of(g, n.outputs[0]);
-  std::vector<int64_t> axes = attr_ints_or(n, "axes", {});
-  if (n.inputs.size() > 1 && n.inputs[1] != kNoValue) {
-    const auto& v = g.value(n.inputs[1]).ints;
-    if (!v) return Status::unsupported("ReduceMean axes not known");
-    axes = *v;
-  }
-  Shape keep = xs;
-  if (axes.empty()) keep.assign(xs.size(), 1);
-  for (int64_t a : axes) keep[static_cast<size_t>(a < 0 ? a + static_cast<int64_t>(xs.size()) : a)] = 1;
+  Shape keep = xs;  // the reduced axes (normalised, every axis when none is named) become 1
+  for (int64_t a : std::get<ReduceDesc>(n.desc).axes) keep[static_cast<size_t>(a)] = 1;
   auto src = b.mem(n.inputs[0]);
   if (!src) return src.status();
   if (xs.size() == 4 && keep[2] == 1 && keep[3] == 1 && keep[0] == xs[0] && keep[1] == xs[1]) {
@@ -254,8 +245,7 @@ Status reduce_mean(OneDnnBackend& b, const Node& n) {
 Status softmax(OneDnnBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& xs = shape_of(g, n.inputs[0]);
-  int64_t axis = attr_int_or(n, "axis", g.opset >= 13 ? -1 : 1);
-  if (axis < 0) axis += static_cast<int64_t>(xs.size());
+  const int64_t axis = std::get<AxisDesc>(n.desc).axis;  // normalised, opset default applied
   if (g.opset < 13 && axis != static_cast<int64_t>(xs.size()) - 1)
     return Status::unsupported("opset < 13 Softmax over a flattened tail");
   auto src = b.rowmajor(n.inputs[0]);
@@ -309,7 +299,7 @@ Expected<NormRelu> norm_relu_reading(OneDnnBackend& b, const Node& n) {
   const size_t C = static_cast<size_t>(shape_of(g, n.outputs[0])[1]);
   for (const Tensor& t : p)
     if (t.data.size() != C) return NormRelu{};
-  const double eps = attr_real_or(bn, "epsilon", 1e-5);
+  const double eps = std::get<NormDesc>(bn.desc).epsilon;
   NormRelu r;
   r.scale_shift.resize(2 * C);
   for (size_t c = 0; c < C; ++c) {
@@ -326,8 +316,7 @@ Expected<NormRelu> norm_relu_reading(OneDnnBackend& b, const Node& n) {
 Status concat(OneDnnBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& ys = shape_of(g, n.outputs[0]);
-  int64_t axis = attr_int_or(n, "axis", 0);
-  if (axis < 0) axis += static_cast<int64_t>(ys.size());
+  const int64_t axis = std::get<AxisDesc>(n.desc).axis;  // normalised
   if (n.inputs.size() == 1) {  // DenseNet's first layer of a block: the output is the input
     auto in = b.mem(n.inputs[0]);
     if (!in) return in.status();
@@ -415,9 +404,7 @@ Status transpose(OneDnnBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& xs = shape_of(g, n.inputs[0]);
   const Shape& ys = shape_of(g, n.outputs[0]);
-  std::vector<int64_t> perm = attr_ints_or(n, "perm", {});
-  if (perm.empty())
-    for (size_t i = xs.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
+  const std::vector<int64_t>& perm = std::get<TransposeDesc>(n.desc).perm;  // default applied
   auto src = b.mem(n.inputs[0]);
   if (!src) return src.status();
   auto in_strides = plain_strides(src->get_desc());
@@ -485,40 +472,16 @@ Status slice_like(OneDnnBackend& b, ValueId in, ValueId out, const std::vector<i
 }
 
 Status slice(OneDnnBackend& b, const Node& n) {
-  const Graph& g = b.graph();
-  const Shape& xs = shape_of(g, n.inputs[0]);
-  std::vector<int64_t> starts, axes, steps;
-  auto known = [&](size_t i) -> std::optional<std::vector<int64_t>> {
-    if (i >= n.inputs.size() || n.inputs[i] == kNoValue) return std::nullopt;
-    return g.value(n.inputs[i]).ints;
-  };
-  if (n.inputs.size() >= 3) {
-    if (!known(1)) return Status::unsupported("Slice starts not known");
-    starts = *known(1);
-    axes = known(3).value_or(std::vector<int64_t>{});
-    steps = known(4).value_or(std::vector<int64_t>{});
-  } else {
-    starts = attr_ints_or(n, "starts", {});
-    axes = attr_ints_or(n, "axes", {});
-  }
-  if (axes.empty())
-    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
-  for (int64_t s : steps)
+  const auto& sd = std::get<SliceDesc>(n.desc);  // first index per dim, clamped
+  for (int64_t s : sd.step)
     if (s != 1) return Status::unsupported("Slice with steps other than 1");
-  std::vector<int64_t> off(xs.size(), 0);
-  for (size_t i = 0; i < starts.size(); ++i) {
-    const auto a = static_cast<size_t>(axes[i] < 0 ? axes[i] + static_cast<int64_t>(xs.size()) : axes[i]);
-    const int64_t d = xs[a];
-    off[a] = std::clamp(starts[i] < 0 ? starts[i] + d : starts[i], int64_t{0}, d);
-  }
-  return slice_like(b, n.inputs[0], n.outputs[0], off);
+  return slice_like(b, n.inputs[0], n.outputs[0], sd.first);
 }
 
 Status split(OneDnnBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& xs = shape_of(g, n.inputs[0]);
-  int64_t axis = attr_int_or(n, "axis", 0);
-  if (axis < 0) axis += static_cast<int64_t>(xs.size());
+  const int64_t axis = std::get<AxisDesc>(n.desc).axis;  // normalised
   int64_t at = 0;
   for (ValueId out : n.outputs) {
     if (out == kNoValue) continue;
@@ -534,16 +497,11 @@ Status pad(OneDnnBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& xs = shape_of(g, n.inputs[0]);
   const Shape& ys = shape_of(g, n.outputs[0]);
-  auto mode = n.attrs.find("mode");
-  if (mode != n.attrs.end() && std::get<std::string>(mode->second) != "constant")
-    return Status::unsupported("Pad modes other than constant");
-  std::vector<int64_t> pads = attr_ints_or(n, "pads", {});
-  if (n.inputs.size() > 1 && n.inputs[1] != kNoValue) {
-    if (!g.value(n.inputs[1]).ints) return Status::unsupported("Pad pads not known");
-    pads = *g.value(n.inputs[1]).ints;
-  }
+  const auto& pd = std::get<PadDesc>(n.desc);
+  if (pd.mode != PadMode::kConstant) return Status::unsupported("Pad modes other than constant");
   if (n.inputs.size() > 3 && n.inputs[3] != kNoValue) return Status::unsupported("Pad with axes");
-  float value = 0;
+  const std::vector<int64_t>& pads = pd.pads;  // every dim: begins then ends
+  auto value = static_cast<float>(pd.value);
   if (n.inputs.size() > 2 && n.inputs[2] != kNoValue) {
     auto v = known_scalar(g, n.inputs[2]);
     if (!v) return Status::unsupported("Pad value not known");
@@ -629,24 +587,23 @@ Status lower_node(OneDnnBackend& b, NodeId id) {
   if (n.folded) return Status::ok();
   switch (n.kind) {
     case OpKind::kRelu: return eltwise(b, n, algorithm::eltwise_relu, 0, 0);
-    case OpKind::kLeakyRelu: return eltwise(b, n, algorithm::eltwise_relu, static_cast<float>(attr_real_or(n, "alpha", 0.01)), 0);
+    case OpKind::kLeakyRelu: return eltwise(b, n, algorithm::eltwise_relu, static_cast<float>(std::get<ActivationDesc>(n.desc).alpha), 0);
     case OpKind::kSigmoid: return eltwise(b, n, algorithm::eltwise_logistic, 0, 0);
     case OpKind::kTanh: return eltwise(b, n, algorithm::eltwise_tanh, 0, 0);
     case OpKind::kHardSwish: return eltwise(b, n, algorithm::eltwise_hardswish, 0, 0);
     case OpKind::kSqrt: return eltwise(b, n, algorithm::eltwise_sqrt, 0, 0);
     case OpKind::kNeg: return eltwise(b, n, algorithm::eltwise_linear, -1, 0);
     case OpKind::kHardSigmoid:
-      return eltwise(b, n, algorithm::eltwise_linear, static_cast<float>(attr_real_or(n, "alpha", 0.2)),
-                     static_cast<float>(attr_real_or(n, "beta", 0.5)), std::pair<float, float>{0.f, 1.f});
+      return eltwise(b, n, algorithm::eltwise_linear, static_cast<float>(std::get<ActivationDesc>(n.desc).alpha),
+                     static_cast<float>(std::get<ActivationDesc>(n.desc).beta), std::pair<float, float>{0.f, 1.f});
     case OpKind::kGelu: {
-      auto it = n.attrs.find("approximate");
-      const bool tanh = it != n.attrs.end() && std::get<std::string>(it->second) == "tanh";
+      const bool tanh = std::get<ActivationDesc>(n.desc).gelu_tanh;
       return eltwise(b, n, tanh ? algorithm::eltwise_gelu_tanh : algorithm::eltwise_gelu_erf, 0, 0);
     }
     case OpKind::kClip: {
-      double lo = attr_real_or(n, "min", -FLT_MAX), hi = attr_real_or(n, "max", FLT_MAX);
-      if (n.inputs.size() > 1 && n.inputs[1] != kNoValue) lo = known_scalar(g, n.inputs[1]).value_or(lo);
-      if (n.inputs.size() > 2 && n.inputs[2] != kNoValue) hi = known_scalar(g, n.inputs[2]).value_or(hi);
+      const auto& d = std::get<ActivationDesc>(n.desc);  // bounds: attributes or known inputs
+      const double lo = std::isinf(d.clip_min) ? -FLT_MAX : d.clip_min;
+      const double hi = std::isinf(d.clip_max) ? FLT_MAX : d.clip_max;
       return eltwise(b, n, algorithm::eltwise_clip, static_cast<float>(lo), static_cast<float>(hi));
     }
     case OpKind::kErf: return erf(b, n);
@@ -675,6 +632,61 @@ Status lower_node(OneDnnBackend& b, NodeId id) {
 
 }  // namespace
 
+namespace {
+
+// What prepare would refuse in the node's own parameters (its descriptor, shapes and stored
+// operands), whatever layer it lands in; empty when nothing.
+std::string parameter_refusal(const Graph& g, const Node& n) {
+  const auto rank = [&](size_t i) { return g.value(n.inputs[i]).shape ? g.value(n.inputs[i]).shape->size() : 0; };
+  const auto stored = [&](size_t i) { return g.value(n.inputs[i]).is_stored; };
+  // Shape inference set the descriptors of every node whose outputs have shapes.
+  if (n.outputs.empty() || n.outputs[0] == kNoValue || !g.value(n.outputs[0]).shape) return "its shapes are not known";
+  switch (n.kind) {
+    case OpKind::kConv:
+      if (rank(0) != 4) return "only 2-D convolutions are lowered to oneDNN";
+      if (!stored(1)) return "convolution weights computed at run time";
+      return {};
+    case OpKind::kGemm: {
+      const auto& d = std::get<GemmDesc>(n.desc);
+      if (d.trans_a) return "Gemm with transA=1";
+      if (d.alpha != 1.0 || d.beta != 1.0) return "Gemm with alpha or beta other than 1";
+      if (!stored(1)) return "Gemm weights computed at run time";
+      return {};
+    }
+    case OpKind::kMatMul:
+      return rank(0) < 2 || rank(1) < 2 ? "MatMul with a 1-D operand" : "";
+    case OpKind::kMaxPool: case OpKind::kAveragePool: case OpKind::kGlobalAveragePool: case OpKind::kGlobalMaxPool: {
+      const auto& w = std::get<WindowDesc>(n.desc);
+      if (rank(0) != 4) return "only 2-D pooling is lowered to oneDNN";
+      if (w.dilated()) return "dilated pooling";
+      if (w.auto_pad == AutoPad::kSameUpper || w.auto_pad == AutoPad::kSameLower) return "pooling with auto_pad SAME";
+      return {};
+    }
+    case OpKind::kLayerNormalization:
+      return std::get<NormDesc>(n.desc).axis != static_cast<int64_t>(rank(0)) - 1
+                 ? "LayerNormalization over more than the last axis" : "";
+    case OpKind::kSoftmax:
+      return g.opset < 13 && std::get<AxisDesc>(n.desc).axis != static_cast<int64_t>(rank(0)) - 1
+                 ? "opset < 13 Softmax over a flattened tail" : "";
+    case OpKind::kSlice:
+      for (int64_t s : std::get<SliceDesc>(n.desc).step)
+        if (s != 1) return "Slice with steps other than 1";
+      return {};
+    case OpKind::kPad: {
+      const auto& d = std::get<PadDesc>(n.desc);
+      if (d.mode != PadMode::kConstant) return "Pad modes other than constant";
+      if (n.inputs.size() > 3 && n.inputs[3] != kNoValue) return "Pad with axes";
+      if (n.inputs.size() > 2 && n.inputs[2] != kNoValue && !known_scalar(g, n.inputs[2])) return "Pad value not known";
+      for (int64_t p : d.pads)
+        if (p < 0) return "negative pads (cropping)";
+      return {};
+    }
+    default: return {};
+  }
+}
+
+}  // namespace
+
 bool node_supported(const Graph& g, NodeId id, std::string* reason) {
   const Node& n = g.node(id);
   switch (n.kind) {
@@ -683,8 +695,10 @@ bool node_supported(const Graph& g, NodeId id, std::string* reason) {
     case OpKind::kShape: case OpKind::kConstant: case OpKind::kConstantOfShape:
       *reason = n.op_type + " on run-time data is not lowered to oneDNN (only as a folded shape computation)";
       return false;
-    default: return true;
+    default: break;
   }
+  *reason = parameter_refusal(g, n);
+  return reason->empty();
 }
 
 Status build_fused_layer(OneDnnBackend& b, const LayerReport& L) {
