@@ -36,5 +36,8 @@ struct CudaDeviceInfo {
 // rooflens was built without CUDA.
 Expected<CudaDeviceInfo> cuda_device_info(int device = 0);
 Expected<std::unique_ptr<Backend>> make_cuda_backend(const CudaBackendOptions& o);
+// What the CUDA backend's supports() answers for node `n` (shapes inferred), without a
+// device; false with "built without CUDA" when rooflens was.
+bool cuda_supports(const Graph& g, NodeId n, std::string* reason);
 
 }  // namespace rooflens

@@ -7,11 +7,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <tuple>
 
-#include "rooflens/ir/node_attrs.h"
 #include "cuda_backend.h"
 #include "rooflens/exec/weights.h"
 
@@ -57,32 +57,10 @@ struct ConvDescs {
   }
 };
 
-// Begin and end pads per spatial dim (top, left, bottom, right) from pads or auto_pad.
-Status conv_pads(const Node& n, const Shape& xs, const std::vector<int64_t>& k, const std::vector<int64_t>& st,
-                 const std::vector<int64_t>& dil, int64_t pads[4]) {
-  const std::string auto_pad = attr_string_or(n, "auto_pad", "NOTSET");
-  if (auto_pad == "NOTSET") {
-    const auto p = attr_ints_or(n, "pads", {0, 0, 0, 0});
-    if (p.size() != 4) return Status::unsupported("pads of length " + std::to_string(p.size()));
-    std::copy(p.begin(), p.end(), pads);
-    return Status::ok();
-  }
-  for (size_t d = 0; d < 2; ++d) {
-    const int64_t in = xs[2 + d];
-    const int64_t out = (in + st[d] - 1) / st[d];
-    const int64_t total =
-        auto_pad == "VALID" ? 0 : std::max<int64_t>(0, (out - 1) * st[d] + (k[d] - 1) * dil[d] + 1 - in);
-    pads[d] = auto_pad == "SAME_LOWER" ? (total + 1) / 2 : total / 2;
-    pads[d + 2] = total - pads[d];
-  }
-  return Status::ok();
-}
-
-// The symmetric padding cuDNN's convolution descriptor takes; unsupported when asymmetric.
-Status spatial_pads(const Node& n, const Shape& xs, const std::vector<int64_t>& k, const std::vector<int64_t>& st,
-                    const std::vector<int64_t>& dil, int64_t pad[2]) {
-  int64_t p[4];
-  ROOFLENS_RETURN_IF_ERROR(conv_pads(n, xs, k, st, dil, p));
+// The symmetric padding cuDNN's convolution descriptor takes (pads resolved from auto_pad
+// by shape inference); unsupported when asymmetric.
+Status spatial_pads(const WindowDesc& win, int64_t pad[2]) {
+  const std::vector<int64_t>& p = win.pads;  // top, left, bottom, right
   if (p[0] != p[2] || p[1] != p[3])
     return Status::unsupported(fmt::format("asymmetric padding (pads {},{},{},{}) cannot be expressed in cuDNN's "
                                            "convolution descriptor",
@@ -99,10 +77,10 @@ Expected<size_t> build_depthwise(CudaBackend& b, const LayerReport& L, const Ten
   const Shape& xs = *g.value(n.inputs[0]).shape;
   const Shape& ys = *g.value(n.outputs[0]).shape;
   const int64_t c = xs[1], kh = w.shape[2], kw = w.shape[3];
-  const auto st = attr_ints_or(n, "strides", {1, 1});
-  const auto dil = attr_ints_or(n, "dilations", {1, 1});
-  int64_t pad[4];  // the kernel takes the begin pads; the output size is the graph's
-  ROOFLENS_RETURN_IF_ERROR(conv_pads(n, xs, {kh, kw}, st, dil, pad));
+  const auto& win = std::get<WindowDesc>(n.desc);
+  const auto& st = win.strides;
+  const auto& dil = win.dilations;
+  const auto& pad = win.pads;  // the kernel takes the begin pads; the output size is the graph's
   Activation act;
   if (b.options().fuse_conv_epilogue) {
     act = activation_after(g, L, next, tip);
@@ -138,6 +116,102 @@ Expected<size_t> build_depthwise(CudaBackend& b, const LayerReport& L, const Ten
   return next;
 }
 
+// OIHW -> OHWI (KRSC), the filter layout of NHWC convolutions.
+std::vector<float> to_krsc(const Tensor& w) {
+  const int64_t m = w.shape[0], ci = w.shape[1], kh = w.shape[2], kw = w.shape[3];
+  std::vector<float> krsc(w.data.size());
+  for (int64_t o = 0; o < m; ++o)
+    for (int64_t c = 0; c < ci; ++c)
+      for (int64_t r = 0; r < kh; ++r)
+        for (int64_t s = 0; s < kw; ++s)
+          krsc[static_cast<size_t>(((o * kh + r) * kw + s) * ci + c)] = w.data[static_cast<size_t>(((o * ci + c) * kh + r) * kw + s)];
+  return krsc;
+}
+
+// cuDNN's descriptors of an NHWC convolution of x `xs` into y `ys` with KRSC filters
+// `filter` (m, ci, kh, kw); unsupported when cuDNN's output size differs from the graph's.
+Expected<std::shared_ptr<ConvDescs>> make_conv_descs(CudaBackend& b, const Shape& xs, const Shape& ys,
+                                                     const std::array<int64_t, 4>& filter, const int64_t pad[2],
+                                                     const std::vector<int64_t>& st, const std::vector<int64_t>& dil,
+                                                     int64_t group) {
+  auto d = std::make_shared<ConvDescs>();
+  const cudnnDataType_t dt = b.cudnn_type();
+  const auto I = [](int64_t v) { return static_cast<int>(v); };
+  const auto [m, ci, kh, kw] = filter;
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateTensorDescriptor(&d->x), "descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateTensorDescriptor(&d->y), "descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateTensorDescriptor(&d->bias), "descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateFilterDescriptor(&d->w), "descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateConvolutionDescriptor(&d->conv), "descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateActivationDescriptor(&d->act), "descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(
+      cudnnSetTensor4dDescriptor(d->x, CUDNN_TENSOR_NHWC, dt, I(xs[0]), I(xs[1]), I(xs[2]), I(xs[3])), "input descriptor " + shape_str(xs)));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(
+      cudnnSetTensor4dDescriptor(d->y, CUDNN_TENSOR_NHWC, dt, I(ys[0]), I(ys[1]), I(ys[2]), I(ys[3])), "output descriptor " + shape_str(ys)));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetTensor4dDescriptor(d->bias, CUDNN_TENSOR_NCHW, dt, 1, I(m), 1, 1), "bias descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetFilter4dDescriptor(d->w, dt, CUDNN_TENSOR_NHWC, I(m), I(ci), I(kh), I(kw)), "filter descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetConvolution2dDescriptor(d->conv, I(pad[0]), I(pad[1]), I(st[0]), I(st[1]), I(dil[0]),
+                                                                        I(dil[1]), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+                                        "convolution descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetConvolutionGroupCount(d->conv, I(group)), "group count"));
+  const cudnnMathType_t math = b.elem() == Elem::kF16 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetConvolutionMathType(d->conv, math), "math type"));
+  int on = 0, oc = 0, oh = 0, ow = 0;
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnGetConvolution2dForwardOutputDim(d->conv, d->x, d->w, &on, &oc, &oh, &ow), "output size"));
+  if (on != ys[0] || oc != ys[1] || oh != ys[2] || ow != ys[3])
+    return Status::unsupported("cuDNN computes output " + std::to_string(on) + "x" + std::to_string(oc) + "x" + std::to_string(oh) + "x" +
+                               std::to_string(ow) + ", the graph says " + shape_str(ys));
+  return d;
+}
+
+// The fastest forward algorithm within the workspace, timed on this device (fp32: no
+// tensor-op math).
+Expected<cudnnConvolutionFwdAlgoPerf_t> fastest_algorithm(CudaBackend& b, const ConvDescs& d, const void* x, const void* w,
+                                                          void* y, const std::string& desc) {
+  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int found = 0;
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(
+      cudnnFindConvolutionForwardAlgorithmEx(b.cudnn(), d.x, x, d.w, w, d.conv, d.y, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found,
+                                             perf, b.workspace(), b.workspace_bytes()),
+      "algorithm search"));
+  for (int i = 0; i < found; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= b.workspace_bytes() &&
+        (b.elem() == Elem::kF16 || (perf[i].mathType != CUDNN_TENSOR_OP_MATH &&
+                                    perf[i].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)))
+      return perf[i];
+  return Status::unsupported("cuDNN found no forward algorithm for " + desc + " within the workspace");
+}
+
+// The epilogue cuDNN can fuse after the convolution (and the BatchNormalization folded into
+// it): the residual Add the fusion found (L.residual) when it directly follows, then ReLU
+// or Clip. `next` and `tip` advance past what it covers.
+struct ConvEpilogue {
+  size_t next = 0;
+  ValueId tip = kNoValue;
+  ValueId residual = kNoValue;
+  Activation act;
+};
+ConvEpilogue conv_epilogue(const CudaBackend& b, const LayerReport& L, size_t next, ValueId tip) {
+  ConvEpilogue e{next, tip, kNoValue, {}};
+  if (!b.options().fuse_conv_epilogue) return e;
+  const Graph& g = b.graph();
+  if (L.residual != kNoValue && e.next < L.nodes.size()) {
+    const Node& a = g.node(L.nodes[e.next]);
+    if (a.kind == OpKind::kAdd && a.inputs.size() == 2 &&
+        ((a.inputs[0] == e.tip && a.inputs[1] == L.residual) || (a.inputs[1] == e.tip && a.inputs[0] == L.residual))) {
+      e.residual = L.residual;
+      e.tip = a.outputs[0];
+      ++e.next;
+    }
+  }
+  e.act = activation_after(g, L, e.next, e.tip);
+  if (e.act.post.kind != EwPost::kNone) {
+    e.tip = e.act.out;
+    ++e.next;
+  }
+  return e;
+}
+
 }  // namespace
 
 const char* post_name(EwPostOp p) {
@@ -158,7 +232,7 @@ Activation activation_after(const Graph& g, const LayerReport& L, size_t next, V
   if (n.kind == OpKind::kHardSwish) a.post.kind = EwPost::kHardSwish;
   if (n.kind == OpKind::kClip) {
     a.post.kind = EwPost::kClip;
-    std::tie(a.post.lo, a.post.hi) = clip_bounds(g, n);
+    std::tie(a.post.lo, a.post.hi) = clip_bounds(n);
   }
   if (a.post.kind != EwPost::kNone) a.out = n.outputs[0];
   return a;
@@ -183,54 +257,30 @@ Expected<size_t> build_conv(CudaBackend& b, const LayerReport& L) {
   }
   size_t next = 1;
   ValueId tip = n.outputs[0];
-  if (L.nodes.size() > 1 && g.node(L.nodes[1]).kind == OpKind::kBatchNormalization && g.node(L.nodes[1]).inputs[0] == tip) {
-    ROOFLENS_RETURN_IF_ERROR(fold_batchnorm(g, L.nodes[1], b.seed(), &w, &bias));
-    tip = g.node(L.nodes[1]).outputs[0];
+  if (L.folded_bn >= 0) {  // fusion folded it (nodes[1]): into the weights and bias
+    ROOFLENS_RETURN_IF_ERROR(fold_batchnorm(g, L.folded_bn, b.seed(), &w, &bias));
+    tip = g.node(L.folded_bn).outputs[0];
     next = 2;
   }
-  const int64_t group = attr_int_or(n, "group", 1);
+  const auto& win = std::get<WindowDesc>(n.desc);  // 2 spatial dims (checked above)
+  const int64_t group = win.groups;
   const auto k = std::vector<int64_t>{w.shape[2], w.shape[3]};
-  const auto st = attr_ints_or(n, "strides", {1, 1});
-  const auto dil = attr_ints_or(n, "dilations", {1, 1});
-  if (st.size() != 2 || dil.size() != 2) return Status::unsupported("strides/dilations not of length 2");
+  const auto& st = win.strides;
+  const auto& dil = win.dilations;
   // Depthwise (one filter per channel): rooflens's own kernel with bias and activation.
   if (group > 1 && group == xs[1] && m == group && w.shape[1] == 1) return build_depthwise(b, L, w, bias, next, tip);
 
-  // The epilogue cuDNN can fuse: (+ residual of the same shape) then ReLU or Clip(0, hi).
-  ValueId residual = kNoValue;
-  Activation act;
-  if (b.options().fuse_conv_epilogue) {
-    if (next < L.nodes.size()) {
-      const Node& a = g.node(L.nodes[next]);
-      if (a.kind == OpKind::kAdd && a.inputs.size() == 2) {
-        const ValueId other = a.inputs[0] == tip ? a.inputs[1] : a.inputs[1] == tip ? a.inputs[0] : kNoValue;
-        if (other != kNoValue && other != tip && g.value(other).shape && *g.value(other).shape == ys &&
-            !g.value(other).is_stored) {
-          residual = other;
-          tip = a.outputs[0];
-          ++next;
-        }
-      }
-    }
-    act = activation_after(g, L, next, tip);
-    if (act.post.kind != EwPost::kNone) {
-      tip = act.out;
-      ++next;
-    }
-  }
+  const ConvEpilogue ep = conv_epilogue(b, L, next, tip);
+  next = ep.next;
+  tip = ep.tip;
+  const ValueId residual = ep.residual;
+  const Activation act = ep.act;
   const bool relu = act.post.kind == EwPost::kRelu;
   int64_t pad[2];
-  ROOFLENS_RETURN_IF_ERROR(spatial_pads(n, xs, k, st, dil, pad));
+  ROOFLENS_RETURN_IF_ERROR(spatial_pads(win, pad));
 
-  // OIHW -> OHWI (KRSC), the filter layout of NHWC convolutions.
   const int64_t ci = w.shape[1], kh = k[0], kw = k[1];
-  std::vector<float> krsc(w.data.size());
-  for (int64_t o = 0; o < m; ++o)
-    for (int64_t c = 0; c < ci; ++c)
-      for (int64_t r = 0; r < kh; ++r)
-        for (int64_t s = 0; s < kw; ++s)
-          krsc[static_cast<size_t>(((o * kh + r) * kw + s) * ci + c)] = w.data[static_cast<size_t>(((o * ci + c) * kh + r) * kw + s)];
-  auto wdev = b.upload(krsc);
+  auto wdev = b.upload(to_krsc(w));
   if (!wdev) return wdev.status();
   auto bdev = b.upload(bias.data);
   if (!bdev) return bdev.status();
@@ -245,49 +295,11 @@ Expected<size_t> build_conv(CudaBackend& b, const LayerReport& L) {
   auto y = b.new_output(tip);
   if (!y) return y.status();
 
-  auto d = std::make_shared<ConvDescs>();
-  const cudnnDataType_t dt = b.cudnn_type();
-  const auto I = [](int64_t v) { return static_cast<int>(v); };
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateTensorDescriptor(&d->x), "descriptor"));
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateTensorDescriptor(&d->y), "descriptor"));
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateTensorDescriptor(&d->bias), "descriptor"));
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateFilterDescriptor(&d->w), "descriptor"));
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateConvolutionDescriptor(&d->conv), "descriptor"));
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateActivationDescriptor(&d->act), "descriptor"));
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(
-      cudnnSetTensor4dDescriptor(d->x, CUDNN_TENSOR_NHWC, dt, I(xs[0]), I(xs[1]), I(xs[2]), I(xs[3])), "input descriptor " + shape_str(xs)));
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(
-      cudnnSetTensor4dDescriptor(d->y, CUDNN_TENSOR_NHWC, dt, I(ys[0]), I(ys[1]), I(ys[2]), I(ys[3])), "output descriptor " + shape_str(ys)));
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetTensor4dDescriptor(d->bias, CUDNN_TENSOR_NCHW, dt, 1, I(m), 1, 1), "bias descriptor"));
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetFilter4dDescriptor(d->w, dt, CUDNN_TENSOR_NHWC, I(m), I(ci), I(kh), I(kw)), "filter descriptor"));
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetConvolution2dDescriptor(d->conv, I(pad[0]), I(pad[1]), I(st[0]), I(st[1]), I(dil[0]),
-                                                                        I(dil[1]), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
-                                        "convolution descriptor"));
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetConvolutionGroupCount(d->conv, I(group)), "group count"));
-  const cudnnMathType_t math = b.elem() == Elem::kF16 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetConvolutionMathType(d->conv, math), "math type"));
-  int on = 0, oc = 0, oh = 0, ow = 0;
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnGetConvolution2dForwardOutputDim(d->conv, d->x, d->w, &on, &oc, &oh, &ow), "output size"));
-  if (on != ys[0] || oc != ys[1] || oh != ys[2] || ow != ys[3])
-    return Status::unsupported("cuDNN computes output " + std::to_string(on) + "x" + std::to_string(oc) + "x" + std::to_string(oh) + "x" +
-                               std::to_string(ow) + ", the graph says " + shape_str(ys));
-
-  // Fastest algorithm within the workspace, timed on this device.
-  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-  int found = 0;
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(
-      cudnnFindConvolutionForwardAlgorithmEx(b.cudnn(), d->x, x->ptr, d->w, *wdev, d->conv, d->y, y->ptr,
-                                             CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf, b.workspace(), b.workspace_bytes()),
-      "algorithm search"));
-  const cudnnConvolutionFwdAlgoPerf_t* best = nullptr;
-  for (int i = 0; i < found; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= b.workspace_bytes() &&
-        (b.elem() == Elem::kF16 || (perf[i].mathType != CUDNN_TENSOR_OP_MATH &&
-                                    perf[i].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION))) {
-      best = &perf[i];
-      break;
-    }
-  if (!best) return Status::unsupported("cuDNN found no forward algorithm for " + L.desc + " within the workspace");
+  auto descs = make_conv_descs(b, xs, ys, {m, ci, kh, kw}, pad, st, dil, group);
+  if (!descs) return descs.status();
+  const std::shared_ptr<ConvDescs> d = *descs;
+  auto best = fastest_algorithm(b, *d, x->ptr, *wdev, y->ptr, L.desc);
+  if (!best) return best.status();
   // fp32 stays on FMA math (no TF32), whatever the search reported.
   const cudnnMathType_t chosen = b.elem() == Elem::kF16 ? best->mathType : CUDNN_FMA_MATH;
   ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetConvolutionMathType(d->conv, chosen), "math type"));

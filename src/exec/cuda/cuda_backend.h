@@ -116,7 +116,7 @@ class CudaBackend final : public Backend {
 };
 
 // Clip's bounds when known before run time (inputs 1/2 or the min/max attributes).
-std::pair<float, float> clip_bounds(const Graph& g, const Node& n);
+std::pair<float, float> clip_bounds(const Node& n);
 
 // The activation node that reads `tip` as node `next` of the layer, when an element-wise
 // pass can apply it on the way (ReLU, Clip, HardSwish); kind kNone otherwise.

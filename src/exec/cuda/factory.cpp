@@ -25,6 +25,8 @@ Expected<CudaDeviceInfo> cuda_device_info(int device) {
   return info;
 }
 
+bool cuda_supports(const Graph& g, NodeId n, std::string* reason) { return cuda::node_supported(g, n, reason); }
+
 Expected<std::unique_ptr<Backend>> make_cuda_backend(const CudaBackendOptions& o) {
   auto info = cuda_device_info(o.device);
   if (!info) return info.status();

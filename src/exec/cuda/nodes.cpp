@@ -4,20 +4,14 @@
 #include <algorithm>
 #include <cmath>
 
-#include "rooflens/ir/node_attrs.h"
+#include <fmt/format.h>
+
 #include "cuda_backend.h"
 #include "rooflens/exec/weights.h"
 
 namespace rooflens::cuda {
 namespace {
 
-// A scalar operand known before run time (Clip's min/max inputs).
-std::optional<double> scalar_input(const Graph& g, const Node& n, size_t i) {
-  if (n.inputs.size() <= i || n.inputs[i] == kNoValue) return std::nullopt;
-  const Value& v = g.value(n.inputs[i]);
-  if (v.reals && v.reals->size() == 1) return (*v.reals)[0];
-  return std::nullopt;
-}
 const Shape& shape_of(const Graph& g, ValueId v) { return *g.value(v).shape; }
 
 Status unary(CudaBackend& b, const Node& n, EwOp op, float alpha = 0, float beta = 0) {
@@ -63,27 +57,23 @@ Status pooling(CudaBackend& b, const Node& n, bool max, bool global, ValueId out
   bool include_pad = false;
   if (!global) {
     ys = shape_of(g, out_v);
-    const auto ks = attr_ints_or(n, "kernel_shape", {});
-    const auto ss = attr_ints_or(n, "strides", {1, 1});
-    const auto ps = attr_ints_or(n, "pads", {0, 0, 0, 0});
-    const auto ds = attr_ints_or(n, "dilations", {1, 1});
-    const std::string auto_pad = attr_string_or(n, "auto_pad", "NOTSET");
-    if (auto_pad != "NOTSET" && auto_pad != "VALID") return Status::unsupported("pooling with auto_pad " + auto_pad);
-    if (ks.size() != 2 || ss.size() != 2 || ps.size() != 4) return Status::unsupported("pooling attributes not 2-D");
-    if (ds[0] != 1 || ds[1] != 1) return Status::unsupported("dilated pooling");
-    k[0] = ks[0];
-    k[1] = ks[1];
-    st[0] = ss[0];
-    st[1] = ss[1];
-    if (auto_pad == "NOTSET") {
-      pad[0] = ps[0];
-      pad[1] = ps[1];
-    }
-    include_pad = attr_int_or(n, "count_include_pad", 0) != 0;
+    const auto& win = std::get<WindowDesc>(n.desc);  // 2 spatial dims; pads resolved
+    if (win.auto_pad == AutoPad::kSameUpper || win.auto_pad == AutoPad::kSameLower)
+      return Status::unsupported(std::string("pooling with auto_pad ") +
+                                 (win.auto_pad == AutoPad::kSameUpper ? "SAME_UPPER" : "SAME_LOWER"));
+    if (win.dilated()) return Status::unsupported("dilated pooling");
+    const auto& ps = win.pads;
+    k[0] = win.kernel[0];
+    k[1] = win.kernel[1];
+    st[0] = win.strides[0];
+    st[1] = win.strides[1];
+    pad[0] = ps[0];
+    pad[1] = ps[1];
+    include_pad = win.count_include_pad;
     // cuDNN pads symmetrically and rounds the output size down; max pooling with
     // asymmetric pads or ceil_mode runs on rooflens's own kernel instead.
     const auto floor_out = [&](int d) { return (xs[2 + d] + 2 * pad[d] - k[d]) / st[d] + 1; };
-    const bool symmetric = auto_pad != "NOTSET" || (ps[0] == ps[2] && ps[1] == ps[3]);
+    const bool symmetric = win.pads_symmetric();
     if (!symmetric || floor_out(0) != ys[2] || floor_out(1) != ys[3]) {
       if (!max) return Status::unsupported("average pooling with asymmetric pads or ceil_mode");
       auto x = b.value_as(n.inputs[0], true);
@@ -141,14 +131,7 @@ Status pooling(CudaBackend& b, const Node& n, bool max, bool global, ValueId out
 Status reduce_mean(CudaBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& xs = shape_of(g, n.inputs[0]);
-  std::vector<int64_t> axes = attr_ints_or(n, "axes", {});
-  if (n.inputs.size() > 1 && n.inputs[1] != kNoValue) {
-    const auto& v = g.value(n.inputs[1]).ints;
-    if (!v) return Status::unsupported("ReduceMean axes not known before run time");
-    axes = *v;
-  }
-  for (auto& a : axes) a = a < 0 ? a + static_cast<int64_t>(xs.size()) : a;
-  std::sort(axes.begin(), axes.end());
+  const std::vector<int64_t>& axes = std::get<ReduceDesc>(n.desc).axes;  // normalised, ascending
   if (xs.size() != 4 || axes != std::vector<int64_t>{2, 3})
     return Status::unsupported("ReduceMean runs on the CUDA backend only over the spatial axes of a 4-D tensor");
   return pooling(b, n, false, true, n.outputs[0]);
@@ -184,8 +167,7 @@ Status batchnorm(CudaBackend& b, const Node& n, EwPostOp post = {}, ValueId post
 Status softmax(CudaBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& xs = shape_of(g, n.inputs[0]);
-  int64_t axis = attr_int_or(n, "axis", -1);
-  if (axis < 0) axis += static_cast<int64_t>(xs.size());
+  const int64_t axis = std::get<AxisDesc>(n.desc).axis;  // normalised
   if (xs.size() != 2 || axis != 1) return Status::unsupported("Softmax runs on the CUDA backend over the last axis of a 2-D tensor only");
   auto x = b.value(n.inputs[0]);
   if (!x) return x.status();
@@ -216,8 +198,7 @@ Status concat(CudaBackend& b, const Node& n) {
   const Shape& ys = shape_of(g, n.outputs[0]);
   const int64_t rank = static_cast<int64_t>(ys.size());
   if (rank > 4) return Status::unsupported("Concat of rank above 4");
-  int64_t axis = attr_int_or(n, "axis", 1);
-  if (axis < 0) axis += rank;
+  const int64_t axis = std::get<AxisDesc>(n.desc).axis;  // normalised
   auto y = b.new_output(n.outputs[0]);
   if (!y) return y.status();
   const Layout lo = layout_of(*y);
@@ -252,16 +233,14 @@ Status concat(CudaBackend& b, const Node& n) {
 // Constant zero padding: the output is cleared, then the input copied into its interior.
 Status pad(CudaBackend& b, const Node& n) {
   const Graph& g = b.graph();
-  const std::string mode = attr_string_or(n, "mode", "constant");
-  if (mode != "constant") return Status::unsupported("Pad mode '" + mode + "' (the CUDA backend pads with zeros only)");
-  std::vector<int64_t> pads = attr_ints_or(n, "pads", {});
-  if (n.inputs.size() > 1 && n.inputs[1] != kNoValue) {
-    const auto& v = g.value(n.inputs[1]).ints;
-    if (!v) return Status::unsupported("Pad amounts not known before run time");
-    pads = *v;
-  }
+  const auto& pd = std::get<PadDesc>(n.desc);
+  static const char* kModes[] = {"constant", "reflect", "edge", "wrap"};
+  if (pd.mode != PadMode::kConstant)
+    return Status::unsupported(std::string("Pad mode '") + kModes[static_cast<int>(pd.mode)] +
+                               "' (the CUDA backend pads with zeros only)");
+  const std::vector<int64_t>& pads = pd.pads;  // every dim: begins then ends
   if (n.inputs.size() > 3 && n.inputs[3] != kNoValue) return Status::unsupported("Pad with axes");
-  const double value = scalar_input(g, n, 2).value_or(attr_real_or(n, "value", 0.0));
+  const double value = pd.value;
   if (value != 0.0) return Status::unsupported("Pad with the non-zero constant " + std::to_string(value));
   const Shape& xs = shape_of(g, n.inputs[0]);
   const size_t r = xs.size();
@@ -300,11 +279,12 @@ Status gemm(CudaBackend& b, const Node& n) {
   const bool is_gemm = n.kind == OpKind::kGemm;
   const Shape& as = shape_of(g, n.inputs[0]);
   if (as.size() != 2) return Status::unsupported(n.op_type + " on a rank-" + std::to_string(as.size()) + " input");
-  if (is_gemm && attr_int_or(n, "transA", 0) != 0) return Status::unsupported("Gemm with transA=1");
+  const auto& gd = std::get<GemmDesc>(n.desc);  // MatMul: no transposes, alpha 1
+  if (gd.trans_a) return Status::unsupported("Gemm with transA=1");
   if (!g.value(n.inputs[1]).is_stored && !g.value(n.inputs[1]).reals) return Status::unsupported(n.op_type + " with weights computed at run time");
-  const bool trans_b = is_gemm && attr_int_or(n, "transB", 0) != 0;
-  const float alpha = is_gemm ? static_cast<float>(attr_real_or(n, "alpha", 1.0)) : 1.f;
-  const float beta = is_gemm ? static_cast<float>(attr_real_or(n, "beta", 1.0)) : 0.f;
+  const bool trans_b = gd.trans_b;
+  const float alpha = static_cast<float>(gd.alpha);
+  const float beta = is_gemm ? static_cast<float>(gd.beta) : 0.f;
   const Shape& ws = shape_of(g, n.inputs[1]);
   const int64_t m = as[0], kdim = as[1], nout = trans_b ? ws[0] : ws[1];
   auto a = b.value_as(n.inputs[0], false);
@@ -349,16 +329,17 @@ Status lower_node(CudaBackend& b, NodeId id) {
   const Node& n = g.node(id);
   switch (n.kind) {
     case OpKind::kRelu: return unary(b, n, EwOp::kRelu);
-    case OpKind::kLeakyRelu: return unary(b, n, EwOp::kLeakyRelu, static_cast<float>(attr_real_or(n, "alpha", 0.01)));
+    case OpKind::kLeakyRelu: return unary(b, n, EwOp::kLeakyRelu, static_cast<float>(std::get<ActivationDesc>(n.desc).alpha));
     case OpKind::kSigmoid: return unary(b, n, EwOp::kSigmoid);
     case OpKind::kTanh: return unary(b, n, EwOp::kTanh);
     case OpKind::kHardSwish: return unary(b, n, EwOp::kHardSwish);
     case OpKind::kSqrt: return unary(b, n, EwOp::kSqrt);
     case OpKind::kNeg: return unary(b, n, EwOp::kNeg);
     case OpKind::kHardSigmoid:
-      return unary(b, n, EwOp::kHardSigmoid, static_cast<float>(attr_real_or(n, "alpha", 0.2)), static_cast<float>(attr_real_or(n, "beta", 0.5)));
+      return unary(b, n, EwOp::kHardSigmoid, static_cast<float>(std::get<ActivationDesc>(n.desc).alpha),
+                   static_cast<float>(std::get<ActivationDesc>(n.desc).beta));
     case OpKind::kClip: {
-      const auto [lo, hi] = clip_bounds(g, n);
+      const auto [lo, hi] = clip_bounds(n);
       return unary(b, n, EwOp::kClip, lo, hi);
     }
     case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul: case OpKind::kDiv: return binary(b, n);
@@ -382,11 +363,74 @@ Status lower_node(CudaBackend& b, NodeId id) {
 
 }  // namespace
 
-std::pair<float, float> clip_bounds(const Graph& g, const Node& n) {
-  const double lo = scalar_input(g, n, 1).value_or(attr_real_or(n, "min", -INFINITY));
-  const double hi = scalar_input(g, n, 2).value_or(attr_real_or(n, "max", INFINITY));
-  return {static_cast<float>(lo), static_cast<float>(hi)};
+std::pair<float, float> clip_bounds(const Node& n) {
+  const auto& d = std::get<ActivationDesc>(n.desc);  // attributes or inputs known at analysis time
+  return {static_cast<float>(d.clip_min), static_cast<float>(d.clip_max)};
 }
+
+namespace {
+
+// What prepare would refuse in the node's own parameters (its descriptor, shapes and stored
+// operands), whatever layer it lands in; empty when nothing. cuDNN's own refusals (an
+// algorithm, a configuration) are known only when it is asked, in prepare.
+std::string parameter_refusal(const Graph& g, const Node& n) {
+  if (n.outputs.empty() || n.outputs[0] == kNoValue || !g.value(n.outputs[0]).shape) return "its shapes are not known";
+  const auto shape = [&](size_t i) -> Shape { return g.value(n.inputs[i]).shape.value_or(Shape{}); };
+  const Shape& ys = *g.value(n.outputs[0]).shape;
+  switch (n.kind) {
+    case OpKind::kConv: {
+      const Shape xs = shape(0), ws = shape(1);
+      if (xs.size() != 4) return "only 2-D convolutions run on the CUDA backend";
+      if (!g.value(n.inputs[1]).is_stored) return "convolution weights computed at run time";
+      const auto& w = std::get<WindowDesc>(n.desc);
+      const bool depthwise = w.groups > 1 && w.groups == xs[1] && ys[1] == w.groups && ws[1] == 1;
+      if (!depthwise && !w.pads_symmetric())
+        return fmt::format("asymmetric padding (pads {},{},{},{}) cannot be expressed in cuDNN's convolution descriptor",
+                           w.pads[0], w.pads[1], w.pads[2], w.pads[3]);
+      return {};
+    }
+    case OpKind::kMaxPool: case OpKind::kAveragePool: {
+      const Shape xs = shape(0);
+      if (xs.size() != 4) return "only 2-D pooling runs on the CUDA backend";
+      const auto& w = std::get<WindowDesc>(n.desc);
+      if (w.auto_pad == AutoPad::kSameUpper || w.auto_pad == AutoPad::kSameLower)
+        return std::string("pooling with auto_pad ") + (w.auto_pad == AutoPad::kSameUpper ? "SAME_UPPER" : "SAME_LOWER");
+      if (w.dilated()) return "dilated pooling";
+      const auto floor_out = [&](size_t d) { return (xs[2 + d] + 2 * w.pads[d] - w.kernel[d]) / w.strides[d] + 1; };
+      if (n.kind == OpKind::kAveragePool && (!w.pads_symmetric() || floor_out(0) != ys[2] || floor_out(1) != ys[3]))
+        return "average pooling with asymmetric pads or ceil_mode";
+      return {};
+    }
+    case OpKind::kGlobalAveragePool: case OpKind::kGlobalMaxPool:
+      return shape(0).size() != 4 ? "only 2-D pooling runs on the CUDA backend" : "";
+    case OpKind::kReduceMean:
+      return shape(0).size() != 4 || std::get<ReduceDesc>(n.desc).axes != std::vector<int64_t>{2, 3}
+                 ? "ReduceMean runs on the CUDA backend only over the spatial axes of a 4-D tensor" : "";
+    case OpKind::kSoftmax:
+      return shape(0).size() != 2 || std::get<AxisDesc>(n.desc).axis != 1
+                 ? "Softmax runs on the CUDA backend over the last axis of a 2-D tensor only" : "";
+    case OpKind::kPad: {
+      const auto& d = std::get<PadDesc>(n.desc);
+      static const char* kModes[] = {"constant", "reflect", "edge", "wrap"};
+      if (d.mode != PadMode::kConstant)
+        return std::string("Pad mode '") + kModes[static_cast<int>(d.mode)] + "' (the CUDA backend pads with zeros only)";
+      if (n.inputs.size() > 3 && n.inputs[3] != kNoValue) return "Pad with axes";
+      if (d.value != 0.0) return "Pad with the non-zero constant " + std::to_string(d.value);
+      for (int64_t p : d.pads)
+        if (p < 0) return "Pad with negative amounts (cropping)";
+      return {};
+    }
+    case OpKind::kGemm: case OpKind::kMatMul: {
+      if (shape(0).size() != 2) return n.op_type + " on a rank-" + std::to_string(shape(0).size()) + " input";
+      if (std::get<GemmDesc>(n.desc).trans_a) return "Gemm with transA=1";
+      if (!g.value(n.inputs[1]).is_stored && !g.value(n.inputs[1]).reals) return n.op_type + " with weights computed at run time";
+      return {};
+    }
+    default: return {};
+  }
+}
+
+}  // namespace
 
 bool node_supported(const Graph& g, NodeId id, std::string* reason) {
   const Node& n = g.node(id);
@@ -415,7 +459,8 @@ bool node_supported(const Graph& g, NodeId id, std::string* reason) {
     *reason = "MaxPool indices output";
     return false;
   }
-  return true;
+  *reason = parameter_refusal(g, n);
+  return reason->empty();
 }
 
 Status build_fused_layer(CudaBackend& b, const LayerReport& L) {
