@@ -18,30 +18,13 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 const char* const kSupportedOps = "Conv, BatchNormalization, Relu, Add, AveragePool, GlobalAveragePool, Flatten, Gemm";
 
-int64_t attr_int(const Node& n, const std::string& key, int64_t dflt) {
-  auto it = n.attrs.find(key);
-  if (it == n.attrs.end()) return dflt;
-  if (const auto* v = std::get_if<int64_t>(&it->second)) return *v;
-  return dflt;
-}
-double attr_real(const Node& n, const std::string& key, double dflt) {
-  auto it = n.attrs.find(key);
-  if (it == n.attrs.end()) return dflt;
-  if (const auto* v = std::get_if<double>(&it->second)) return *v;
-  if (const auto* i = std::get_if<int64_t>(&it->second)) return static_cast<double>(*i);
-  return dflt;
-}
-std::vector<int64_t> attr_ints(const Node& n, const std::string& key, std::vector<int64_t> dflt) {
-  auto it = n.attrs.find(key);
-  if (it == n.attrs.end()) return dflt;
-  if (const auto* v = std::get_if<std::vector<int64_t>>(&it->second)) return *v;
-  return dflt;
-}
-std::string attr_str(const Node& n, const std::string& key) {
-  auto it = n.attrs.find(key);
-  if (it == n.attrs.end()) return "";
-  if (const auto* v = std::get_if<std::string>(&it->second)) return *v;
-  return "";
+const char* auto_pad_name(AutoPad a) {
+  switch (a) {
+    case AutoPad::kSameUpper: return "SAME_UPPER";
+    case AutoPad::kSameLower: return "SAME_LOWER";
+    case AutoPad::kValid: return "VALID";
+    default: return "NOTSET";
+  }
 }
 
 Status refuse(const Node& n, const std::string& why) {
@@ -99,16 +82,18 @@ class IrNetImpl : public torch::nn::Module {
         case OpKind::kConv: {
           auto w = weight_shape(1);
           if (!w || w->size() != 4) return refuse(n, "the weight (input 1) needs a 4-D shape [cout, cin/group, kh, kw]");
-          const std::string auto_pad = attr_str(n, "auto_pad");
-          if (!auto_pad.empty() && auto_pad != "NOTSET") return refuse(n, "auto_pad=" + auto_pad + " (only explicit pads)");
-          auto pads = symmetric_pads(attr_ints(n, "pads", {}), 2);
+          const auto* win = std::get_if<WindowDesc>(&n.desc);
+          if (!win || win->rank() != 2) return refuse(n, "shape inference did not resolve a 2-D window");
+          if (win->auto_pad != AutoPad::kNotSet)
+            return refuse(n, std::string("auto_pad=") + auto_pad_name(win->auto_pad) + " (only explicit pads)");
+          auto pads = symmetric_pads(win->pads, 2);
           if (!pads) return refuse(n, "asymmetric pads");
-          const int64_t group = attr_int(n, "group", 1);
+          const int64_t group = win->groups;
           const bool bias = n.inputs.size() > 2 && n.inputs[2] != kNoValue;
           auto opts = torch::nn::Conv2dOptions((*w)[1] * group, (*w)[0], {(*w)[2], (*w)[3]})
-                          .stride(attr_ints(n, "strides", {1, 1}))
+                          .stride(win->strides)
                           .padding(*pads)
-                          .dilation(attr_ints(n, "dilations", {1, 1}))
+                          .dilation(win->dilations)
                           .groups(group)
                           .bias(bias);
           s.module = convs_.size();
@@ -120,9 +105,9 @@ class IrNetImpl : public torch::nn::Module {
           auto c = weight_shape(1);
           if (!c || c->size() != 1) return refuse(n, "the scale (input 1) needs a 1-D shape [C]");
           // ONNX momentum m keeps m of the running value; torch's momentum is the new share.
-          auto opts = torch::nn::BatchNorm2dOptions((*c)[0])
-                          .eps(attr_real(n, "epsilon", 1e-5))
-                          .momentum(1.0 - attr_real(n, "momentum", 0.9));
+          const auto* nd = std::get_if<NormDesc>(&n.desc);
+          if (!nd) return refuse(n, "shape inference did not resolve its parameters");
+          auto opts = torch::nn::BatchNorm2dOptions((*c)[0]).eps(nd->epsilon).momentum(1.0 - nd->momentum);
           s.module = bns_.size();
           bns_.push_back(register_module(mname, torch::nn::BatchNorm2d(opts)));
           s.in = {n.inputs[0]};
@@ -131,10 +116,11 @@ class IrNetImpl : public torch::nn::Module {
         case OpKind::kGemm: {
           auto w = weight_shape(1);
           if (!w || w->size() != 2) return refuse(n, "the weight (input 1) needs a 2-D shape");
-          if (attr_int(n, "transA", 0) != 0) return refuse(n, "transA=1");
-          if (attr_real(n, "alpha", 1.0) != 1.0 || attr_real(n, "beta", 1.0) != 1.0)
-            return refuse(n, "alpha or beta other than 1");
-          const bool trans_b = attr_int(n, "transB", 0) != 0;
+          const auto* gd = std::get_if<GemmDesc>(&n.desc);
+          if (!gd) return refuse(n, "shape inference did not resolve its parameters");
+          if (gd->trans_a) return refuse(n, "transA=1");
+          if (gd->alpha != 1.0 || gd->beta != 1.0) return refuse(n, "alpha or beta other than 1");
+          const bool trans_b = gd->trans_b;
           const int64_t in = trans_b ? (*w)[1] : (*w)[0], out = trans_b ? (*w)[0] : (*w)[1];
           const bool bias = n.inputs.size() > 2 && n.inputs[2] != kNoValue;
           s.module = linears_.size();
@@ -151,23 +137,23 @@ class IrNetImpl : public torch::nn::Module {
           s.in = {n.inputs[0], n.inputs[1]};
           break;
         case OpKind::kAveragePool: {
-          s.kernel = attr_ints(n, "kernel_shape", {});
-          if (s.kernel.size() != 2) return refuse(n, "kernel_shape must have 2 entries");
-          s.stride = attr_ints(n, "strides", {1, 1});
-          auto pads = symmetric_pads(attr_ints(n, "pads", {}), 2);
+          const auto* win = std::get_if<WindowDesc>(&n.desc);
+          if (!win || win->rank() != 2) return refuse(n, "kernel_shape must have 2 entries");
+          s.kernel = win->kernel;
+          s.stride = win->strides;
+          auto pads = symmetric_pads(win->pads, 2);
           if (!pads) return refuse(n, "asymmetric pads");
           s.pad = *pads;
-          if (attr_int(n, "ceil_mode", 0) != 0) return refuse(n, "ceil_mode=1");
-          const std::string auto_pad = attr_str(n, "auto_pad");
-          if (!auto_pad.empty() && auto_pad != "NOTSET") return refuse(n, "auto_pad=" + auto_pad);
-          count_include_pad_.push_back(attr_int(n, "count_include_pad", 0) != 0);
+          if (win->ceil_mode) return refuse(n, "ceil_mode=1");
+          if (win->auto_pad != AutoPad::kNotSet) return refuse(n, std::string("auto_pad=") + auto_pad_name(win->auto_pad));
+          count_include_pad_.push_back(win->count_include_pad);
           s.module = count_include_pad_.size() - 1;
           s.in = {n.inputs[0]};
           break;
         }
         case OpKind::kFlatten:
-          s.axis = attr_int(n, "axis", 1);
-          if (s.axis < 0) return refuse(n, "negative axis");
+          if (const auto* ad = std::get_if<AxisDesc>(&n.desc)) s.axis = ad->axis;  // normalised
+          else return refuse(n, "shape inference did not resolve its axis");
           s.in = {n.inputs[0]};
           break;
         default:
