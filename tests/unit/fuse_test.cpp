@@ -43,6 +43,16 @@ TEST(Fuse, ResidualAddAndReluJoinTheConv) {
   EXPECT_EQ(m.layers[1].op, "Conv+BatchNormalization+Add+Relu");
   EXPECT_EQ(m.layers[1].in_shapes.size(), 2u);  // c1 output and the residual x
   EXPECT_EQ(m.layers[1].cost.bytes_in, (64 + 256) * 196 * 2 * 2);
+  // The fusion is handed down with the layer: the backends read it instead of re-detecting.
+  EXPECT_EQ(m.layers[1].folded_bn, g.value(c2).producer);
+  EXPECT_EQ(m.layers[1].residual, x);
+  EXPECT_EQ(m.layers[0].folded_bn, g.value(g.node(g.value(c1).producer).inputs[0]).producer);
+  EXPECT_EQ(m.layers[0].residual, kNoValue);
+  ModelAnalysis unfused = test::analyze(g, DType::kF16, FusionMode::kNone);
+  for (const LayerReport& l : unfused.layers) {
+    EXPECT_EQ(l.folded_bn, -1) << l.name;
+    EXPECT_EQ(l.residual, kNoValue) << l.name;
+  }
 }
 
 TEST(Fuse, EscapingIntermediateBlocksFusion) {

@@ -25,6 +25,11 @@ struct LayerReport {
   double flops_share = 0;  // share of the model's FLOPs
   LayerStatus status = LayerStatus::kOk;
   std::vector<NodeId> nodes;
+  // The fusion the layer stands for (passes/fuse.h), handed to the backends so that none
+  // re-detects it: the BatchNormalization folded into the anchor's weights (nodes[1]) and
+  // the tensor a fused residual Add reads.
+  NodeId folded_bn = -1;
+  ValueId residual = kNoValue;
 };
 
 struct AnalyzeOptions {
