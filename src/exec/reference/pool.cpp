@@ -56,7 +56,7 @@ Status window_pool(KernelContext& ctx, bool is_max) {
       // count_include_pad=1 divides by the window's positions inside the padded input (the
       // ceil_mode overhang past the end padding is not counted, as in PyTorch and ONNX
       // Runtime); 0 divides by the positions inside the input. An empty window gives 0.
-      const int64_t count = *cip ? in_padded : static_cast<int64_t>(taps.size());
+      const int64_t count = cip ? in_padded : static_cast<int64_t>(taps.size());
       y.data[at] = count > 0 ? static_cast<float>(sum / static_cast<double>(count)) : 0.0f;
     }
   }
