@@ -44,12 +44,16 @@ void add_nas(CLI::App& app, NasArgs& a) {
                                         "csv:FILE (arch,accuracy[,train_seconds]), or train:fashion-mnist / "
                                         "train:DIR[,KEY=VALUE]... (train each network with LibTorch; docs/nas.md)")
       ->required();
-  cmd->add_option("--epochs", a.epochs, "train: oracle: training epochs per network (default 1)");
-  cmd->add_option("--train-batch", a.train_batch, "train: oracle: images per SGD step (default 32; the benchmark's 256)");
-  cmd->add_option("--train-subset", a.train_subset, "train: oracle: first N training images, or all (default 3000)");
-  cmd->add_option("--test-subset", a.test_subset, "train: oracle: first N test images, or all (default 1000)");
-  cmd->add_option("--train-threads", a.train_threads, "train: oracle: LibTorch threads (default 1)");
-  cmd->add_option("--train-clock", a.train_clock, "train: oracle: measured (wall seconds, default) or simulated");
+  cmd->add_option("--epochs", a.epochs, "train: oracle: training epochs per network (default 1)")->type_name("INT");
+  cmd->add_option("--train-batch", a.train_batch, "train: oracle: images per SGD step (default 32; the benchmark's 256)")
+      ->type_name("INT");
+  cmd->add_option("--train-subset", a.train_subset, "train: oracle: first N training images, or all (default 3000)")
+      ->type_name("INT|all");
+  cmd->add_option("--test-subset", a.test_subset, "train: oracle: first N test images, or all (default 1000)")
+      ->type_name("INT|all");
+  cmd->add_option("--train-threads", a.train_threads, "train: oracle: LibTorch threads (default 1)")->type_name("INT");
+  cmd->add_option("--train-clock", a.train_clock, "train: oracle: measured (wall seconds, default) or simulated")
+      ->type_name("measured|simulated");
   cmd->add_option("--db", a.db, "train: oracle: SQLite file that keeps every training and answers repeats from it "
                                 "(default $ROOFLENS_CACHE_DIR, else $XDG_CACHE_HOME/rooflens, else "
                                 "~/.cache/rooflens: train-results.sqlite); none: memory only; rooflens nas-db reads it");
@@ -57,7 +61,10 @@ void add_nas(CLI::App& app, NasArgs& a) {
                                               "NAME:N runs N seeds of that one (e.g. filter:1,reinforce:9)")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--budget", a.budget, "simulated seconds per run (checked before each sample)")->capture_default_str();
+  cmd->add_option("--budget", a.budget, "seconds per run on the search's clock, checked before each sample: the "
+                                        "recorded training times of nats: and csv:, the wall seconds of each "
+                                        "training for train: (--train-clock measured, its default)")
+      ->capture_default_str();
   cmd->add_option("--seeds", a.seeds, "runs per strategy, seeds seed-base .. seed-base+N-1")->capture_default_str();
   cmd->add_option("--seed-base", a.seed_base, "first seed")->capture_default_str();
   cmd->add_option("--reward", a.reward, "accuracy (the benchmark's), soft or hard (MnasNet, on throughput)")
@@ -89,7 +96,9 @@ void add_nas(CLI::App& app, NasArgs& a) {
       ->capture_default_str();
   cmd->add_flag("--resume", a.resume, "continue the runs logged in --out (after a kill); finished runs are checked");
   cmd->add_option("--report", a.report, "write the HTML report (Figures 3, 5, 6 and the tables) into this directory");
-  cmd->add_option("--jobs", a.jobs, "threads (default: one per core); results do not depend on it");
+  cmd->add_option("--jobs", a.jobs, "runs at the same time and threads predicting the space (default: one per "
+                                    "core); results do not depend on it. Runs with a train: oracle or measured "
+                                    "throughput go one at a time whatever it says (--train-threads sets training's)");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
   cmd->add_flag("--datasheet-peak", a.datasheet_peak, "use datasheet peaks even where a measured peak exists");
 }
@@ -304,7 +313,10 @@ int run_nas(const NasArgs& a) {
   // workers to stop when it goes out of scope, whatever path this function returns by.
   const MpiLaunch launch = detect_mpi_launch();
   auto mpi = start_nas_mpi(a, launch);
-  if (!mpi) return report_error(mpi.status());
+  if (!mpi) {  // a refused argument: said once, by rank 0; every rank exits with its code
+    if (launch.rank > 0 && mpi.status().code() == StatusCode::kInvalidInput) return exit_code_for(mpi.status());
+    return report_error(mpi.status());
+  }
   if (*mpi && (*mpi)->rank() > 0) return run_nas_worker(**mpi);
   if (a.space != "sss")
     return report_error(Status::invalid(fmt::format("--space '{}': only sss (NATS-Bench size space) is built", a.space)));
