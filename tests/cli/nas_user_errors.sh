@@ -5,6 +5,7 @@
 #  - --resume into a folder that never held these runs: missing, empty, or unrelated;
 #  - an unknown oracle scheme: the message lists train: too;
 #  - nas-db list --limit 0: a short message, not CLI11's range of doubles;
+#  - under mpirun, a refused flag: said by rank 0 only, every rank exits 2;
 # and the help says what --budget, --jobs and the training flags really take.
 # Usage: tests/cli/nas_user_errors.sh BINARY
 set -uo pipefail
@@ -48,6 +49,16 @@ check resume_other_runs "random-seed0.jsonl" -- nas --oracle csv:one_net.csv --r
 
 check unknown_oracle "train:" -- nas --oracle http://x -o out2
 [[ -e out2 ]] && { echo "FAIL unknown_oracle created its --out"; fail=1; }
+
+# Under mpirun (its environment, without mpirun itself): a refused flag is said once, by rank 0;
+# every rank exits 2.
+OMPI_COMM_WORLD_SIZE=3 OMPI_COMM_WORLD_RANK=0 check mpi_rank0 "under mpirun" -- nas --oracle csv:one_net.csv -o out3
+OMPI_COMM_WORLD_SIZE=3 OMPI_COMM_WORLD_RANK=1 "$BIN" nas --oracle csv:one_net.csv -o out3 >mpi_rank1.out 2>mpi_rank1.err
+rc=$?
+if [[ $rc -ne 2 || -s mpi_rank1.err || -s mpi_rank1.out ]]; then
+  echo "FAIL mpi_rank1: exit $rc (expected 2, silently): $(head -2 mpi_rank1.err)"; fail=1
+else echo "ok   mpi_rank1: exit 2, nothing printed (rank 0 says it)"; fi
+[[ -e out3 ]] && { echo "FAIL mpi refusal created its --out"; fail=1; }
 
 check db_limit_0 "--limit" -- nas-db list --limit 0 nothing.sqlite
 if [[ $(wc -c <db_limit_0.err) -gt 160 ]]; then echo "FAIL db_limit_0: message of $(wc -c <db_limit_0.err) characters"; fail=1; fi
