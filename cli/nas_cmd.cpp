@@ -1,8 +1,6 @@
-// `rooflens nas`: utilization-aware NAS on the NATS-Bench size space. Predicts the whole space
-// on a device, runs each strategy x seed on a simulated clock (threads; results do not depend
-// on their number), logs every run as JSONL (resumable), scores the runs against the true
-// accuracy-throughput frontier when the oracle covers the space, and writes result.json and
-// an optional HTML report.
+// `rooflens nas`: utilization-aware NAS on the NATS-Bench size space. Maps the flags to a
+// NasExperiment (rooflens/nas/experiment.h: the runs, resume, judging) and its errors to exit
+// codes, prints progress on stderr, and writes result.json and the optional HTML report.
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -23,6 +21,7 @@
 #include "nas_output.h"
 #include "nas_dist.h"
 #include "nats_progress.h"
+#include "rooflens/nas/experiment.h"
 #include "rooflens/nas/search.h"
 #include "rooflens/nas/search_log.h"
 #include "rooflens/nas/sss_study.h"
@@ -45,12 +44,16 @@ void add_nas(CLI::App& app, NasArgs& a) {
                                         "csv:FILE (arch,accuracy[,train_seconds]), or train:fashion-mnist / "
                                         "train:DIR[,KEY=VALUE]... (train each network with LibTorch; docs/nas.md)")
       ->required();
-  cmd->add_option("--epochs", a.epochs, "train: oracle: training epochs per network (default 1)");
-  cmd->add_option("--train-batch", a.train_batch, "train: oracle: images per SGD step (default 32; the benchmark's 256)");
-  cmd->add_option("--train-subset", a.train_subset, "train: oracle: first N training images, or all (default 3000)");
-  cmd->add_option("--test-subset", a.test_subset, "train: oracle: first N test images, or all (default 1000)");
-  cmd->add_option("--train-threads", a.train_threads, "train: oracle: LibTorch threads (default 1)");
-  cmd->add_option("--train-clock", a.train_clock, "train: oracle: measured (wall seconds, default) or simulated");
+  cmd->add_option("--epochs", a.epochs, "train: oracle: training epochs per network (default 1)")->type_name("INT");
+  cmd->add_option("--train-batch", a.train_batch, "train: oracle: images per SGD step (default 32; the benchmark's 256)")
+      ->type_name("INT");
+  cmd->add_option("--train-subset", a.train_subset, "train: oracle: first N training images, or all (default 3000)")
+      ->type_name("INT|all");
+  cmd->add_option("--test-subset", a.test_subset, "train: oracle: first N test images, or all (default 1000)")
+      ->type_name("INT|all");
+  cmd->add_option("--train-threads", a.train_threads, "train: oracle: LibTorch threads (default 1)")->type_name("INT");
+  cmd->add_option("--train-clock", a.train_clock, "train: oracle: measured (wall seconds, default) or simulated")
+      ->type_name("measured|simulated");
   cmd->add_option("--db", a.db, "train: oracle: SQLite file that keeps every training and answers repeats from it "
                                 "(default $ROOFLENS_CACHE_DIR, else $XDG_CACHE_HOME/rooflens, else "
                                 "~/.cache/rooflens: train-results.sqlite); none: memory only; rooflens nas-db reads it");
@@ -58,7 +61,10 @@ void add_nas(CLI::App& app, NasArgs& a) {
                                               "NAME:N runs N seeds of that one (e.g. filter:1,reinforce:9)")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--budget", a.budget, "simulated seconds per run (checked before each sample)")->capture_default_str();
+  cmd->add_option("--budget", a.budget, "seconds per run on the search's clock, checked before each sample: the "
+                                        "recorded training times of nats: and csv:, the wall seconds of each "
+                                        "training for train: (--train-clock measured, its default)")
+      ->capture_default_str();
   cmd->add_option("--seeds", a.seeds, "runs per strategy, seeds seed-base .. seed-base+N-1")->capture_default_str();
   cmd->add_option("--seed-base", a.seed_base, "first seed")->capture_default_str();
   cmd->add_option("--reward", a.reward, "accuracy (the benchmark's), soft or hard (MnasNet, on throughput)")
@@ -90,49 +96,14 @@ void add_nas(CLI::App& app, NasArgs& a) {
       ->capture_default_str();
   cmd->add_flag("--resume", a.resume, "continue the runs logged in --out (after a kill); finished runs are checked");
   cmd->add_option("--report", a.report, "write the HTML report (Figures 3, 5, 6 and the tables) into this directory");
-  cmd->add_option("--jobs", a.jobs, "threads (default: one per core); results do not depend on it");
+  cmd->add_option("--jobs", a.jobs, "runs at the same time and threads predicting the space (default: one per "
+                                    "core); results do not depend on it. Runs with a train: oracle or measured "
+                                    "throughput go one at a time whatever it says (--train-threads sets training's)");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
   cmd->add_flag("--datasheet-peak", a.datasheet_peak, "use datasheet peaks even where a measured peak exists");
 }
 
 namespace {
-
-struct Task {
-  StrategyKind strategy;
-  uint64_t seed;
-  std::string log;
-};
-
-Expected<std::vector<Task>> make_tasks(const NasArgs& a) {
-  if (a.seeds < 1 || a.seeds > 10000) return Status::invalid(fmt::format("--seeds {}: expected 1..10000", a.seeds));
-  std::vector<Task> tasks;
-  std::vector<StrategyKind> seen;
-  for (const std::string& item : a.strategies) {
-    // NAME or NAME:SEEDS (runs of this strategy; --seeds otherwise).
-    const size_t colon = item.find(':');
-    const std::string s = item.substr(0, colon);
-    int seeds = a.seeds;
-    if (colon != std::string::npos) {
-      const std::string n = item.substr(colon + 1);
-      char* end = nullptr;
-      const long v = std::strtol(n.c_str(), &end, 10);
-      if (n.empty() || *end != '\0' || v < 1 || v > 10000)
-        return Status::invalid(fmt::format("--strategy '{}': seeds '{}' after ':' must be an integer 1..10000", item, n));
-      seeds = static_cast<int>(v);
-    }
-    auto k = strategy_kind_from_name(s);
-    if (!k) return k.status().with_context("--strategy");
-    if (std::find(seen.begin(), seen.end(), *k) != seen.end())
-      return Status::invalid(fmt::format("--strategy: '{}' given twice", s));
-    seen.push_back(*k);
-    for (int i = 0; i < seeds; ++i) {
-      const uint64_t seed = a.seed_base + static_cast<uint64_t>(i);
-      tasks.push_back({*k, seed, (std::filesystem::path(a.out) / fmt::format("{}-seed{}.jsonl", s, seed)).string()});
-    }
-  }
-  if (tasks.empty()) return Status::invalid("--strategy: none given");
-  return tasks;
-}
 
 // --oracle with the training flags appended (train: only; the oracle's spec parser checks them).
 Expected<std::string> oracle_spec(const NasArgs& a) {
@@ -169,7 +140,7 @@ Expected<std::string> oracle_spec(const NasArgs& a) {
 // all runs times the wall seconds per clock second so far.
 class TrainProgress {
  public:
-  TrainProgress(const NasArgs& a, const std::vector<Task>& tasks)
+  TrainProgress(const NasArgs& a, const std::vector<ExperimentRun>& tasks)
       : budget_(a.budget), max_evals_(a.max_evals), tasks_(tasks), clock_(tasks.size(), 0.0), evals_(tasks.size(), 0),
         start_(std::chrono::steady_clock::now()) {}
 
@@ -202,7 +173,7 @@ class TrainProgress {
       }
       const std::string eta = std::isfinite(eta_s) ? fmt::format("about {:.0f} s left", eta_s)
                                                    : std::string("time left unknown");
-      const Task& t = tasks_[i];
+      const ExperimentRun& t = tasks_[i];
       const std::string from = trainer != nullptr && !trainer->last_origin().empty()
                                    ? fmt::format(" (from {})", trainer->last_origin())
                                : !r.where.empty() ? fmt::format(" ({})", r.where)  // MPI: the rank, or the cache
@@ -219,54 +190,119 @@ class TrainProgress {
  private:
   double budget_;
   int64_t max_evals_;  // --max-evals, 0: none
-  const std::vector<Task>& tasks_;
+  const std::vector<ExperimentRun>& tasks_;
   mutable std::mutex mu_;
   mutable std::vector<double> clock_;  // per run, the clock after its latest evaluation
   mutable std::vector<int64_t> evals_;  // per run, evaluations so far
   std::chrono::steady_clock::time_point start_;
 };
 
-// Final accuracy of every network: the oracle's, NaN where it has none (unavailable: not
-// trained, not in the table). Empty, with the reason, when it knows none, when a network a
-// run evaluated is unknown, or on any other error. With some unknown, the report judges
-// against the reference frontier of the known networks (nas/frontier_metrics.h).
-std::vector<double> final_accuracies(AccuracyOracle& oracle, const std::vector<Expected<LoggedSearch>>& results,
-                                     std::string& why_not) {
-  std::vector<double> acc(static_cast<size_t>(kSssSpaceSize), std::nan(""));
-  const bool tty = isatty(fileno(stderr)) != 0;
-  int64_t known = 0;
-  std::string first_unknown;
-  for (int64_t i = 0; i < kSssSpaceSize; ++i) {
-    auto f = oracle.final_accuracy(i);
-    if (f) {
-      acc[static_cast<size_t>(i)] = *f;
-      ++known;
-    } else if (f.status().code() != StatusCode::kUnavailable) {
-      why_not = fmt::format("the final accuracy of network {} ({}) failed: {}", i, sss_arch_string(i),
-                            f.status().message());
-      return {};
-    } else if (first_unknown.empty()) {
-      first_unknown = fmt::format("the oracle has no final accuracy for network {} ({}): {}", i, sss_arch_string(i),
-                                  f.status().message());
-    }
-    if (tty && (i + 1) % 1024 == 0)
-      std::fprintf(stderr, "final accuracies %lld/%lld\r", static_cast<long long>(i + 1),
-                   static_cast<long long>(kSssSpaceSize));
+// Everything but strategy and seed, from the flags.
+Expected<SearchConfig> base_config(const NasArgs& a) {
+  SearchConfig base;
+  base.budget_seconds = a.budget;
+  base.max_evaluations = a.max_evals;
+  auto rk = reward_kind_from_name(a.reward);
+  if (!rk) return rk.status().with_context("--reward");
+  base.reward.kind = *rk;
+  base.reward.target_throughput = a.target_throughput;
+  base.reward.w = a.w;
+  auto fo = filter_order_from_name(a.filter_order);
+  if (!fo) return fo.status().with_context("--filter-order");
+  base.filter_order = *fo;
+  return base;
+}
+
+// NATS-Bench's single file is read once, here with progress; every thread's oracle shares that
+// index (make_oracle finds it while the caller holds it). Null for other oracles.
+Expected<std::shared_ptr<const NatsIndex>> load_nats_index(const NasArgs& a) {
+  if (a.oracle.rfind("nats:", 0) != 0) return std::shared_ptr<const NatsIndex>();
+  const std::string path = a.oracle.substr(5);
+  auto form = nats_data_form(path);
+  if (!form || *form != NatsDataForm::kSingleFile) return std::shared_ptr<const NatsIndex>();
+  const NatsProgress progress(path);
+  auto index = NatsOracle::shared_index(path, progress.callback());
+  progress.finish();
+  if (!index) return index.status().with_context(fmt::format("--oracle '{}'", a.oracle));
+  return *index;
+}
+
+// --throughput measured: what it can measure (this CPU, fp32, a fixed batch, no filter).
+Status check_measured(const NasArgs& a, const DeviceSpec& dev, const SssBatch& batch, const NasExperiment& x) {
+  if (dev.is_gpu())
+    return Status::invalid(fmt::format("--throughput measured runs the networks on this CPU; --device {} is a GPU "
+                                       "(pass this CPU's probe file: rooflens probe cpu --out local.json, then "
+                                       "--device local.json)",
+                                       a.device));
+  if (a.dtype != "fp32") return Status::invalid("--throughput measured: the CPU backend runs fp32; pass --dtype fp32");
+  if (batch.max) return Status::invalid("--throughput measured: give a fixed --batch N");
+  if (!(a.max_seconds > 0) || a.max_seconds > 600)
+    return Status::invalid(fmt::format("--max-seconds {}: expected > 0 and <= 600", a.max_seconds));
+  for (const ExperimentRun& t : x.runs())
+    if (t.strategy == StrategyKind::kFilter)
+      return Status::invalid(fmt::format(
+          "--strategy filter with --throughput measured would measure all {} networks on this CPU before the first "
+          "evaluation (about {:.0f} h at --max-seconds {} each, before building and warm-up); filter on predicted "
+          "throughput, or measure with random, rea or reinforce",
+          kSssSpaceSize, kSssSpaceSize * a.max_seconds / 3600, a.max_seconds));
+  return Status::ok();
+}
+
+// The whole space on the device (predicted: no cost on the simulated clock); `measure` is set
+// for --throughput measured.
+Expected<SpaceTable> space_table(const NasArgs& a, const SssNetInput& net_input, const DeviceSpec& dev,
+                                 const SssBatch& batch, ThroughputFn& measure) {
+  PerfOptions po;
+  po.dtype = a.dtype;
+  po.use_measured_peak = !a.datasheet_peak;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto pts = predict_sss_space(net_input, dev, po, batch, a.jobs);
+  if (!pts) return pts.status();
+  SpaceTable space;
+  space.points = std::move(*pts);
+  space.source = fmt::format("predicted by the rooflens performance model: NATS-SSS {} on {} ({}), {}, {}",
+                             net_input.name, dev.name, dev.id, a.dtype,
+                             batch.max ? std::string("max batch") : fmt::format("batch {}", batch.size));
+  if (a.throughput == "measured") {
+    space.source = fmt::format("measured on this CPU through oneDNN (fp32, batch {}, {} s per network; utilization "
+                               "over {}'s fp32 peak); NATS-SSS {}",
+                               batch.size, a.max_seconds, dev.id, net_input.name);
+    measure = cpu_throughput_fn(net_input, batch.size, dev, a.max_seconds);
   }
-  if (tty) std::fprintf(stderr, "\n");
-  if (known == kSssSpaceSize) return acc;
-  if (known == 0) {
-    why_not = first_unknown;
-    return {};
+  std::fprintf(stderr, "space: %lld networks predicted in %.2f s (%s)\n", static_cast<long long>(space.points.size()),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), space.source.c_str());
+  return space;
+}
+
+// The line printed on stderr as each run ends.
+void print_run_done(size_t finished, const NasExperiment& x, size_t i, const Expected<LoggedSearch>& result,
+                    double wall) {
+  const ExperimentRun& t = x.runs()[i];
+  if (!result) {
+    std::fprintf(stderr, "[%zu/%zu] %s seed %llu: failed\n", finished, x.runs().size(), strategy_kind_name(t.strategy),
+                 static_cast<unsigned long long>(t.seed));
+    return;
   }
-  for (const auto& r : results)
-    for (const EvalRecord& e : r->result.evaluations)
-      if (std::isnan(acc[static_cast<size_t>(e.arch)])) {
-        why_not = fmt::format("network {} ({}) was evaluated but has no final accuracy; {}", e.arch,
-                              sss_arch_string(e.arch), first_unknown);
-        return {};
-      }
-  return acc;
+  const SearchResult& r = result->result;
+  std::fprintf(stderr, "[%zu/%zu] %s seed %llu: %zu evaluations%s%s, clock %.0f s, best %s (reward %.3f), %.1f s\n",
+               finished, x.runs().size(), strategy_kind_name(t.strategy), static_cast<unsigned long long>(t.seed),
+               r.evaluations.size(),
+               r.lost.empty() ? "" : fmt::format(" ({} lost with their worker rank)", r.lost.size()).c_str(),
+               result->replayed_steps > 0 ? fmt::format(" ({} replayed from the log)", result->replayed_steps).c_str()
+                                          : "",
+               r.clock_seconds, r.best_arch >= 0 ? sss_arch_string(r.best_arch).c_str() : "-", r.best_reward, wall);
+}
+
+Status print_lost(const ExperimentRun& t, const LostEvaluation& l) {
+  std::fprintf(stderr, "%s seed %llu: LOST %s (oracle seed %llu) with %s: %s\n", strategy_kind_name(t.strategy),
+               static_cast<unsigned long long>(t.seed), sss_arch_string(l.arch).c_str(),
+               static_cast<unsigned long long>(l.oracle_seed), l.where.c_str(), l.reason.c_str());
+  return Status::ok();
+}
+
+void print_final_progress(int64_t done, int64_t total) {
+  std::fprintf(stderr, "final accuracies %lld/%lld%s", static_cast<long long>(done), static_cast<long long>(total),
+               done == total ? "\r\n" : "\r");
 }
 
 }  // namespace
@@ -277,24 +313,23 @@ int run_nas(const NasArgs& a) {
   // workers to stop when it goes out of scope, whatever path this function returns by.
   const MpiLaunch launch = detect_mpi_launch();
   auto mpi = start_nas_mpi(a, launch);
-  if (!mpi) return report_error(mpi.status());
+  if (!mpi) {  // a refused argument: said once, by rank 0; every rank exits with its code
+    if (launch.rank > 0 && mpi.status().code() == StatusCode::kInvalidInput) return exit_code_for(mpi.status());
+    return report_error(mpi.status());
+  }
   if (*mpi && (*mpi)->rank() > 0) return run_nas_worker(**mpi);
   if (a.space != "sss")
     return report_error(Status::invalid(fmt::format("--space '{}': only sss (NATS-Bench size space) is built", a.space)));
-  auto tasks = make_tasks(a);
-  if (!tasks) return report_error(tasks.status());
-  SearchConfig base;
-  base.budget_seconds = a.budget;
-  base.max_evaluations = a.max_evals;
-  auto rk = reward_kind_from_name(a.reward);
-  if (!rk) return report_error(rk.status().with_context("--reward"));
-  base.reward.kind = *rk;
-  base.reward.target_throughput = a.target_throughput;
-  base.reward.w = a.w;
-  auto fo = filter_order_from_name(a.filter_order);
-  if (!fo) return report_error(fo.status().with_context("--filter-order"));
-  base.filter_order = *fo;
-  if (Status s = validate_config(base); !s) return report_error(s);
+  auto base = base_config(a);
+  if (!base) return report_error(base.status());
+  ExperimentSpec xs;
+  xs.strategies = a.strategies;
+  xs.seeds = a.seeds;
+  xs.seed_base = a.seed_base;
+  xs.out = a.out;
+  xs.base = *base;
+  auto experiment = NasExperiment::plan(xs);
+  if (!experiment) return report_error(experiment.status());
   auto ds = sss_dataset_from_name(a.dataset);
   if (!ds) return report_error(ds.status().with_context("--dataset"));
   if (a.oracle.rfind("nats:", 0) == 0 && *ds != SssDataset::kCifar10)
@@ -306,19 +341,8 @@ int run_nas(const NasArgs& a) {
   auto batch_opt = parse_batch_or_max(a.batch);
   if (!batch_opt) return report_error(batch_opt.status());
   const SssBatch batch = *batch_opt ? SssBatch::fixed(**batch_opt) : SssBatch::largest();
-  // NATS-Bench's single file is read once, here with progress; every thread's oracle below
-  // shares that index (make_oracle finds it while this holds it).
-  std::shared_ptr<const NatsIndex> nats_index;
-  if (a.oracle.rfind("nats:", 0) == 0) {
-    const std::string path = a.oracle.substr(5);
-    if (auto form = nats_data_form(path); form && *form == NatsDataForm::kSingleFile) {
-      const NatsProgress progress(path);
-      auto index = NatsOracle::shared_index(path, progress.callback());
-      progress.finish();
-      if (!index) return report_error(index.status().with_context(fmt::format("--oracle '{}'", a.oracle)));
-      nats_index = *index;
-    }
-  }
+  auto nats_index = load_nats_index(a);  // held until the end: the oracles share it
+  if (!nats_index) return report_error(nats_index.status());
   auto spec = oracle_spec(a);
   if (!spec) return report_error(spec.status());
   const bool training = spec->rfind("train:", 0) == 0;
@@ -345,138 +369,42 @@ int run_nas(const NasArgs& a) {
   const SssNetInput net_input = oracle_input.value_or(sss_net_input(*ds));
   auto dev = device_with_peak(a.device, a.devices_dir, a.dtype);
   if (!dev) return report_error(dev.status());
-  const bool measured = a.throughput == "measured";
-  if (measured) {
-    if (dev->is_gpu())
-      return report_error(Status::invalid(fmt::format("--throughput measured runs the networks on this CPU; --device {} "
-                                                      "is a GPU (pass this CPU's probe file: rooflens probe cpu --out "
-                                                      "local.json, then --device local.json)",
-                                                      a.device)));
-    if (a.dtype != "fp32")
-      return report_error(Status::invalid("--throughput measured: the CPU backend runs fp32; pass --dtype fp32"));
-    if (batch.max) return report_error(Status::invalid("--throughput measured: give a fixed --batch N"));
-    if (!(a.max_seconds > 0) || a.max_seconds > 600)
-      return report_error(Status::invalid(fmt::format("--max-seconds {}: expected > 0 and <= 600", a.max_seconds)));
-    for (const Task& t : *tasks)
-      if (t.strategy == StrategyKind::kFilter)
-        return report_error(Status::invalid(fmt::format(
-            "--strategy filter with --throughput measured would measure all {} networks on this CPU before the first "
-            "evaluation (about {:.0f} h at --max-seconds {} each, before building and warm-up); filter on predicted "
-            "throughput, or measure with random, rea or reinforce",
-            kSssSpaceSize, kSssSpaceSize * a.max_seconds / 3600, a.max_seconds)));
-  }
-  std::error_code ec;
-  std::filesystem::create_directories(a.out, ec);
-  if (ec) return report_error(Status::invalid(fmt::format("--out '{}': {}", a.out, ec.message())));
-  if (!a.resume)
-    for (const Task& t : *tasks)
-      if (std::filesystem::exists(t.log))
-        return report_error(Status::invalid(fmt::format("{} exists: pass --resume to continue these runs, or "
-                                                        "choose another --out",
-                                                        t.log)));
+  if (a.throughput == "measured")
+    if (Status s = check_measured(a, *dev, batch, *experiment); !s) return report_error(s);
+  if (Status s = experiment->prepare_output(a.resume); !s) return report_error(s);
 
-  // 1. The whole space on the device (predicted: no cost on the simulated clock).
-  PerfOptions po;
-  po.dtype = a.dtype;
-  po.use_measured_peak = !a.datasheet_peak;
-  const auto t0 = std::chrono::steady_clock::now();
-  auto pts = predict_sss_space(net_input, *dev, po, batch, a.jobs);
-  if (!pts) return report_error(pts.status());
-  SpaceTable space;
-  space.points = std::move(*pts);
-  space.source = fmt::format("predicted by the rooflens performance model: NATS-SSS {} on {} ({}), {}, {}",
-                             net_input.name, dev->name, dev->id, a.dtype,
-                             batch.max ? std::string("max batch") : fmt::format("batch {}", batch.size));
   ThroughputFn measure;
-  if (measured) {
-    space.source = fmt::format("measured on this CPU through oneDNN (fp32, batch {}, {} s per network; utilization "
-                               "over {}'s fp32 peak); NATS-SSS {}",
-                               batch.size, a.max_seconds, dev->id, net_input.name);
-    measure = cpu_throughput_fn(net_input, batch.size, *dev, a.max_seconds);
-  }
-  std::fprintf(stderr, "space: %lld networks predicted in %.2f s (%s)\n", static_cast<long long>(space.points.size()),
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), space.source.c_str());
-
-  // 2. The runs, spread over threads; each thread has its own oracle (oracles cache).
-  std::vector<Expected<LoggedSearch>> results(tasks->size(), Status::internal("not run"));
-  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  // Measured runs go one at a time: measurements must not share the cores (oneDNN's OpenMP
-  // threads spin at barriers; with another busy thread on the core a layer takes many times longer).
-  // Training runs too: each training times itself and uses its own LibTorch threads.
-  const int jobs = measured || training
-                       ? 1
-                       : std::max(1, std::min<int>(a.jobs > 0 ? a.jobs : hw, static_cast<int>(tasks->size())));
-  std::atomic<size_t> next{0};
-  std::mutex io;
+  auto space = space_table(a, net_input, *dev, batch, measure);
+  if (!space) return report_error(space.status());
+  const TrainProgress train_progress(a, experiment->runs());
+  ExperimentOptions opt;
+  opt.threads = a.jobs;
+  opt.resume = a.resume;
+  opt.measure = measure;
+  opt.pool = mpi_pool.get();
+  if (training)
+    opt.progress = [&](size_t i, const AccuracyOracle* o) { return train_progress.sink(i, o); };
+  opt.on_lost = [&](size_t i, const LostEvaluation& l) { return print_lost(experiment->runs()[i], l); };
   size_t finished = 0;
-  const TrainProgress train_progress(a, *tasks);
-  auto worker = [&] {
-    auto own = make_oracle(*spec);
-    for (size_t i = next++; i < tasks->size(); i = next++) {
-      const Task& t = (*tasks)[i];
-      if (!own) {
-        results[i] = own.status();
-        continue;
-      }
-      SearchConfig c = base;
-      c.strategy = t.strategy;
-      c.seed = t.seed;
-      const auto start = std::chrono::steady_clock::now();
-      if (mpi_pool) {  // an MPI job: asynchronous over the worker ranks (async_search.h)
-        auto r = run_logged_async_search(c, space, *mpi_pool, oracle_desc, t.log, train_progress.sink(i, nullptr),
-                                         [&t](const LostEvaluation& l) {
-                                           std::fprintf(stderr, "%s seed %llu: LOST %s (oracle seed %llu) with %s: %s\n",
-                                                        strategy_kind_name(t.strategy),
-                                                        static_cast<unsigned long long>(t.seed),
-                                                        sss_arch_string(l.arch).c_str(),
-                                                        static_cast<unsigned long long>(l.oracle_seed),
-                                                        l.where.c_str(), l.reason.c_str());
-                                           return Status::ok();
-                                         });
-        if (r) results[i] = LoggedSearch{std::move(*r), 0, false};
-        else results[i] = r.status();
-      } else {
-        results[i] = run_logged_search(c, space, **own, oracle_desc, t.log, a.resume, measure,
-                                       training ? train_progress.sink(i, own->get()) : EvalSink{});
-      }
-      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::lock_guard<std::mutex> lock(io);
-      ++finished;
-      if (results[i]) {
-        const SearchResult& r = results[i]->result;
-        std::fprintf(stderr, "[%zu/%zu] %s seed %llu: %zu evaluations%s%s, clock %.0f s, best %s (reward %.3f), %.1f s\n",
-                     finished, tasks->size(), strategy_kind_name(t.strategy), static_cast<unsigned long long>(t.seed),
-                     r.evaluations.size(),
-                     r.lost.empty() ? "" : fmt::format(" ({} lost with their worker rank)", r.lost.size()).c_str(),
-                     results[i]->replayed_steps > 0
-                         ? fmt::format(" ({} replayed from the log)", results[i]->replayed_steps).c_str()
-                         : "",
-                     r.clock_seconds, r.best_arch >= 0 ? sss_arch_string(r.best_arch).c_str() : "-", r.best_reward,
-                     wall);
-      } else {
-        std::fprintf(stderr, "[%zu/%zu] %s seed %llu: failed\n", finished, tasks->size(),
-                     strategy_kind_name(t.strategy), static_cast<unsigned long long>(t.seed));
-      }
-    }
+  opt.on_run_done = [&](size_t i, const Expected<LoggedSearch>& r, double wall) {
+    print_run_done(++finished, *experiment, i, r, wall);
   };
-  std::vector<std::thread> threads;
-  for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
-  worker();  // the calling thread works too
-  for (auto& th : threads) th.join();
-  for (auto& r : results)
-    if (!r) return report_error(r.status());
+  auto results = experiment->run(*space, *spec, oracle_desc, opt);
+  if (!results) return report_error(results.status());
 
-  // 3. Judged against the true frontier when the oracle covers the space; outputs.
+  // Judged against the true frontier when the oracle covers the space; outputs.
   NasOutcome outcome;
-  outcome.space = &space;
+  outcome.space = &*space;
   outcome.oracle = oracle_desc;
   outcome.device = fmt::format("{} ({}), {}, {}, NATS-SSS {}", dev->name, dev->id, a.dtype,
                                batch.max ? std::string("max batch") : fmt::format("batch {}", batch.size),
                                net_input.name);
   outcome.args = &a;
-  outcome.final_accuracy = final_accuracies(**oracle, results, outcome.no_truth_reason);
-  for (auto& r : results) outcome.runs.push_back(std::move(r->result));
-  for (const Task& t : *tasks) outcome.logs.push_back(t.log);
+  for (auto& r : *results) outcome.runs.push_back(std::move(r.result));
+  const bool tty = isatty(fileno(stderr)) != 0;
+  outcome.final_accuracy = NasExperiment::final_accuracies(**oracle, outcome.runs, outcome.no_truth_reason,
+                                                           tty ? print_final_progress : nullptr);
+  for (const ExperimentRun& t : experiment->runs()) outcome.logs.push_back(t.log);
   return write_nas_outputs(outcome, **oracle);
 }
 

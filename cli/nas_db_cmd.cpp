@@ -1,6 +1,7 @@
 // `rooflens nas-db list|export|check [FILE]`: the training oracle's results database
 // (store/train_store.h): what it holds, its accuracies as CSV for the csv: oracle, and whether
 // it is sound. FILE defaults to the database `rooflens nas` uses without --db.
+#include <cstdlib>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -30,7 +31,14 @@ void add_nas_db(CLI::App& app, NasDbArgs& a) {
                                    "accuracy, seconds spent; --rows or --limit N lists the trainings too");
   list->add_option("file", a.file, file_help);
   list->add_flag("--rows", a.rows, "also list every training");
-  list->add_option("--limit", a.limit, "also list the first N trainings")->check(CLI::PositiveNumber);
+  list->add_option("--limit", a.limit, "also list the first N trainings")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            char* end = nullptr;
+            const long long n = std::strtoll(v.c_str(), &end, 10);
+            return !v.empty() && *end == '\0' && n >= 1 ? std::string() : "expected an integer N >= 1 (trainings to list)";
+          },
+          "N>=1", "positive"));
   add_filters(list);
   list->final_callback([&a] { a.action = "list"; });
   auto* exp = cmd->add_subcommand("export",

@@ -99,8 +99,8 @@ int run_nas_worker(dist::MpiSession& session) {
 
 Expected<std::unique_ptr<nas::EvalPool>> make_nas_mpi_pool(dist::MpiSession& session, nas::AccuracyOracle& oracle,
                                                            const std::string& spec) {
-  auto* t = dynamic_cast<train::TrainOracle*>(&oracle);
-  if (t == nullptr) return Status::internal("MPI: the oracle of a train: spec is not a TrainOracle");
+  auto* t = dynamic_cast<nas::DistributableOracle*>(&oracle);
+  if (t == nullptr) return Status::internal("MPI: the oracle of a train: spec cannot work on another process");
   dist::MpiPoolOptions o;
   auto live = liveness_seconds();
   if (!live) return live.status();

@@ -110,7 +110,11 @@ int write_nas_outputs(NasOutcome o, AccuracyOracle& oracle) {
   in->oracle = o.oracle;
   in->device = o.device;
   in->reward = reward_text(a);
-  in->budget = fmt::format("{} simulated seconds per run (checked before each sample)", a.budget);
+  const bool wall_clock = a.oracle.rfind("train:", 0) == 0 && a.train_clock != "simulated" &&
+                          a.oracle.find("clock=simulated") == std::string::npos;
+  in->budget = wall_clock ? fmt::format("{} seconds of measured training time per run (checked before each sample)",
+                                        a.budget)
+                          : fmt::format("{} simulated seconds per run (checked before each sample)", a.budget);
   if (o.final_accuracy.empty()) in->notes.push_back("No true frontier: " + o.no_truth_reason);
   if (a.throughput == "measured")
     in->notes.push_back("Throughput and utilization of the evaluated networks were measured on this CPU (oneDNN, "
@@ -146,6 +150,19 @@ int write_nas_outputs(NasOutcome o, AccuracyOracle& oracle) {
   if (in->utilization_accuracy_spearman)
     out += fmt::format("utilization vs final accuracy: Spearman {:.3f} over {} distinct evaluated networks\n",
                        *in->utilization_accuracy_spearman, in->correlation_networks);
+  size_t lost = 0;
+  std::string lost_runs;
+  for (const auto& run : in->runs)
+    if (!run.result.lost.empty()) {
+      lost += run.result.lost.size();
+      lost_runs += fmt::format("{}{} seed {}: {}", lost_runs.empty() ? "" : "; ",
+                               strategy_kind_name(run.result.config.strategy), run.result.config.seed,
+                               run.result.lost.size());
+    }
+  if (lost > 0)
+    out += fmt::format("\nlost: {} evaluation(s) with their worker rank, never charged nor counted ({}); the logs and "
+                       "result.json list them\n",
+                       lost, lost_runs);
   out += fmt::format("\nresult: {}\n", path);
   if (!a.report.empty()) out += fmt::format("report: {}\n", (std::filesystem::path(a.report) / "index.html").string());
   std::fputs(out.c_str(), stdout);

@@ -1,39 +1,22 @@
 // Rank 0's pool of MPI workers (mpi_pool.h): cache first, then a job message to the worker's
 // rank; results, heartbeats and lost workers noticed by polling.
 #include <deque>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "mpi_wire.h"
 #include "rooflens/dist/mpi_pool.h"
-#include "rooflens/nas/sss_space.h"
-#include "rooflens/train/train_oracle.h"
+#include "rooflens/nas/oracle.h"
 
 namespace rooflens::dist {
 namespace {
 
-// The spec a worker trains with: rank 0's, less db=PATH (rank 0 alone keeps the results store;
-// a worker keeps what it trained in memory only).
-std::string worker_spec(const std::string& spec) {
-  std::string out;
-  size_t pos = 0;
-  bool first = true;
-  while (pos <= spec.size()) {
-    size_t comma = spec.find(',', pos);
-    if (comma == std::string::npos) comma = spec.size();
-    const std::string field = spec.substr(pos, comma - pos);
-    if (first || field.rfind("db=", 0) != 0) out += (first ? "" : ",") + field;
-    first = false;
-    pos = comma + 1;
-  }
-  return out;
-}
-
 class MpiEvalPool : public nas::EvalPool {
  public:
-  MpiEvalPool(MpiSession& session, train::TrainOracle& oracle, std::string spec, MpiPoolOptions options)
-      : session_(session), oracle_(oracle), spec_(worker_spec(spec)), options_(options) {
+  MpiEvalPool(MpiSession& session, nas::DistributableOracle& oracle, const std::string& spec, MpiPoolOptions options)
+      : session_(session), oracle_(oracle), spec_(oracle.worker_spec(spec)), options_(options) {
     const size_t n = static_cast<size_t>(session.size() - 1);
     jobs_.resize(n);
     lost_.assign(n, false);
@@ -49,20 +32,23 @@ class MpiEvalPool : public nas::EvalPool {
   Status submit(int w, const nas::PoolJob& job) override {
     if (w < 0 || w >= workers() || lost_[static_cast<size_t>(w)] || jobs_[static_cast<size_t>(w)])
       return Status::internal(fmt::format("MPI pool: worker {} is not free", w));
-    const uint64_t trial = oracle_.trial_of(job.oracle_seed);
-    jobs_[static_cast<size_t>(w)] = Job{job, trial};
-    auto hit = oracle_.find_result(job.arch, trial);
+    jobs_[static_cast<size_t>(w)] = job;
+    auto hit = oracle_.answer_here(job.arch, job.oracle_seed);
     if (!hit || hit->has_value()) {  // answered here: from the cache, or the cache's error
       nas::PoolDone d;
       d.ticket = job.ticket;
       d.worker = w;
-      const std::string origin = oracle_.last_origin().empty() ? std::string("the cache") : oracle_.last_origin();
-      d.where = "from " + origin;
-      d.evaluation = hit ? oracle_.evaluation_of(job.arch, trial, **hit, origin) : Expected<nas::Evaluation>(hit.status());
+      if (hit) {
+        d.where = "from " + (*hit)->origin;
+        d.evaluation = std::move((*hit)->evaluation);
+      } else {
+        d.where = "from the cache";
+        d.evaluation = hit.status();
+      }
       ready_.push_back(std::move(d));
       return Status::ok();
     }
-    const nlohmann::json msg = {{"arch", job.arch}, {"trial", trial}, {"spec", spec_}};
+    const nlohmann::json msg = {{"arch", job.arch}, {"seed", job.oracle_seed}, {"spec", spec_}};
     return send_text(msg.dump(), w + 1, kTagJob);
   }
 
@@ -92,11 +78,6 @@ class MpiEvalPool : public nas::EvalPool {
   }
 
  private:
-  struct Job {
-    nas::PoolJob job;
-    uint64_t trial = 0;
-  };
-
   Status take(const Message& m) {
     const int w = m.source - 1;
     if (w < 0 || w >= workers()) return Status::ok();
@@ -106,7 +87,7 @@ class MpiEvalPool : public nas::EvalPool {
     auto& slot = jobs_[static_cast<size_t>(w)];
     if (!slot) return Status::internal(fmt::format("MPI pool: rank {} sent a result without a job", m.source));
     nas::PoolDone d;
-    d.ticket = slot->job.ticket;
+    d.ticket = slot->ticket;
     d.worker = w;
     d.where = fmt::format("rank {}", m.source);
     auto j = nlohmann::json::parse(m.text, nullptr, false);
@@ -119,14 +100,10 @@ class MpiEvalPool : public nas::EvalPool {
                      : code == "unsupported" ? Status::unsupported(text)
                      : code == "unavailable" ? Status::unavailable(text)
                                              : Status::internal(text);
+    } else if (!j.contains("result") || !j["result"].is_string()) {
+      d.evaluation = Status::internal(fmt::format("MPI: rank {} sent a result without its text", m.source));
     } else {
-      auto r = result_from_json(j);
-      if (!r) {
-        d.evaluation = r.status();
-      } else {
-        Status st = oracle_.store_result(slot->job.arch, slot->trial, *r);
-        d.evaluation = st ? oracle_.evaluation_of(slot->job.arch, slot->trial, *r, "") : Expected<nas::Evaluation>(st);
-      }
+      d.evaluation = oracle_.accept_work(slot->arch, slot->oracle_seed, j["result"].get<std::string>());
     }
     ready_.push_back(std::move(d));
     return Status::ok();
@@ -142,7 +119,7 @@ class MpiEvalPool : public nas::EvalPool {
       session_.mark_lost(w + 1);
       if (!jobs_[i]) continue;
       nas::PoolDone d;
-      d.ticket = jobs_[i]->job.ticket;
+      d.ticket = jobs_[i]->ticket;
       d.worker = w;
       d.worker_lost = true;
       d.where = fmt::format("rank {}", w + 1);
@@ -154,10 +131,10 @@ class MpiEvalPool : public nas::EvalPool {
   }
 
   MpiSession& session_;
-  train::TrainOracle& oracle_;
+  nas::DistributableOracle& oracle_;
   std::string spec_;
   MpiPoolOptions options_;
-  std::vector<std::optional<Job>> jobs_;  // per worker: the job it is on
+  std::vector<std::optional<nas::PoolJob>> jobs_;  // per worker: the job it is on
   std::vector<bool> lost_;
   std::vector<double> last_heard_;
   std::deque<nas::PoolDone> ready_;
@@ -165,7 +142,7 @@ class MpiEvalPool : public nas::EvalPool {
 
 }  // namespace
 
-Expected<std::unique_ptr<nas::EvalPool>> make_mpi_pool(MpiSession& session, train::TrainOracle& oracle,
+Expected<std::unique_ptr<nas::EvalPool>> make_mpi_pool(MpiSession& session, nas::DistributableOracle& oracle,
                                                        const std::string& spec, MpiPoolOptions options) {
   if (session.rank() != 0)
     return Status::invalid(fmt::format("MPI: the evaluation pool lives on rank 0, not rank {}", session.rank()));

@@ -100,37 +100,6 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-nlohmann::json result_to_json(const train::TrainResult& r) {
-  return {{"ok", true},
-          {"accuracy", r.accuracy},
-          {"train_seconds", r.train_seconds},
-          {"eval_seconds", r.eval_seconds},
-          {"final_loss", r.final_loss},
-          {"train_images", r.train_images},
-          {"test_images", r.test_images},
-          {"threads", r.threads},
-          {"recipe", r.recipe},
-          {"versions", r.versions}};
-}
-
-Expected<train::TrainResult> result_from_json(const nlohmann::json& j) {
-  train::TrainResult r;
-  try {
-    r.accuracy = j.at("accuracy").get<double>();
-    r.train_seconds = j.at("train_seconds").get<double>();
-    r.eval_seconds = j.at("eval_seconds").get<double>();
-    r.final_loss = j.at("final_loss").get<double>();
-    r.train_images = j.at("train_images").get<int64_t>();
-    r.test_images = j.at("test_images").get<int64_t>();
-    r.threads = j.at("threads").get<int>();
-    r.recipe = j.at("recipe").get<std::string>();
-    r.versions = j.at("versions").get<std::string>();
-  } catch (const nlohmann::json::exception& e) {
-    return Status::internal(fmt::format("MPI: a worker's result message: {}", e.what()));
-  }
-  return r;
-}
-
 // ---------------------------------------------------------------------------------------
 
 Expected<std::unique_ptr<MpiSession>> MpiSession::start() {

@@ -1,5 +1,6 @@
-// What rank 0 and the workers say to each other (mpi_pool.h): tags, text messages of MPI_CHAR,
-// a TrainResult as JSON, and polling without spinning. Internal to src/dist.
+// What rank 0 and the workers say to each other (mpi_pool.h): tags, text messages of MPI_CHAR
+// (a job, and the oracle's own result text wrapped in JSON), and polling without spinning.
+// Internal to src/dist.
 #pragma once
 
 #include <mpi.h>
@@ -11,13 +12,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "rooflens/train/trainer.h"
 #include "rooflens/util/status.h"
 
 namespace rooflens::dist {
 
-inline constexpr int kTagJob = 1;        // rank 0 -> worker: {"arch", "trial", "spec"}
-inline constexpr int kTagResult = 2;     // worker -> rank 0: {"ok": true, result...} or {"ok": false, ...}
+inline constexpr int kTagJob = 1;        // rank 0 -> worker: {"arch", "seed", "spec"}
+inline constexpr int kTagResult = 2;     // worker -> rank 0: {"ok": true, "result"} or {"ok": false, "code", "message"}
 inline constexpr int kTagStop = 3;       // rank 0 -> worker: empty
 inline constexpr int kTagHeartbeat = 4;  // both ways, empty: worker -> rank 0 and rank 0 -> worker, every second
 
@@ -45,8 +45,5 @@ struct Message {
 Expected<std::optional<Message>> poll_message(int source);
 void sleep_seconds(double s);
 double now_seconds();  // steady clock
-
-nlohmann::json result_to_json(const train::TrainResult& r);
-Expected<train::TrainResult> result_from_json(const nlohmann::json& j);
 
 }  // namespace rooflens::dist

@@ -1,5 +1,5 @@
-// A worker rank (mpi_pool.h): jobs from rank 0, trained with the TrainOracle of the job's spec,
-// results back; a heartbeat thread tells rank 0 this rank is alive while it trains.
+// A worker rank (mpi_pool.h): jobs from rank 0, done by the DistributableOracle of the job's
+// spec, results back; a heartbeat thread tells rank 0 this rank is alive while it works.
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -11,7 +11,6 @@
 #include "mpi_wire.h"
 #include "rooflens/dist/mpi_pool.h"
 #include "rooflens/nas/oracle.h"
-#include "rooflens/train/train_oracle.h"
 
 namespace rooflens::dist {
 namespace {
@@ -36,7 +35,7 @@ Status run_mpi_worker(MpiSession& session, const MpiWorkerOptions& options) {
       sleep_seconds(0.05);
     }
   });
-  std::map<std::string, std::unique_ptr<train::TrainOracle>> oracles;  // by spec
+  std::map<std::string, std::unique_ptr<nas::DistributableOracle>> oracles;  // by spec
   int64_t jobs = 0;
   Status result;
   double root_heard = now_seconds();
@@ -68,14 +67,14 @@ Status run_mpi_worker(MpiSession& session, const MpiWorkerOptions& options) {
     nlohmann::json reply;
     const auto t0 = std::chrono::steady_clock::now();
     int64_t arch = -1;
-    uint64_t trial = 0;
+    uint64_t seed = 0;
     double accuracy = -1;
     auto j = nlohmann::json::parse(msg.text, nullptr, false);
-    if (j.is_discarded() || !j.contains("arch") || !j.contains("trial") || !j.contains("spec")) {
+    if (j.is_discarded() || !j.contains("arch") || !j.contains("seed") || !j.contains("spec")) {
       reply = error_json(Status::internal(fmt::format("rank {}: a job message that is not a job", session.rank())));
     } else {
       arch = j["arch"].get<int64_t>();
-      trial = j["trial"].get<uint64_t>();
+      seed = j["seed"].get<uint64_t>();
       const std::string spec = j["spec"].get<std::string>();
       auto it = oracles.find(spec);
       Status made;
@@ -83,24 +82,24 @@ Status run_mpi_worker(MpiSession& session, const MpiWorkerOptions& options) {
         auto o = nas::make_oracle(spec);
         if (!o) {
           made = o.status();
-        } else if (auto* t = dynamic_cast<train::TrainOracle*>(o->get()); t == nullptr) {
-          made = Status::invalid(fmt::format("oracle '{}' is not a training oracle", spec));
+        } else if (auto* t = dynamic_cast<nas::DistributableOracle*>(o->get()); t == nullptr) {
+          made = Status::invalid(fmt::format("oracle '{}' cannot work on another process", spec));
         } else {
           o->release();
-          it = oracles.emplace(spec, std::unique_ptr<train::TrainOracle>(t)).first;
+          it = oracles.emplace(spec, std::unique_ptr<nas::DistributableOracle>(t)).first;
         }
       }
       if (!made) {
         reply = error_json(made);
       } else {
-        auto r = it->second->train(arch, trial);
+        auto r = it->second->do_work(arch, seed);
         if (r) accuracy = r->accuracy;
-        reply = r ? result_to_json(*r) : error_json(r.status());
+        reply = r ? nlohmann::json{{"ok", true}, {"result", r->result}} : error_json(r.status());
       }
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const Status sent = send_text(reply.dump(), 0, kTagResult);
-    if (options.after_job) options.after_job(arch, trial, accuracy, seconds);
+    if (options.after_job) options.after_job(arch, seed, accuracy, seconds);
     if (!sent) {
       result = sent;
       break;

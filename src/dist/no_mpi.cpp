@@ -20,7 +20,7 @@ void MpiSession::mark_lost(int) {}
 bool MpiSession::is_lost(int) const { return false; }
 void MpiSession::stop_workers() {}
 
-Expected<std::unique_ptr<nas::EvalPool>> make_mpi_pool(MpiSession&, train::TrainOracle&, const std::string&,
+Expected<std::unique_ptr<nas::EvalPool>> make_mpi_pool(MpiSession&, nas::DistributableOracle&, const std::string&,
                                                        MpiPoolOptions) {
   return not_built();
 }

@@ -1,7 +1,7 @@
 // Byte sources (byte_source.h): memory, a file, and bzip2 decompression through libbz2's
-// stream API, one compressed chunk at a time.
+// stream API, one compressed chunk at a time: the one bzip2 decode loop of the tree
+// (bz2_decompress in nats_data.cpp reads through it).
 #include "rooflens/nas/byte_source.h"
-#include "bz2_error.h"
 
 #include <bzlib.h>
 
@@ -13,6 +13,21 @@
 #include <fmt/format.h>
 
 namespace rooflens {
+namespace {
+
+// libbz2's error codes in words.
+const char* bz2_error(int rc) {
+  switch (rc) {
+    case BZ_DATA_ERROR: return "data integrity error (corrupt or modified stream)";
+    case BZ_DATA_ERROR_MAGIC: return "not a bzip2 stream (bad magic)";
+    case BZ_MEM_ERROR: return "out of memory";
+    case BZ_PARAM_ERROR: return "bad parameter";
+    case BZ_CONFIG_ERROR: return "libbz2 misconfigured";
+    default: return "decompression error";
+  }
+}
+
+}  // namespace
 
 Expected<size_t> MemorySource::read(char* dst, size_t cap) {
   const size_t n = std::min(cap, bytes_.size() - pos_);
@@ -108,7 +123,7 @@ Expected<size_t> Bz2Source::read(char* dst, size_t cap) {
       if (produced > 0) return produced;
       continue;
     }
-    if (rc != BZ_OK) return fail(nas::bz2_error(rc), rc == BZ_DATA_ERROR_MAGIC ? stream_start_ : compressed_consumed());
+    if (rc != BZ_OK) return fail(bz2_error(rc), rc == BZ_DATA_ERROR_MAGIC ? stream_start_ : compressed_consumed());
     if (produced > 0) return produced;
     if (s.avail_in == 0 && src_end_) return fail("truncated: the data ends inside a stream", pulled_);
   }

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -56,6 +57,9 @@ Expected<int64_t> parse_arch(const std::string& field, const std::string& where)
 }  // namespace
 
 Expected<std::unique_ptr<CsvOracle>> CsvOracle::load(const std::string& file, double default_cost_seconds) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    return Status::invalid(file + ": is a directory; expected the accuracy CSV file (arch,accuracy[,train_seconds])");
   std::ifstream in(file, std::ios::binary);
   if (!in) return Status::invalid(file + ": cannot open the accuracy CSV");
   std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

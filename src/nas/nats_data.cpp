@@ -1,7 +1,7 @@
-// NATS-Bench SSS files (nats_data.h): bzip2 through libbz2's stream API, then the pickle
+// NATS-Bench SSS files (nats_data.h): bzip2 through Bz2Source (byte_source.h), then the pickle
 // reader, then a typed walk of the documented layout.
 #include "rooflens/nas/nats_data.h"
-#include "bz2_error.h"
+#include "rooflens/nas/byte_source.h"
 
 #include <bzlib.h>
 
@@ -29,45 +29,20 @@ Expected<std::string> read_file(const std::string& path) {
 }  // namespace
 
 Expected<std::string> bz2_decompress(std::string_view compressed, const std::string& source, size_t max_bytes) {
-  if (compressed.empty()) return Status::invalid(fmt::format("{}: bzip2: empty file (compressed byte 0)", source));
+  // The one decode loop is Bz2Source's (byte_source.h); this gathers its output.
+  MemorySource in(compressed);
+  Bz2Source bz(in, source);
   std::string out;
-  size_t consumed = 0;  // compressed bytes used by finished streams
   char buf[1 << 16];
-  while (consumed < compressed.size()) {
-    bz_stream s{};
-    if (BZ2_bzDecompressInit(&s, 0, 0) != BZ_OK)
-      return Status::internal(fmt::format("{}: bzip2: cannot initialise the decompressor", source));
-    s.next_in = const_cast<char*>(compressed.data() + consumed);  // libbz2 does not write input
-    const size_t avail = compressed.size() - consumed;
-    s.avail_in = static_cast<unsigned>(std::min<size_t>(avail, std::numeric_limits<unsigned>::max()));
-    int rc = BZ_OK;
-    while (rc == BZ_OK) {
-      s.next_out = buf;
-      s.avail_out = sizeof(buf);
-      rc = BZ2_bzDecompress(&s);
-      size_t produced = sizeof(buf) - s.avail_out;
-      if (out.size() + produced > max_bytes) {
-        BZ2_bzDecompressEnd(&s);
-        return Status::invalid(fmt::format("{}: bzip2: expands beyond {} bytes (compressed byte {})", source,
-                                           max_bytes, consumed + (avail - s.avail_in)));
-      }
-      out.append(buf, produced);
-      if (rc == BZ_OK && s.avail_in == 0 && produced == 0) {
-        BZ2_bzDecompressEnd(&s);
-        return Status::invalid(fmt::format("{}: bzip2: truncated: the data ends inside a stream (compressed byte {})",
-                                           source, compressed.size()));
-      }
-    }
-    size_t at = consumed + (avail - s.avail_in);
-    BZ2_bzDecompressEnd(&s);
-    if (rc == BZ_DATA_ERROR_MAGIC) at = consumed;  // the stream that should start here does not
-    if (rc != BZ_STREAM_END)
-      return Status::invalid(fmt::format("{}: bzip2: {} (compressed byte {})", source, bz2_error(rc), at));
-    consumed = at;
-    // Python's bz2 reads concatenated streams; trailing garbage after the first stream is
-    // reported as a bad magic by the next round.
+  for (;;) {
+    auto got = bz.read(buf, sizeof(buf));
+    if (!got) return got.status();
+    if (*got == 0) return out;
+    if (out.size() + *got > max_bytes)
+      return Status::invalid(fmt::format("{}: bzip2: expands beyond {} bytes (compressed byte {})", source, max_bytes,
+                                         bz.compressed_consumed()));
+    out.append(buf, *got);
   }
-  return out;
 }
 
 Expected<std::string> bz2_compress(std::string_view bytes) {

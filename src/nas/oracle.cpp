@@ -54,6 +54,7 @@ Expected<std::unique_ptr<AccuracyOracle>> make_oracle(const std::string& spec) {
   constexpr const char* kSchemes =
       "nats:DIR|FILE (NATS-Bench SSS -simple directory or single .pickle.pbz2 file), "
       "csv:FILE (arch,accuracy[,train_seconds])";
+  constexpr const char* kTrainScheme = "train:fashion-mnist|DIR[,KEY=VALUE]... (train each network with LibTorch)";
   const size_t colon = spec.find(':');
   const std::string scheme = colon == std::string::npos ? std::string() : spec.substr(0, colon);
   const std::string rest = colon == std::string::npos ? std::string() : spec.substr(colon + 1);
@@ -69,8 +70,8 @@ Expected<std::unique_ptr<AccuracyOracle>> make_oracle(const std::string& spec) {
                                            "(rooflens_train, rooflens::train::register_train_oracle()); use one of: {}",
                                            spec, kSchemes));
   if (scheme != "nats" && scheme != "csv")
-    return Status::invalid(fmt::format("oracle '{}': unknown scheme '{}'; expected one of: {}", spec,
-                                       colon == std::string::npos ? spec : scheme, kSchemes));
+    return Status::invalid(fmt::format("oracle '{}': unknown scheme '{}'; expected one of: {}, {}", spec,
+                                       colon == std::string::npos ? spec : scheme, kSchemes, kTrainScheme));
   if (rest.empty()) return Status::invalid(fmt::format("oracle '{}': empty path after '{}:'", spec, scheme));
   if (scheme == "nats") {
     auto form = nats_data_form(rest);

@@ -1,4 +1,4 @@
-// Internal to the search strategies (search_run.cpp, async_search.cpp): a NATS-SSS network as
+// Internal to the search strategies (strategies.cpp): a NATS-SSS network as
 // its five width choices, and back.
 #pragma once
 

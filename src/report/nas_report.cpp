@@ -1,7 +1,6 @@
 // The NAS report: its input (runs scored against the true frontier), the two tables and the
 // HTML page. The plots are in nas_figures.cpp.
 #include "rooflens/report/nas_report.h"
-#include "rooflens/analysis/validation.h"
 
 #include <fmt/format.h>
 
@@ -9,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include "nas_figures.h"
 #include "rooflens/report/svg_plot.h"
@@ -20,12 +18,6 @@ using nas_detail::final_known;
 using nas_detail::Group;
 
 namespace {
-
-std::vector<double> throughputs(const nas::SpaceTable& space) {
-  std::vector<double> t(space.points.size());
-  for (size_t i = 0; i < t.size(); ++i) t[i] = space.points[i].throughput;
-  return t;
-}
 
 std::string esc(std::string_view s) { return xml_escape(s); }
 
@@ -227,72 +219,12 @@ std::string header_html(const NasReportInput& in, const std::vector<Group>& gs) 
 
 }  // namespace
 
-Expected<NasRunSummary> summarize_nas_run(nas::SearchResult result, const nas::SpaceTable& space,
-                                          const std::vector<double>& final_accuracy) {
-  NasRunSummary s;
-  const size_t n = space.points.size();
-  for (const auto& e : result.evaluations)
-    if (e.arch < 0 || static_cast<size_t>(e.arch) >= n)
-      return Status::invalid(fmt::format("nas report: evaluation {} names network {}, outside the space 0..{}", e.step,
-                                         e.arch, static_cast<int64_t>(n) - 1));
-  for (size_t pos : result.frontier)
-    if (pos >= result.evaluations.size())
-      return Status::invalid(fmt::format("nas report: the found frontier names evaluation {} of {}", pos,
-                                         result.evaluations.size()));
-  if (!final_accuracy.empty()) {
-    std::vector<int64_t> evaluated;
-    evaluated.reserve(result.evaluations.size());
-    for (const auto& e : result.evaluations) evaluated.push_back(e.arch);
-    const std::vector<double> thr = throughputs(space);
-    auto score = nas::score_search(evaluated, thr, final_accuracy);
-    if (!score) return score.status().with_context("nas report");
-    auto found = nas::evaluated_frontier(evaluated, thr, final_accuracy);
-    if (!found) return found.status().with_context("nas report");
-    s.score = *score;
-    s.found_frontier = std::move(*found);
-    if (result.best_arch >= 0 && static_cast<size_t>(result.best_arch) < n)
-      s.best_final_accuracy = final_accuracy[result.best_arch];
-  }
-  s.result = std::move(result);
-  return s;
-}
-
 Expected<NasReportInput> make_nas_report_input(const nas::SpaceTable& space, std::vector<double> final_accuracy,
                                                std::vector<nas::SearchResult> results) {
-  if (space.points.empty()) return Status::invalid("nas report: the space table is empty");
-  for (size_t i = 0; i < space.points.size(); ++i)
-    if (space.points[i].index != static_cast<int64_t>(i))
-      return Status::invalid(fmt::format("nas report: space point {} has index {} (expected index order)", i,
-                                         space.points[i].index));
+  auto judged = nas::judge_experiment(space, std::move(final_accuracy), std::move(results));
+  if (!judged) return judged.status();
   NasReportInput in;
-  in.space = &space;
-  auto tu = sss_frontier(space.points);
-  if (!tu) return tu.status().with_context("nas report");
-  in.space_frontier = std::move(*tu);
-  if (!final_accuracy.empty()) {
-    auto truth = nas::true_frontier(throughputs(space), final_accuracy);
-    if (!truth) return truth.status().with_context("nas report");
-    in.true_frontier = std::move(*truth);
-  }
-  in.final_accuracy = std::move(final_accuracy);
-  for (double f : in.final_accuracy) in.final_known_networks += std::isnan(f) ? 0 : 1;
-  for (auto& r : results) {
-    auto s = summarize_nas_run(std::move(r), space, in.final_accuracy);
-    if (!s) return s.status();
-    in.runs.push_back(std::move(*s));
-  }
-  if (!in.final_accuracy.empty()) {
-    std::set<int64_t> seen;
-    std::vector<double> util, acc;
-    for (const auto& run : in.runs)
-      for (const auto& e : run.result.evaluations)
-        if (seen.insert(e.arch).second && !std::isnan(in.final_accuracy[e.arch])) {
-          util.push_back(space.points[e.arch].utilization);
-          acc.push_back(in.final_accuracy[e.arch]);
-        }
-    in.correlation_networks = static_cast<int64_t>(util.size());
-    if (util.size() >= 3) in.utilization_accuracy_spearman = spearman(util, acc);
-  }
+  static_cast<nas::JudgedExperiment&>(in) = std::move(*judged);
   return in;
 }
 

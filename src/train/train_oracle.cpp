@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "rooflens/cost/analysis.h"
 #include "rooflens/nas/sss_space.h"
@@ -282,6 +283,75 @@ Status TrainOracle::store_result(int64_t arch_index, uint64_t train_seed, const 
   if (!sss_index_valid(arch_index))
     return Status::invalid(fmt::format("NATS-SSS index {} is outside 0..{}", arch_index, kSssSpaceSize - 1));
   return cache_->put(key(arch_index, train_seed), result).with_context("training cache");
+}
+
+namespace {
+
+nlohmann::json result_to_json(const TrainResult& r) {
+  return {{"accuracy", r.accuracy},         {"train_seconds", r.train_seconds}, {"eval_seconds", r.eval_seconds},
+          {"final_loss", r.final_loss},     {"train_images", r.train_images},   {"test_images", r.test_images},
+          {"threads", r.threads},           {"recipe", r.recipe},               {"versions", r.versions}};
+}
+
+Expected<TrainResult> result_from_json(const std::string& text) {
+  TrainResult r;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    r.accuracy = j.at("accuracy").get<double>();
+    r.train_seconds = j.at("train_seconds").get<double>();
+    r.eval_seconds = j.at("eval_seconds").get<double>();
+    r.final_loss = j.at("final_loss").get<double>();
+    r.train_images = j.at("train_images").get<int64_t>();
+    r.test_images = j.at("test_images").get<int64_t>();
+    r.threads = j.at("threads").get<int>();
+    r.recipe = j.at("recipe").get<std::string>();
+    r.versions = j.at("versions").get<std::string>();
+  } catch (const nlohmann::json::exception& e) {
+    return Status::internal(fmt::format("a training result from a worker: {}", e.what()));
+  }
+  return r;
+}
+
+}  // namespace
+
+Expected<std::optional<nas::DistributableOracle::Answer>> TrainOracle::answer_here(int64_t arch_index, uint64_t seed) {
+  const uint64_t trial = trial_of(seed);
+  auto hit = find_result(arch_index, trial);
+  if (!hit) return hit.status();
+  if (!hit->has_value()) return std::optional<Answer>();
+  const std::string origin = last_origin_.empty() ? std::string("the cache") : last_origin_;
+  auto e = evaluation_of(arch_index, trial, **hit, origin);
+  if (!e) return e.status();
+  return std::optional<Answer>(Answer{std::move(*e), origin});
+}
+
+Expected<nas::DistributableOracle::Work> TrainOracle::do_work(int64_t arch_index, uint64_t seed) {
+  auto r = train(arch_index, trial_of(seed));
+  if (!r) return r.status();
+  return Work{result_to_json(*r).dump(), r->accuracy};
+}
+
+Expected<nas::Evaluation> TrainOracle::accept_work(int64_t arch_index, uint64_t seed, const std::string& result) {
+  auto r = result_from_json(result);
+  if (!r) return r.status();
+  const uint64_t trial = trial_of(seed);
+  ROOFLENS_RETURN_IF_ERROR(store_result(arch_index, trial, *r));
+  return evaluation_of(arch_index, trial, *r, "");
+}
+
+std::string TrainOracle::worker_spec(const std::string& spec) const {
+  std::string out;
+  size_t pos = 0;
+  bool first = true;
+  while (pos <= spec.size()) {
+    size_t comma = spec.find(',', pos);
+    if (comma == std::string::npos) comma = spec.size();
+    const std::string field = spec.substr(pos, comma - pos);
+    if (first || field.rfind("db=", 0) != 0) out += (first ? "" : ",") + field;
+    first = false;
+    pos = comma + 1;
+  }
+  return out;
 }
 
 Expected<nas::Evaluation> TrainOracle::evaluate(int64_t arch_index, uint64_t seed) {

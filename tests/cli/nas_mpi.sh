@@ -2,7 +2,7 @@
 # `mpirun -n 3 rooflens nas --oracle train:...` (rank 0 + 2 worker ranks, docs/nas.md): the same
 # networks get the same accuracies as the one-process run; `mpirun -n 1` is one process; a worker
 # rank killed with SIGKILL on its 2nd job loses only that network: the run finishes on the other
-# worker and records the loss in the log and result.json. Real training on tiny subsets
+# worker and records the loss in the log, result.json and the stdout summary. Real training on tiny subsets
 # (200 train / 100 test Fashion-MNIST images). Skips (77) without mpirun, rooflens-full with MPI,
 # or the dataset.
 # Usage: tests/cli/nas_mpi.sh BUILD/rooflens
@@ -11,7 +11,8 @@ BIN=$(cd "$(dirname -- "$1")" && pwd)/$(basename -- "$1")
 FULL="$(dirname "$BIN")/rooflens-full"
 command -v mpirun >/dev/null || { echo "SKIP: mpirun not found (apt-get install openmpi-bin libopenmpi-dev)"; exit 77; }
 [[ -x "$FULL" ]] || { echo "SKIP: no rooflens-full beside $BIN (built without LibTorch)"; exit 77; }
-ldd "$FULL" | grep -q libmpi || { echo "SKIP: rooflens-full is built without MPI"; exit 77; }
+ldd "$FULL" | grep libmpi >/dev/null ||  # not -q: an early exit would fail ldd (pipefail)
+   { echo "SKIP: rooflens-full is built without MPI"; exit 77; }
 [[ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]] ||
   { echo "SKIP: Fashion-MNIST not installed (apt-get install dataset-fashion-mnist)"; exit 77; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rooflens-nas-mpi.XXXXXX")
@@ -64,13 +65,14 @@ else echo "FAIL progress lines do not show both worker ranks: $(grep evaluation 
 
 # Rank 2 is killed (SIGKILL) when its 2nd job arrives; rank 0 hears nothing from it for 3 s.
 ROOFLENS_TEST_KILL_WORKER=2:2 ROOFLENS_MPI_LIVENESS_S=3 "${MPIRUN[@]}" -x ROOFLENS_TEST_KILL_WORKER \
-  -x ROOFLENS_MPI_LIVENESS_S -n 3 "$BIN" "${COMMON[@]}" --max-evals 6 -o killed >/dev/null 2>killed.stderr
+  -x ROOFLENS_MPI_LIVENESS_S -n 3 "$BIN" "${COMMON[@]}" --max-evals 6 -o killed >killed.stdout 2>killed.stderr
 rc=$?
 if [[ $rc -eq 0 && -f killed/result.json ]]; then echo "ok   run with a killed worker rank finished (mpirun exit 0)"
 else echo "FAIL run with a killed worker rank: exit $rc: $(tail -8 killed.stderr)"; fail=1; fi
 if msg=$(python3 cmp.py one/random-seed3.jsonl killed/random-seed3.jsonl 1 2>&1); then echo "ok   killed worker: $msg"
 else echo "FAIL killed worker: $msg"; fail=1; fi
-if grep -q "LOST .* with rank 2" killed.stderr && grep -q '"lost"' killed/result.json; then
-  echo "ok   the lost network is reported (stderr, result.json)"
+if grep -q "LOST .* with rank 2" killed.stderr && grep -q '"lost"' killed/result.json &&
+   grep -q "^lost: 1 evaluation(s) with their worker rank" killed.stdout; then
+  echo "ok   the lost network is reported (stderr, result.json, the stdout summary)"
 else echo "FAIL the lost network is not reported: $(grep -i lost killed.stderr | head -3)"; fail=1; fi
 exit $fail

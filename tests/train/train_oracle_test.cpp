@@ -301,6 +301,40 @@ TEST(TrainFashionMnist, OracleChargesMeasuredTimeAndCaches) {
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidInput);
 }
 
+// Work done on another process (nas::DistributableOracle, what dist/ sends to MPI ranks): a
+// result text from a worker is kept and answered as evaluate() would; the worker's spec drops
+// the results database. A hand-written result: no training needed, only the data.
+TEST(TrainOracleDistributable, AcceptedWorkIsKeptAndAnsweredHere) {
+  std::string why;
+  if (!fashion_mnist(&why)) GTEST_SKIP() << "no Fashion-MNIST: " << why;
+  TrainOracleOptions o;
+  o.trials = 2;
+  auto oracle = TrainOracle::create(o, fashion_mnist(nullptr), std::make_shared<MemoryTrainCache>());
+  ASSERT_TRUE(oracle.has_value()) << oracle.status().message();
+  nas::DistributableOracle& d = **oracle;
+  auto none = d.answer_here(3, 11);
+  ASSERT_TRUE(none.has_value()) << none.status().message();
+  EXPECT_FALSE(none->has_value());
+  const std::string text = R"({"accuracy": 71.5, "train_seconds": 2.0, "eval_seconds": 0.5, "final_loss": 0.9,
+    "train_images": 3000, "test_images": 1000, "threads": 1, "recipe": "r", "versions": "v"})";
+  auto e = d.accept_work(3, 11, text);
+  ASSERT_TRUE(e.has_value()) << e.status().message();
+  EXPECT_EQ(e->accuracy, 71.5);
+  EXPECT_EQ(e->cost_seconds, 2.5);  // the measured clock: training and testing
+  auto here = d.answer_here(3, 11);
+  ASSERT_TRUE(here.has_value() && here->has_value());
+  EXPECT_EQ((*here)->evaluation.accuracy, 71.5);
+  EXPECT_FALSE((*here)->origin.empty());
+  auto same = d.evaluate(3, 11);  // evaluate() answers from what was accepted
+  ASSERT_TRUE(same.has_value());
+  EXPECT_EQ(same->accuracy, 71.5);
+  auto bad = d.accept_work(3, 12, "{\"accuracy\": 1}");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInternal);
+  EXPECT_EQ(d.worker_spec("train:fashion-mnist,epochs=2,db=/x/y.sqlite,threads=1"),
+            "train:fashion-mnist,epochs=2,threads=1");
+}
+
 // Slow (label slow): the default recipe on the smallest, a medium and the largest network;
 // prints the times and accuracies docs/nas.md quotes.
 TEST(TrainFashionMnistSlow, DefaultRecipeTimes) {

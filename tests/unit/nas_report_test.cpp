@@ -254,7 +254,7 @@ TEST(NasReport, InputErrors) {
 
   auto bad = good;
   bad.evaluations[1].arch = 64;
-  auto out_of_space = report::summarize_nas_run(bad, space, acc);
+  auto out_of_space = nas::judge_run(bad, space, acc);
   ASSERT_FALSE(out_of_space.has_value());
   EXPECT_NE(out_of_space.status().message().find("network 64"), std::string::npos) << out_of_space.status().message();
   EXPECT_FALSE(report::make_nas_report_input(space, {}, {bad}).has_value());  // also without final accuracy

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "rooflens/util/rank_correlation.h"  // spearman
+
 namespace rooflens {
 
 struct ValidationPoint {
@@ -19,8 +21,6 @@ struct ValidationSummary {
   size_t n = 0;
 };
 
-// Spearman rank correlation (average ranks for ties); 0 for fewer than 2 points.
-double spearman(const std::vector<double>& a, const std::vector<double>& b);
 ValidationSummary summarize(const std::vector<ValidationPoint>& points);
 
 }  // namespace rooflens

@@ -2,12 +2,14 @@
 //
 // `mpirun -n N rooflens nas ... --oracle train:...`: rank 0 runs the strategy
 // (nas::run_async_search), the results cache / database, the logs and the progress; ranks
-// 1..N-1 train. Rank 0's pool (make_mpi_pool) answers a job from the TrainCache when it can
-// (TrainOracle::find: no message at all), else sends (arch, trial seed, oracle spec) to the
-// worker's rank, which trains with TrainOracle::train and sends back the TrainResult (or the
-// error); rank 0 stores it in the cache and turns it into the Evaluation that
-// TrainOracle::evaluate would have returned. So 1 rank or N, the same network with the same
-// trial seed gets the same accuracy (training is deterministic for a given thread count).
+// 1..N-1 train. dist knows only nas's oracle interface (nas::DistributableOracle; the training
+// oracle implements it and the program registers its scheme). Rank 0's pool (make_mpi_pool)
+// answers a job here when the oracle can (answer_here: its cache, no message at all), else
+// sends (arch, oracle seed, worker spec) to the worker's rank, which makes that oracle, does the
+// work (do_work) and sends back its result text (or the error); rank 0 hands it to accept_work,
+// which stores it and returns the Evaluation evaluate() would have returned. So 1 rank or N,
+// the same network with the same seed gets the same accuracy (training is deterministic for a
+// given thread count).
 //
 // Liveness: every worker sends a heartbeat every MpiWorkerOptions::heartbeat_seconds from a
 // thread of its own (training blocks the main thread); rank 0 declares a worker lost when it
@@ -44,10 +46,6 @@
 
 #include "rooflens/nas/async_search.h"
 #include "rooflens/util/status.h"
-
-namespace rooflens::train {
-class TrainOracle;
-}
 
 namespace rooflens::dist {
 
@@ -95,10 +93,10 @@ struct MpiPoolOptions {
   double liveness_seconds = 10;  // silence after which a worker is lost
 };
 
-// Rank 0: a pool of size() - 1 workers (worker w is rank w + 1) training for `oracle` (made by
-// make_oracle(spec) on this rank, so that it shares the process-wide cache), spec `spec` sent
-// with each job. Invalid input on a rank other than 0 or a job of one rank.
-Expected<std::unique_ptr<nas::EvalPool>> make_mpi_pool(MpiSession& session, train::TrainOracle& oracle,
+// Rank 0: a pool of size() - 1 workers (worker w is rank w + 1) working for `oracle` (made by
+// make_oracle(spec) on this rank, so that it shares the process-wide cache); each job carries
+// oracle.worker_spec(spec). Invalid input on a rank other than 0 or a job of one rank.
+Expected<std::unique_ptr<nas::EvalPool>> make_mpi_pool(MpiSession& session, nas::DistributableOracle& oracle,
                                                        const std::string& spec, MpiPoolOptions options = {});
 
 struct MpiWorkerOptions {
@@ -109,8 +107,8 @@ struct MpiWorkerOptions {
   // Called with the 1-based number of each job this rank receives, before it trains (the CLI's
   // test hook to kill a worker mid-run).
   std::function<void(int64_t job)> before_job;
-  // Called after each job with (arch, trial seed, accuracy or -1 on error, wall seconds).
-  std::function<void(int64_t arch, uint64_t trial, double accuracy, double seconds)> after_job;
+  // Called after each job with (arch, oracle seed, accuracy or -1 on error, wall seconds).
+  std::function<void(int64_t arch, uint64_t seed, double accuracy, double seconds)> after_job;
 };
 
 // Ranks >= 1: receives jobs from rank 0 and trains them until told to stop. Returns when rank 0

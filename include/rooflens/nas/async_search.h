@@ -3,8 +3,9 @@
 // of N parallel workers.
 //
 // An EvalPool runs evaluations: submit(worker, job) starts one on an idle worker, wait_any()
-// returns whichever finishes first (or says that a worker died on its job). The driver,
-// run_async_search, keeps every live worker busy:
+// returns whichever finishes first (or says that a worker died on its job). The one driver
+// (search_driver.cpp: run_async_search here, and run_search over a pool of one worker in the
+// calling thread) keeps every live worker busy with what the Strategy (strategy.h) asks for:
 //   random:    each free worker gets the next random network;
 //   filter:    each free worker gets the next network of the filter's order;
 //   REA:       the initial population's samples go out as workers free up (no budget check, as

@@ -65,7 +65,7 @@ constexpr size_t kDefaultChunkBytes = size_t{1} << 20;
 // reads) from `compressed`, which it does not own. Memory is fixed at construction: one
 // input buffer of `chunk_bytes` plus libbz2's state (about 3.6 MB for block size 9); output
 // goes straight into the caller's buffer. Errors read "<source>: bzip2: <what> (compressed
-// byte <n>)" exactly as bz2_decompress (nats_data.h) words them: an empty input, a bad
+// byte <n>)" (bz2_decompress, nats_data.h, reads through this one): an empty input, a bad
 // magic (at the byte where a stream should start), corrupt data, or data that ends inside a
 // stream ("truncated").
 class Bz2Source : public ByteSource {

@@ -73,6 +73,33 @@ class AccuracyOracle {
   virtual std::optional<SssNetInput> network_input() const { return std::nullopt; }
 };
 
+// An oracle whose work can be done by another process (dist/: MPI ranks), as evaluate() in
+// three parts. The process running the search calls answer_here (a cache: no work) and, when
+// that has nothing, sends (spec, arch, seed) to a worker; the worker makes the same oracle with
+// make_oracle(spec) and calls do_work, whose text result travels back to accept_work, which
+// stores it and returns the Evaluation evaluate() would have returned. The text is the oracle's
+// own format: only the oracle reads it.
+class DistributableOracle : public AccuracyOracle {
+ public:
+  struct Answer {
+    Evaluation evaluation;
+    std::string origin;  // where it came from ("the database"), for progress lines
+  };
+  struct Work {
+    std::string result;     // for accept_work, in the process running the search
+    double accuracy = 0;    // percent, for the worker's own progress
+  };
+  // The Evaluation without the work, when it can; nullopt when the work must be done.
+  virtual Expected<std::optional<Answer>> answer_here(int64_t arch_index, uint64_t seed) = 0;
+  // The work of evaluate(arch_index, seed), on a worker.
+  virtual Expected<Work> do_work(int64_t arch_index, uint64_t seed) = 0;
+  // A do_work result from a worker: kept (as a fresh evaluate() would keep it), and its Evaluation.
+  virtual Expected<Evaluation> accept_work(int64_t arch_index, uint64_t seed, const std::string& result) = 0;
+  // The spec a worker makes this oracle from: what the worker needs, less what only the
+  // process running the search keeps (e.g. a results database).
+  virtual std::string worker_spec(const std::string& spec) const { return spec; }
+};
+
 // The simulated clock of a search: starts at 0 and advances by each evaluation's cost.
 //
 // The benchmark's searches (nats-sss.md section 4) check the clock BEFORE each sample

@@ -3,7 +3,7 @@
 // the benchmark implements them, and approximate filtering (throughput-utilization frontier
 // first, accuracy only for those networks).
 //
-// A run is one strategy with one seed. It asks an AccuracyOracle (oracle.h) for each network
+// A run is one strategy (strategy.h: ask/tell) with one seed. It asks an AccuracyOracle (oracle.h) for each network
 // it samples, charges the evaluation's cost to a SimClock, and rewards the network with
 // accuracy or MnasNet's soft/hard throughput objective. Throughput and utilization come from
 // a table of the whole space (sss_study.h: predicted on a device, index order), shared
@@ -146,7 +146,8 @@ using EvalSource = std::function<Expected<Evaluation>(int64_t step, int64_t arch
 // Called after each evaluation (for logging); a non-ok Status stops the run with that error.
 using EvalSink = std::function<Status(const EvalRecord&)>;
 
-// Runs one search to the end of its budget. Errors: invalid config; an evaluation that fails
+// Runs one search to the end of its budget: the one driver (async_search.h) over a pool of one
+// worker that calls `source` in this thread. Errors: invalid config; an evaluation that fails
 // (the oracle's Status, e.g. a network missing from the data, with the step).
 Expected<SearchResult> run_search(const SearchConfig& config, const SpaceTable& space, const EvalSource& source,
                                   const EvalSink& sink = {});
@@ -161,7 +162,7 @@ using ThroughputFn = std::function<Expected<std::pair<double, double>>(int64_t a
 EvalSource oracle_source(AccuracyOracle& oracle, ThroughputFn measure = {});
 
 // The networks approximate filtering evaluates, in its order (config.filter_order): the
-// throughput-utilization frontier of `space`. Used by run_search and the asynchronous driver.
+// throughput-utilization frontier of `space`. Used by the filter strategy (strategy.h).
 Expected<std::vector<int64_t>> filter_candidates(const SearchConfig& config, const SpaceTable& space);
 
 // Positions in `evals` of the distinct networks on the (throughput, accuracy) frontier

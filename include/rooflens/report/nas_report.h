@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "rooflens/nas/frontier_metrics.h"
+#include "rooflens/nas/judge.h"
 #include "rooflens/nas/search.h"
 #include "rooflens/nas/sss_study.h"
 #include "rooflens/report/table.h"
@@ -68,44 +69,15 @@ std::string sss_figure3_svg(const std::vector<SssPoint>& points, const std::vect
                             const std::vector<double>& accuracy, const Figure3Options& options);
 
 // ---------------------------------------------------------------------------------------
-// The report's input: plain data, filled by the caller (make_nas_report_input does the
-// computed parts).
+// The report's input: plain data, filled by the caller (nas::judge_experiment computes the
+// judged parts; make_nas_report_input wraps it).
 
-// One search run (one strategy, one seed) and how it scored.
-struct NasRunSummary {
-  nas::SearchResult result;
-  // Against the true frontier (nas::score_search); set when the final accuracy covers the space.
-  std::optional<nas::FrontierScore> score;
-  // Final accuracy (percent) of the network the run returns (result.best_arch), when known.
-  std::optional<double> best_final_accuracy;
-  // The run's found frontier under the final accuracy (nas::evaluated_frontier: SSS indices,
-  // throughput ascending); empty when the final accuracy is unknown, and the panels then
-  // draw result.frontier (under the accuracy the search saw).
-  std::vector<int64_t> found_frontier;
-};
+// One search run and how it scored (nas/judge.h).
+using NasRunSummary = nas::JudgedRun;
 
-struct NasReportInput {
-  // The whole space (points[i].index == i); required; not owned: it must outlive the input.
-  const nas::SpaceTable* space = nullptr;
-  // Positions in space->points of the throughput-utilization frontier (sss_frontier).
-  std::vector<size_t> space_frontier;
-  // Percent, one per network of the space (index order), the oracle's final accuracy; empty
-  // when it is not known (then there is no true frontier and no score). NaN marks a network
-  // whose final accuracy is unknown (a training oracle knows only what it trained): the
-  // "true" frontier and the scores are then over the known networks only, and the report
-  // calls it the reference frontier (nas/frontier_metrics.h).
-  std::vector<double> final_accuracy;
-  // The true accuracy-throughput frontier (nas::true_frontier); empty iff final_accuracy is.
-  std::vector<int64_t> true_frontier;
-  // Networks whose final accuracy is known (not NaN); the space's size when it covers the space.
-  int64_t final_known_networks = 0;
-  // Spearman rank correlation of utilization (space table) and final accuracy over the
-  // distinct networks the runs evaluated whose final accuracy is known (the paper's Figure 3
-  // finding: accuracy rises with utilization); nullopt with fewer than 3 such networks.
-  std::optional<double> utilization_accuracy_spearman;
-  int64_t correlation_networks = 0;
-  // Several strategies x seeds, any order (the report groups them by strategy and reward).
-  std::vector<NasRunSummary> runs;
+// The judged experiment (nas::judge_experiment: frontiers, scores, correlation; the runs in
+// any order, grouped by strategy and reward here) and the words around it.
+struct NasReportInput : nas::JudgedExperiment {
   // One line each, shown in the header and under the plots; empty ones are left out.
   std::string oracle;  // the oracle's describe(): what the accuracy a search sees is
   std::string device;  // the device (and dtype, batch) the space table was predicted or measured on
@@ -115,16 +87,9 @@ struct NasReportInput {
   std::string title;  // the page's <h1>; a default naming the space and device when empty
 };
 
-// One run's summary: when `final_accuracy` is not empty, its score, best_final_accuracy and
-// found_frontier. Errors: final_accuracy's length is not the space's, a non-finite value, an
-// evaluation naming a network outside the space.
-Expected<NasRunSummary> summarize_nas_run(nas::SearchResult result, const nas::SpaceTable& space,
-                                          const std::vector<double>& final_accuracy);
-
-// The whole input from a space, the final accuracies (empty when not known) and the runs:
-// space_frontier, true_frontier and every run summarized. The description strings are left
-// empty for the caller. `space` must outlive the result. Errors as summarize_nas_run, and an
-// empty space or one whose points[i].index != i.
+// The judged experiment (nas::judge_experiment) from a space, the final accuracies (empty when
+// not known) and the runs. The description strings are left empty for the caller. `space`
+// must outlive the result. Errors as nas::judge_experiment.
 Expected<NasReportInput> make_nas_report_input(const nas::SpaceTable& space, std::vector<double> final_accuracy,
                                                std::vector<nas::SearchResult> results);
 

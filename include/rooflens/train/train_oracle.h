@@ -141,7 +141,7 @@ inline constexpr double kSimMacsExponent = 0.64;
 double simulated_cost_seconds(int64_t macs_per_image, const TrainRecipe& recipe, int64_t train_images,
                               int64_t test_images);
 
-class TrainOracle : public nas::AccuracyOracle {
+class TrainOracle : public nas::DistributableOracle {
  public:
   // `data` from load_train_data(options.data_dir); `cache` may be shared between oracles
   // (a fresh MemoryTrainCache when null). Invalid input for a bad recipe or trial count.
@@ -154,6 +154,13 @@ class TrainOracle : public nas::AccuracyOracle {
   std::string describe() const override;
   // {dataset, 1 channel, the images' side, the data's classes}.
   std::optional<SssNetInput> network_input() const override;
+  // Training on another process (nas::DistributableOracle): the cache answers here; a worker
+  // trains; its TrainResult travels as JSON; the worker's spec drops db=PATH (the process
+  // running the search alone keeps the results store; a worker keeps what it trained in memory).
+  Expected<std::optional<Answer>> answer_here(int64_t arch_index, uint64_t seed) override;
+  Expected<Work> do_work(int64_t arch_index, uint64_t seed) override;
+  Expected<nas::Evaluation> accept_work(int64_t arch_index, uint64_t seed, const std::string& result) override;
+  std::string worker_spec(const std::string& spec) const override;
 
   // The network `arch` as trained here (input [batch, 1, S, S], `classes` logits).
   Expected<Graph> network(int64_t arch_index, int64_t batch = 1) const;
