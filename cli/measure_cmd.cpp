@@ -110,6 +110,20 @@ Expected<DeviceSpec> load_dev(const std::string& spec, const std::string& dir) {
   return resolve_device(spec, *db);
 }
 
+// Utilization and predictions are against the device's peaks: they must be the machine's
+// that runs the backend.
+Status device_runs_backend(const DeviceSpec& dev, const std::string& given, const std::string& backend,
+                           const std::string& gpu_name) {
+  if (backend != "cuda" && dev.is_gpu())
+    return Status::invalid("--device '" + given + "' is a GPU (" + dev.name + "): its datasheet cannot describe this "
+                           "CPU, where the " + backend + " backend runs; give this CPU's file (`rooflens probe cpu "
+                           "--out local.json`, then --device local.json) or leave --device out");
+  if (backend == "cuda" && !dev.is_gpu())
+    return Status::invalid("--device '" + given + "' is not a GPU: the cuda backend runs on '" + gpu_name +
+                           "'; give its database id or a GPU device file");
+  return Status::ok();
+}
+
 }  // namespace
 
 void add_measure(CLI::App& app, MeasureArgs& a) {
@@ -156,15 +170,7 @@ int run_measure(const MeasureArgs& args) {
   }
   auto dev = load_dev(device, a.devices_dir);
   if (!dev) return report_error(dev.status());
-  // Utilization and predictions are against the device's peaks: they must be the machine's.
-  if (a.backend != "cuda" && dev->is_gpu())
-    return report_error(Status::invalid(
-        "--device '" + a.device + "' is a GPU (" + dev->name + "): its datasheet cannot describe this CPU, where the " +
-        a.backend + " backend runs; give this CPU's file (`rooflens probe cpu --out local.json`, then --device "
-        "local.json) or leave --device out"));
-  if (a.backend == "cuda" && !dev->is_gpu())
-    return report_error(Status::invalid("--device '" + device + "' is not a GPU: the cuda backend runs on '" +
-                                        gpu_name + "'; give its database id or a GPU device file"));
+  if (Status s = device_runs_backend(*dev, device, a.backend, gpu_name); !s) return report_error(s);
   const int threads = default_threads(a.threads);
   auto shapes = parse_input_shapes(a.input_shapes);
   if (!shapes) return report_error(shapes.status());
