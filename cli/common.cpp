@@ -80,7 +80,8 @@ Expected<std::string> output_format(const std::string& format, const std::string
   const std::string named = ext == ".json" ? "json" : ext == ".csv" ? "csv" : "";
   auto list = [&] {
     std::string s;
-    for (size_t i = 0; i < allowed.size(); ++i) s += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
+    for (size_t i = 0; i < allowed.size(); ++i)
+      s += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
     return s;
   };
   if (!named.empty() && !format.empty() && format != named)

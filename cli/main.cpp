@@ -54,8 +54,8 @@ int main(int argc, char** argv) {
     names += (names.empty() ? "" : ", ") + c->get_name();
   }
   if (!known) {
-    std::fprintf(stderr, "rooflens: error: '%s' is not a rooflens command; the commands are: %s (see --help)\n", argv[1],
-                 names.c_str());
+    std::fprintf(stderr, "rooflens: error: '%s' is not a rooflens command; the commands are: %s (see --help)\n",
+                 argv[1], names.c_str());
     return rooflens::cli::kExitInput;
   }
   try {

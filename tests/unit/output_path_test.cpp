@@ -55,7 +55,7 @@ TEST(OutputPath, RefusesAnInputByAnyName) {
   }
   EXPECT_TRUE(check_output_file(t.file("other.onnx"), {in}, "-o"));
   EXPECT_TRUE(check_output_file((t.dir / "new.onnx").string(), {in}, "-o"));  // not there yet
-  EXPECT_TRUE(check_output_file("", {in}, "-o"));                              // stdout
+  EXPECT_TRUE(check_output_file("", {in}, "-o"));                             // stdout
   EXPECT_TRUE(check_output_file("-", {in}, "-o"));
   EXPECT_EQ(read(in), "x");
 }
