@@ -15,21 +15,23 @@ namespace rooflens::cli {
 void add_analyze(CLI::App& app, AnalyzeArgs& a) {
   auto* cmd = app.add_subcommand("analyze", "Per-layer MACs, FLOPs, bytes and arithmetic intensity of ONNX CNNs");
   cmd->add_option("files", a.files, "ONNX model files (several give one summary row per model)")->required();
-  cmd->add_option("--dtype", a.dtype, "precision the model is deployed at: fp32, fp16, bf16, int8, fp8")
+  cmd->add_option("--dtype", a.dtype, "precision the model is deployed at (bytes per element): fp32, fp16, bf16, int8 "
+                                      "or fp8; fp16 as every other command")
       ->capture_default_str();
   cmd->add_option("--batch", a.batch, "batch size (overrides dim 0 of every input; default: the file's, symbolic -> 1)");
   add_input_shape_option(cmd, &a.input_shapes);
   cmd->add_flag("--unfused", a.unfused, "one row per node instead of per fused layer");
-  cmd->add_option("--format", a.format, "table, csv or json")
-      ->check(CLI::IsMember({"table", "csv", "json"}))
-      ->capture_default_str();
+  cmd->add_option("--format", a.format, "table, csv or json (default: from -o's extension, else table)")
+      ->check(CLI::IsMember({"table", "csv", "json"}));
   cmd->add_flag("--allow-unknown", a.allow_unknown, "exit 0 even if some ops are unknown (they are listed and not costed)");
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("-j,--jobs", a.jobs, "files analysed in parallel (default: one per core)");
   cmd->callback([&a, cmd] { a.batch_given = cmd->count("--batch") > 0; });
 }
 
-int run_analyze(const AnalyzeArgs& a) {
+int run_analyze(const AnalyzeArgs& args) {
+  AnalyzeArgs a = args;
+  if (Status s = resolve_output(a.format, a.output, {"table", "csv", "json"}, a.files); !s) return report_error(s);
   auto dt = parse_dtype_arg("--dtype", a.dtype);
   if (!dt) return report_error(dt.status());
   ImportOptions io;

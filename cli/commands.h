@@ -10,12 +10,12 @@ namespace rooflens::cli {
 
 struct AnalyzeArgs {
   std::vector<std::string> files;
-  std::string dtype = "fp32";
+  std::string dtype = "fp16";
   int64_t batch = 0;  // 0: not given
   bool batch_given = false;
   std::vector<std::string> input_shapes;
   bool unfused = false;
-  std::string format = "table";
+  std::string format;  // empty: from -o's extension, else table (resolve_output)
   bool allow_unknown = false;
   std::string output;
   int jobs = 0;  // 0: one per core
@@ -42,7 +42,7 @@ struct PredictArgs {
   std::string dtype = "fp16";
   std::string batch = "max";
   std::vector<std::string> input_shapes;
-  std::string format = "table";
+  std::string format;  // empty: from -o's extension, else table (resolve_output)
   std::string roofline;
   std::string output;
   std::string devices_dir;
@@ -97,7 +97,7 @@ int run_probe_gpu(const ProbeArgs& a);
 namespace rooflens::cli {
 
 struct MeasureArgs {
-  std::vector<std::string> files;
+  std::string file;  // one ONNX model
   std::string backend = "cpu";
   std::string batch = "1";  // N, or max: the largest batch that fits this machine's memory
   int threads = 0;
@@ -106,7 +106,7 @@ struct MeasureArgs {
   bool no_tune = false;
   bool no_buffer_reuse = false;
   std::string layout = "channels-last";
-  std::string format = "table";
+  std::string format;  // empty: from -o's extension, else table (resolve_output)
   std::string output;
   std::string devices_dir;
   double max_seconds = 10;
@@ -123,7 +123,7 @@ struct ValidateArgs {
   std::string models;
   int64_t batch = 1;
   int threads = 0;
-  std::string format = "table";
+  std::string format;  // empty: from -o's extension, else table (resolve_output)
   std::string output;
   std::string devices_dir;
   double max_seconds = 3;
@@ -151,7 +151,7 @@ struct StudyArgs {
   bool no_fold = false;
   std::string util_peak = "datasheet";
   std::string report;
-  std::string format = "summary";
+  std::string format;  // empty: from -o's extension, else summary (resolve_output)
   std::string output;
   int threads = 0, jobs = 0;
   double max_seconds = 3;
@@ -173,7 +173,7 @@ struct WhatIfArgs {
   std::string batch = "max";
   std::vector<std::string> input_shapes;
   std::string devices;
-  std::string format = "table";
+  std::string format;  // empty: from -o's extension, else table (resolve_output)
   std::string output;
   std::string devices_dir;
 };
@@ -277,7 +277,7 @@ struct DoctorArgs {
   std::string batch = "max";
   std::vector<std::string> input_shapes;
   std::string devices;
-  std::string format = "table";
+  std::string format;  // empty: from -o's extension, else table (resolve_output)
   std::string output;
   std::string devices_dir;
   double jpeg_rate = 0;  // images/s per core (rooflens probe jpeg); 0: unknown

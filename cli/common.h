@@ -4,7 +4,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include <CLI/CLI.hpp>
+
+#include "rooflens/util/file.h"
 #include "rooflens/util/status.h"
 
 namespace rooflens::cli {
@@ -22,8 +26,31 @@ int report_error(const Status& s);
 // or "-". A failure leaves no partial file.
 Status write_output(const std::string& path, const std::string& text);
 
-// `--batch N|max`: a positive integer (at most 2^24), or nullopt for max.
+// The largest batch a `--batch` flag accepts: 2^24 images, far beyond any device's memory,
+// so that a typo of extra digits is refused rather than analysed.
+inline constexpr int64_t kMaxBatch = int64_t{1} << 24;
+
+// Flag checks CLI11 runs on a given value (never on the default), so that `--threads 0`
+// and `--max-seconds -1` are refused with the rule: "--threads: 0: must be an integer >= 1
+// (omit the flag for all cores)".
+CLI::Validator at_least_one(const std::string& when_omitted);
+CLI::Validator positive_seconds();
+
+// `--batch N|max`: a positive integer (at most kMaxBatch), or nullopt for max.
 Expected<std::optional<int64_t>> parse_batch_or_max(const std::string& value);
+
+// The format a command writes: `format` when given (not empty); otherwise the one the
+// extension of `output` names (.json, .csv) or else `fallback`. Invalid when the extension
+// names another format than --format, or a format not in `allowed`, so that `-o m.json`
+// never holds a table.
+Expected<std::string> output_format(const std::string& format, const std::string& output,
+                                    const std::vector<std::string>& allowed, const std::string& fallback = "table");
+
+// The -o and --format of a command that reads `inputs`, checked before any work: refuses
+// an -o that is a directory or one of the inputs (rooflens::check_output_file) and a
+// --format its extension contradicts (output_format); then sets `format` to what to write.
+Status resolve_output(std::string& format, const std::string& output, const std::vector<std::string>& allowed,
+                      const std::vector<std::string>& inputs, const std::string& fallback = "table");
 
 // Directory holding the bundled models (models/zoo.json), found next to the binary or in
 // the source tree; `override_dir` wins when not empty.

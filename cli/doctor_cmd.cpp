@@ -23,7 +23,7 @@ void add_doctor(CLI::App& app, DoctorArgs& a) {
   cmd->add_option("--models", a.models, "with --zoo: comma-separated model names from the zoo");
   cmd->add_option("--models-dir", a.models_dir, "directory of the bundled models (default: models/)");
   cmd->add_option("--device", a.device, "device id or alias, a device .json file, or custom:...")->capture_default_str();
-  cmd->add_option("--dtype", a.dtype, "dtype")->capture_default_str();
+  cmd->add_option("--dtype", a.dtype, "fp32, fp16, bf16, int8 or fp8")->capture_default_str();
   cmd->add_option("--batch", a.batch, "batch: N or max")->capture_default_str();
   add_input_shape_option(cmd, &a.input_shapes);
   cmd->add_option("--devices", a.devices, "devices for the 'another device' remedies (default: every GPU)");
@@ -33,9 +33,9 @@ void add_doctor(CLI::App& app, DoctorArgs& a) {
   cmd->add_flag("--measured", a.measured, "also run the model on this CPU through oneDNN (fp32) and compare every "
                                           "layer with its bound (item 6); needs a CPU device, e.g. the file of "
                                           "`rooflens probe cpu --out local.json`");
-  cmd->add_option("--threads", a.threads, "--measured: threads (default: all cores)");
-  cmd->add_option("--max-seconds", a.max_seconds, "--measured: time cap for the timed repeats")->capture_default_str();
-  cmd->add_option("--format", a.format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+  cmd->add_option("--threads", a.threads, "--measured: threads (default: all cores)")->check(at_least_one("all cores"));
+  cmd->add_option("--max-seconds", a.max_seconds, "--measured: time cap for the timed repeats")->check(positive_seconds())->capture_default_str();
+  cmd->add_option("--format", a.format, "table or json (default: from -o's extension, else table)")->check(CLI::IsMember({"table", "json"}));
   cmd->add_flag("--verbose", a.verbose, "also list the items that do not apply");
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
@@ -88,7 +88,9 @@ int run_doctor_zoo(const DoctorArgs& a) {
 
 }  // namespace
 
-int run_doctor(const DoctorArgs& a) {
+int run_doctor(const DoctorArgs& args) {
+  DoctorArgs a = args;
+  if (Status s = resolve_output(a.format, a.output, {"table", "json"}, {a.file, a.device}); !s) return report_error(s);
   if (a.jpeg_rate < 0) return report_error(Status::invalid("--jpeg-rate: must be >= 0 images/s per core"));
   if (a.zoo) return run_doctor_zoo(a);
   if (!a.models.empty()) return report_error(Status::invalid("--models needs --zoo"));

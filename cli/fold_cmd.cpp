@@ -11,6 +11,7 @@
 #include "rooflens/onnx/export.h"
 #include "rooflens/passes/fold.h"
 #include "rooflens/passes/infer_shapes.h"
+#include "rooflens/util/file.h"
 
 namespace rooflens::cli {
 namespace {
@@ -77,10 +78,12 @@ void add_fold(CLI::App& app, FoldArgs& a) {
   cmd->add_option("--dtype", a.dtype, "precision for the summary's bytes: fp32, fp16, bf16, int8, fp8")->capture_default_str();
   cmd->add_option("--weights", a.weights, "stripped (external data in a missing file, as the zoo) or random")
       ->capture_default_str();
-  cmd->add_option("-o,--output", a.output, "folded ONNX file to write")->required();
+  cmd->add_option("-o,--output", a.output, "folded ONNX file to write (not the input model: it is never overwritten)")
+      ->required();
 }
 
 int run_fold(const FoldArgs& a) {
+  if (Status s = check_output_file(a.output, {a.model}, "-o"); !s) return report_error(s);
   auto factor = parse_count("--factor", a.factor, 2);
   if (!factor) return report_error(factor.status());
   auto align = parse_count("--align", a.align, 0);

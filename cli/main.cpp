@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "commands.h"
 #include "common.h"
@@ -10,7 +11,9 @@
 
 int main(int argc, char** argv) {
   rooflens::cli::run_elsewhere_if_needed(argc, argv);  // CUDA / LibTorch commands: rooflens-full
-  CLI::App app{"rooflens: how close a CNN comes to a device's peak, why not closer, and what would bring it closer"};
+  // Named here, not from argv[0]: rooflens-full (entry.h) answers as `rooflens` too.
+  CLI::App app{"rooflens: how close a CNN comes to a device's peak, why not closer, and what would bring it closer",
+               "rooflens"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "rooflens 0.1.0");
   rooflens::cli::AnalyzeArgs analyze;
@@ -41,6 +44,20 @@ int main(int argc, char** argv) {
   rooflens::cli::add_nas_db(app, nas_db);
   rooflens::cli::DoctorArgs doctor;
   rooflens::cli::add_doctor(app, doctor);
+  // A first word that names no command: say so and list them (CLI11 would ask for "a subcommand").
+  const CLI::App& commands = app;
+  const auto listed = commands.get_subcommands([](const CLI::App* c) { return !c->get_name().empty(); });
+  bool known = argc < 2 || argv[1][0] == '-';
+  std::string names;
+  for (const CLI::App* c : listed) {
+    known = known || c->check_name(argv[1]);
+    names += (names.empty() ? "" : ", ") + c->get_name();
+  }
+  if (!known) {
+    std::fprintf(stderr, "rooflens: error: '%s' is not a rooflens command; the commands are: %s (see --help)\n",
+                 argv[1], names.c_str());
+    return rooflens::cli::kExitInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

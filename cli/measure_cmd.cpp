@@ -110,11 +110,25 @@ Expected<DeviceSpec> load_dev(const std::string& spec, const std::string& dir) {
   return resolve_device(spec, *db);
 }
 
+// Utilization and predictions are against the device's peaks: they must be the machine's
+// that runs the backend.
+Status device_runs_backend(const DeviceSpec& dev, const std::string& given, const std::string& backend,
+                           const std::string& gpu_name) {
+  if (backend != "cuda" && dev.is_gpu())
+    return Status::invalid("--device '" + given + "' is a GPU (" + dev.name + "): its datasheet cannot describe this "
+                           "CPU, where the " + backend + " backend runs; give this CPU's file (`rooflens probe cpu "
+                           "--out local.json`, then --device local.json) or leave --device out");
+  if (backend == "cuda" && !dev.is_gpu())
+    return Status::invalid("--device '" + given + "' is not a GPU: the cuda backend runs on '" + gpu_name +
+                           "'; give its database id or a GPU device file");
+  return Status::ok();
+}
+
 }  // namespace
 
 void add_measure(CLI::App& app, MeasureArgs& a) {
   auto* cmd = app.add_subcommand("measure", "Run a model for real on this CPU (oneDNN) and set measured beside predicted");
-  cmd->add_option("files", a.files, "ONNX model file")->required();
+  cmd->add_option("file", a.file, "ONNX model file (one)")->required();
   cmd->add_option("--backend", a.backend, "cpu (oneDNN), reference, or cuda (cuDNN/cuBLAS on an NVIDIA GPU)")
       ->check(CLI::IsMember({"cpu", "onednn", "reference", "cuda"}))->capture_default_str();
   cmd->add_option("--dtype", a.dtype, "fp32, or fp16 (tensor cores) on the cuda backend")
@@ -122,20 +136,22 @@ void add_measure(CLI::App& app, MeasureArgs& a) {
   cmd->add_flag("--graph", a.graph, "cuda backend: replay the model as one CUDA graph (launch overhead removed; no per-layer times)");
   cmd->add_option("--batch", a.batch, "batch size, or max (the largest that fits the device's memory)")->capture_default_str();
   add_input_shape_option(cmd, &a.input_shapes);
-  cmd->add_option("--threads", a.threads, "threads (default: all cores)");
+  cmd->add_option("--threads", a.threads, "threads (default: all cores)")->check(at_least_one("all cores"));
   cmd->add_option("--device", a.device, "device file or id for predictions and the peak (default: this machine's entry; `rooflens probe cpu --out local.json` measures one)")->capture_default_str();
   cmd->add_option("--layout", a.layout, "cpu backend: activations between layers: channels-last, blocked (oneDNN's nChw16c where channels are a multiple of 16), or auto (each layer in the layout it ran faster in, from one timed run of each, reorders costed)")
       ->check(CLI::IsMember({"channels-last", "blocked", "auto"}))->capture_default_str();
   cmd->add_flag("--no-tune", a.no_tune, "cpu backend: take oneDNN's first implementation of each conv/inner product instead of timing its candidates while preparing");
   cmd->add_flag("--no-buffer-reuse", a.no_buffer_reuse, "cpu backend: give every activation a buffer of its own instead of one arena shared by buffers whose lifetimes do not overlap");
   cmd->add_flag("--verify", a.verify, "also run the reference backend on the same input and report the relative error");
-  cmd->add_option("--format", a.format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
-  cmd->add_option("--max-seconds", a.max_seconds, "time cap for the repeats")->capture_default_str();
+  cmd->add_option("--format", a.format, "table or json (default: from -o's extension, else table)")->check(CLI::IsMember({"table", "json"}));
+  cmd->add_option("--max-seconds", a.max_seconds, "time cap for the repeats")->check(positive_seconds())->capture_default_str();
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
 }
 
-int run_measure(const MeasureArgs& a) {
+int run_measure(const MeasureArgs& args) {
+  MeasureArgs a = args;
+  if (Status s = resolve_output(a.format, a.output, {"table", "json"}, {a.file, a.device}); !s) return report_error(s);
   BackendChoice choice{a.backend, a.dtype == "fp16" ? DType::kF16 : DType::kF32, a.graph};
   if (a.backend != "cuda" && (a.dtype != "fp32" || a.graph))
     return report_error(Status::invalid("--dtype fp16 and --graph need --backend cuda (the CPU backends run fp32)"));
@@ -154,13 +170,13 @@ int run_measure(const MeasureArgs& a) {
   }
   auto dev = load_dev(device, a.devices_dir);
   if (!dev) return report_error(dev.status());
+  if (Status s = device_runs_backend(*dev, device, a.backend, gpu_name); !s) return report_error(s);
   const int threads = default_threads(a.threads);
-  if (a.files.size() != 1) return report_error(Status::invalid("measure takes one model file"));
   auto shapes = parse_input_shapes(a.input_shapes);
   if (!shapes) return report_error(shapes.status());
   // The largest batch whose weights + live activations + workspace fit this device's memory.
   auto memory_at = [&](int64_t b) -> Expected<int64_t> {
-    auto l = load_model(a.files[0], *shapes, DType::kF32, b);
+    auto l = load_model(a.file, *shapes, DType::kF32, b);
     if (!l) return l.status();
     return estimate_memory(l->graph, l->analysis, *dev).total();
   };
@@ -170,10 +186,9 @@ int run_measure(const MeasureArgs& a) {
     if (!max_batch) return report_error(max_batch.status());
     batch = *max_batch;
   } else {
-    char* end = nullptr;
-    batch = std::strtoll(a.batch.c_str(), &end, 10);
-    if (a.batch.empty() || *end != '\0' || batch <= 0)
-      return report_error(Status::invalid("--batch '" + a.batch + "': expected a positive integer or max"));
+    auto b = parse_batch_or_max(a.batch);
+    if (!b) return report_error(b.status());
+    batch = **b;
   }
   ExecOptions exec;
   exec.threads = threads;
@@ -182,12 +197,12 @@ int run_measure(const MeasureArgs& a) {
   exec.layout = a.layout == "blocked" ? ActivationLayout::kBlocked
                 : a.layout == "auto"  ? ActivationLayout::kAuto
                                       : ActivationLayout::kChannelsLast;
-  auto c = measure_and_predict(a.files[0], *shapes, choice, batch, exec, a.max_seconds, *dev);
+  auto c = measure_and_predict(a.file, *shapes, choice, batch, exec, a.max_seconds, *dev);
   if (!c) return report_error(c.status());
   std::optional<double> verify_err;
   std::vector<double> errs;
   if (a.verify) {
-    auto loaded = load_model(a.files[0], *shapes, choice.dtype, batch);
+    auto loaded = load_model(a.file, *shapes, choice.dtype, batch);
     if (!loaded) return report_error(loaded.status());
     auto be_or = make_backend(choice);
     if (!be_or) return report_error(be_or.status());
@@ -282,9 +297,9 @@ void add_validate(CLI::App& app, ValidateArgs& a) {
   cmd->add_flag("--zoo", a.zoo, "every bundled model");
   cmd->add_option("--models", a.models, "comma-separated model names from the zoo");
   cmd->add_option("--batch", a.batch, "batch size")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--threads", a.threads, "threads (default: all cores)");
-  cmd->add_option("--max-seconds", a.max_seconds, "time cap per model")->capture_default_str();
-  cmd->add_option("--format", a.format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+  cmd->add_option("--threads", a.threads, "threads (default: all cores)")->check(at_least_one("all cores"));
+  cmd->add_option("--max-seconds", a.max_seconds, "time cap per model")->check(positive_seconds())->capture_default_str();
+  cmd->add_option("--format", a.format, "table or json (default: from -o's extension, else table)")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
   cmd->add_option("--fit", a.fit_out,
@@ -327,7 +342,10 @@ struct FitSums {
 
 }  // namespace
 
-int run_validate(const ValidateArgs& a) {
+int run_validate(const ValidateArgs& args) {
+  ValidateArgs a = args;
+  if (Status s = resolve_output(a.format, a.output, {"table", "json"}, {a.device}); !s) return report_error(s);
+  if (Status s = check_output_file(a.fit_out, {a.device, a.output}, "--fit"); !s) return report_error(s);
   auto dev = load_dev(a.device, a.devices_dir);
   if (!dev) return report_error(dev.status());
   const std::string dir = models_dir("");

@@ -8,7 +8,9 @@
 #include "common.h"
 #include "loading.h"
 #include "rooflens/onnx/import.h"
+#include "rooflens/passes/fold.h"
 #include "rooflens/passes/infer_shapes.h"
+#include "rooflens/perf/max_batch.h"
 #include "rooflens/perf/model.h"
 #include "rooflens/report/predict_report.h"
 
@@ -32,8 +34,9 @@ Expected<Request> parse_batches(const std::string& s) {
     char* end = nullptr;
     errno = 0;
     long long v = std::strtoll(tok.c_str(), &end, 10);
-    if (tok.empty() || *end != '\0' || errno == ERANGE || v <= 0)
-      return Status::invalid("--batch '" + s + "': '" + tok + "' is not a positive integer or 'max'");
+    if (tok.empty() || *end != '\0' || errno == ERANGE || v <= 0 || v > kMaxBatch)
+      return Status::invalid("--batch '" + s + "': '" + tok + "' is not an integer from 1 to " +
+                             std::to_string(kMaxBatch) + " (2^24) or 'max'");
     r.batches.push_back(v);
   }
   if (r.batches.empty() && !r.max) return Status::invalid("--batch '" + s + "': no batch given");
@@ -67,9 +70,8 @@ Expected<std::vector<Prediction>> predict_model(const std::string& path, const P
     auto p = predict(an->graph, an->analysis, dev, po);
     if (!p) return p.status();
     p->max_batch = max_batch;
-    if (max_batch && b > *max_batch)
-      p->notes.push_back(fmt::format("batch {} needs {:.2f} GB: more than the device's {:.1f} GB", b,
-                                     static_cast<double>(p->memory_bytes) / 1e9, dev.mem_bytes / 1e9));
+    p->images_per_input = fold_factor_of(an->graph);
+    if (auto note = memory_overflow_note(*p, dev)) p->notes.push_back(*note);
     out.push_back(std::move(*p));
   }
   return out;
@@ -86,14 +88,21 @@ void add_predict(CLI::App& app, PredictArgs& a) {
   cmd->add_option("--dtype", a.dtype, "fp32, fp16, bf16, int8 or fp8")->capture_default_str();
   cmd->add_option("--batch", a.batch, "batch sizes: N, max (largest that fits), or a list like 1,8,64,max")->capture_default_str();
   add_input_shape_option(cmd, &a.input_shapes);
-  cmd->add_option("--format", a.format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}))->capture_default_str();
+  cmd->add_option("--format", a.format, "table, csv or json (default: from -o's extension, else table)")->check(CLI::IsMember({"table", "csv", "json"}));
   cmd->add_option("--roofline", a.roofline, "write the roofline chart (SVG) of the (last) prediction here");
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files (default: the bundled data/devices)");
   cmd->add_flag("--datasheet-peak", a.datasheet_peak, "model compute roofs with datasheet peaks even where a measured peak exists");
 }
 
-int run_predict(const PredictArgs& a) {
+int run_predict(const PredictArgs& args) {
+  PredictArgs a = args;
+  std::vector<std::string> inputs = a.files;
+  inputs.push_back(a.device);
+  if (Status s = resolve_output(a.format, a.output, {"table", "csv", "json"}, inputs); !s) return report_error(s);
+  if (Status s = check_output_file(a.roofline, inputs, "--roofline"); !s) return report_error(s);
+  if (!a.roofline.empty() && !a.output.empty() && a.output != "-" && a.roofline == a.output)
+    return report_error(Status::invalid("--roofline and -o name the same file '" + a.output + "': give two names"));
   auto dt = parse_dtype_arg("--dtype", a.dtype);
   if (!dt) return report_error(dt.status());
   auto req = parse_batches(a.batch);
@@ -134,7 +143,10 @@ int run_predict(const PredictArgs& a) {
     } else {
       auto t = report::batch_sweep_table(all[0], csv);
       out = csv ? report::render_csv(t)
-                : fmt::format("prediction (performance model): {} on {} ({}), {}\n\n", all[0][0].model, dev->name, dev->id, a.dtype) +
+                : fmt::format("prediction (performance model): {} on {} ({}), {}{}\n\n", all[0][0].model, dev->name, dev->id,
+                              a.dtype, all[0][0].images_per_input > 1
+                                           ? fmt::format(" (folded: {} images per input)", all[0][0].images_per_input)
+                                           : "") +
                       report::render_text(t);
     }
   } else {
@@ -152,10 +164,12 @@ int run_predict(const PredictArgs& a) {
       auto top = std::max_element(by.begin(), by.end(), [](auto& x, auto& y) { return x.second < y.second; });
       auto z = zoo.find(p.model);
       std::string acc = z != zoo.end() && z->second.acc1 ? report::fmt_fixed(*z->second.acc1, 2) : "-";
-      t.rows.push_back({p.model, acc, std::to_string(p.batch), report::fmt_fixed(p.throughput, 0),
+      // Images, for a folded model too (Prediction::images_per_input), so rows compare.
+      const int f = p.images_per_input;
+      t.rows.push_back({p.model, acc, std::to_string(p.batch * f), report::fmt_fixed(p.throughput * f, 0),
                         report::fmt_fixed(100 * p.utilization, 1),
                         p.utilization_measured ? report::fmt_fixed(100 * *p.utilization_measured, 1) : "-",
-                        report::fmt_fixed(p.flops_per_image / 1e9, 2), report::fmt_fixed(p.ai, 1),
+                        report::fmt_fixed(p.flops_per_image / f / 1e9, 2), report::fmt_fixed(p.ai, 1),
                         p.ai < p.cmr ? "below" : "above",
                         top == by.end() ? "-" : fmt::format("{} ({:.0f}%)", top->first, 100 * top->second)});
       arr.push_back(report::predict_json(p, false));

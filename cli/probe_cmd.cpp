@@ -275,6 +275,11 @@ void add_probe(CLI::App& app, ProbeArgs& a) {
 }
 
 int run_probe(const ProbeArgs& a) {
+  // Before minutes of measuring: the files it ends by writing must be writable as files.
+  if (Status s = check_output_file(a.out, {}, "--out"); !s) return report_error(s);
+  if (Status s = check_output_file(a.json_out, {a.out}, "--json"); !s) return report_error(s);
+  if (!a.out.empty() && a.out != "-" && a.out == a.json_out)
+    return report_error(Status::invalid("--out and --json name the same file '" + a.out + "': give two names"));
   if (a.target == "jpeg") return run_probe_jpeg(a);
   if (a.target == "gpu") return run_probe_gpu(a);
   if (a.target != "cpu")

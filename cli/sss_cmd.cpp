@@ -76,13 +76,9 @@ Expected<int64_t> parse_index(const std::string& s) {
   return static_cast<int64_t>(v);
 }
 
-std::string format_for(const SssArgs& a) {
-  if (!a.format.empty()) return a.format;
-  const std::string ext = std::filesystem::path(a.output).extension().string();
-  if (ext == ".csv") return "csv";
-  if (ext == ".json") return "json";
-  return a.output.empty() || a.output == "-" ? "table" : "csv";
-}
+// Resolved by run_sss (resolve_output): from -o's extension, else table on stdout and csv
+// in a file.
+std::string format_for(const SssArgs& a) { return a.format; }
 
 nlohmann::json point_json(const SssPoint& p, bool frontier) {
   return {{"index", p.index}, {"arch", p.arch}, {"macs", p.macs}, {"flop_benchmark", p.flop_benchmark},
@@ -321,7 +317,16 @@ int run_all(const SssArgs& a, SssDataset ds, const DeviceSpec& dev, const PerfOp
 
 }  // namespace
 
-int run_sss(const SssArgs& a) {
+int run_sss(const SssArgs& args) {
+  SssArgs a = args;
+  const std::string accuracy_file = a.accuracy.rfind("csv:", 0) == 0 ? a.accuracy.substr(4) : a.accuracy;
+  const std::vector<std::string> inputs = {accuracy_file, a.device};
+  if (Status s = resolve_output(a.format, a.output, {"table", "csv", "json"}, inputs,
+                                a.output.empty() || a.output == "-" ? "table" : "csv");
+      !s)
+    return report_error(s);
+  if (Status s = check_output_file(a.onnx, inputs, "--onnx"); !s) return report_error(s);
+  if (Status s = check_output_dir(a.report, "--report"); !s) return report_error(s);
   const int given = (a.arch.empty() ? 0 : 1) + (a.index.empty() ? 0 : 1) + (a.all ? 1 : 0);
   if (given != 1) return report_error(Status::invalid("sss: give exactly one of an arch string, --index N or --all"));
   auto ds = sss_dataset_from_name(a.dataset);

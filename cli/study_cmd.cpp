@@ -54,12 +54,15 @@ void add_study(CLI::App& app, StudyArgs& a) {
   cmd->add_flag("--doctor", a.doctor,
                 "with --report: run the doctor on every model and add its section (the largest "
                 "gain per model) to index.html, and doctor.json");
-  cmd->add_option("--format", a.format, "stdout: summary, table, csv or json")
-      ->check(CLI::IsMember({"summary", "table", "csv", "json"}))
-      ->capture_default_str();
+  cmd->add_option("--format", a.format,
+                  "stdout: summary, table, csv or json (default: from -o's extension, else summary)")
+      ->check(CLI::IsMember({"summary", "table", "csv", "json"}));
   cmd->add_option("-o,--output", a.output, "write stdout's text to this file (atomically)");
-  cmd->add_option("--threads", a.threads, "threads for measured runs (default: all cores)");
-  cmd->add_option("--max-seconds", a.max_seconds, "time cap per measured model")->capture_default_str();
+  cmd->add_option("--threads", a.threads, "threads for measured runs (default: all cores)")
+      ->check(at_least_one("all cores"));
+  cmd->add_option("--max-seconds", a.max_seconds, "time cap per measured model")
+      ->check(positive_seconds())
+      ->capture_default_str();
   cmd->add_option("--jobs", a.jobs, "models analysed at once (default: one per core)");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
 }
@@ -219,7 +222,13 @@ Status write_report(const std::string& dir, const Study& s, const std::string& j
 
 }  // namespace
 
-int run_study(const StudyArgs& a) {
+int run_study(const StudyArgs& args) {
+  StudyArgs a = args;
+  std::vector<std::string> inputs = a.files;
+  inputs.insert(inputs.end(), {a.measurements, a.accuracy, a.device});
+  if (Status s = resolve_output(a.format, a.output, {"summary", "table", "csv", "json"}, inputs, "summary"); !s)
+    return report_error(s);
+  if (Status s = check_output_dir(a.report, "--report"); !s) return report_error(s);
   auto st = parse_setting(a);
   if (!st) return report_error(st.status());
   auto models = resolve_models(a, *st);

@@ -25,12 +25,15 @@ void add_whatif(CLI::App& app, WhatIfArgs& a) {
   cmd->add_option("--batch", a.batch, "baseline batch: N or max")->capture_default_str();
   add_input_shape_option(cmd, &a.input_shapes);
   cmd->add_option("--devices", a.devices, "comma-separated devices for the device rows (default: every GPU of the database)");
-  cmd->add_option("--format", a.format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}))->capture_default_str();
+  cmd->add_option("--format", a.format, "table, csv or json (default: from -o's extension, else table)")->check(CLI::IsMember({"table", "csv", "json"}));
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
 }
 
-int run_whatif(const WhatIfArgs& a) {
+int run_whatif(const WhatIfArgs& args) {
+  WhatIfArgs a = args;
+  if (Status s = resolve_output(a.format, a.output, {"table", "csv", "json"}, {a.file, a.device}); !s)
+    return report_error(s);
   auto setup = make_whatif_setup(a.file, a.device, a.dtype, a.batch, a.input_shapes, a.devices, a.devices_dir);
   if (!setup) return report_error(setup.status());
   auto rows = rooflens::run_whatif((*setup)->load, (*setup)->options);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "doctor_items.h"
+#include "rooflens/perf/max_batch.h"
 
 namespace rooflens {
 
@@ -96,6 +97,7 @@ Expected<DoctorReport> run_doctor(const std::string& model, const TypedLoader& l
   DoctorReport rep;
   rep.model = model;
   rep.baseline = std::move(*p);
+  if (auto note = memory_overflow_note(rep.baseline, o.whatif.device)) rep.warnings.push_back(*note);
   rep.whatif = std::move(*rows);
   const doctor::Context ctx{rep.baseline, rep.whatif, *l0, o, load};
   rep.findings.push_back(doctor::memory_bound(ctx));

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "rooflens/ops/op_hooks.h"
 #include "rooflens/passes/infer_shapes.h"
@@ -646,6 +647,10 @@ Expected<Graph> rewrite_widths(const Graph& g, const WidthRule& rule) {
   return h;
 }
 
+namespace {
+constexpr std::string_view kFoldSuffix = "_fold";  // fold_graph's name for its result: "<name>_fold<f>"
+}  // namespace
+
 Expected<Graph> fold_graph(const Graph& g, const FoldOptions& o) {
   if (o.factor < 2)
     return Status::invalid("fold factor must be an integer >= 2, got " + std::to_string(o.factor) +
@@ -672,8 +677,17 @@ Expected<Graph> fold_graph(const Graph& g, const FoldOptions& o) {
   };
   auto h = rewrite_widths(g, rule);
   if (!h) return h.status();
-  h->name = g.name + "_fold" + std::to_string(f);
+  h->name = g.name + std::string(kFoldSuffix) + std::to_string(f);
   return h;
+}
+
+int fold_factor_of(const Graph& g) {
+  const size_t at = g.name.rfind(kFoldSuffix);
+  if (at == std::string::npos) return 1;
+  const std::string digits = g.name.substr(at + kFoldSuffix.size());
+  if (digits.empty() || digits.size() > 4 || digits.find_first_not_of("0123456789") != std::string::npos) return 1;
+  const int f = std::stoi(digits);
+  return f >= 2 ? f : 1;
 }
 
 }  // namespace rooflens

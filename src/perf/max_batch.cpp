@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "rooflens/perf/model.h"
 
 namespace rooflens {
@@ -33,6 +35,12 @@ Expected<int64_t> find_max_batch_affine(const std::function<Expected<int64_t>(in
   }
   // Not affine after all (or memory does not grow with the batch): the general search.
   return find_max_batch(memory_at, capacity_bytes, limit);
+}
+
+std::optional<std::string> memory_overflow_note(const Prediction& p, const DeviceSpec& d) {
+  if (static_cast<double>(p.memory_bytes) <= d.mem_bytes - d.reserved_bytes) return std::nullopt;
+  return fmt::format("batch {} needs {:.2f} GB: more than the device's {:.1f} GB", p.batch,
+                     static_cast<double>(p.memory_bytes) / 1e9, d.mem_bytes / 1e9);
 }
 
 }  // namespace rooflens

@@ -31,6 +31,7 @@ std::string doctor_text(const DoctorReport& r, bool verbose) {
       "changed model or setting, unless it says measured)\n",
       r.model, p.device_name, p.device_id, p.dtype, p.batch, p.throughput, pct(p.utilization),
       p.utilization_measured ? fmt::format(" ({} of the measured peak)", pct(*p.utilization_measured)) : "", p.ai, p.cmr);
+  for (const std::string& w : r.warnings) out += "warning: " + w + "\n";
   int shown = 0;
   for (const Finding& f : r.findings) {
     if (f.verdict == Verdict::kDoesNotApply && !verbose) continue;
@@ -88,6 +89,7 @@ nlohmann::json doctor_json(const DoctorReport& r) {
     if (!f.measurement_needed.empty()) fj["measurement_needed"] = f.measurement_needed;
     j["findings"].push_back(fj);
   }
+  if (!r.warnings.empty()) j["warnings"] = r.warnings;  // absent when the batch fits
   return j;
 }
 

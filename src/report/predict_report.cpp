@@ -39,11 +39,17 @@ std::string predict_summary_text(const Prediction& p, const DeviceSpec& d) {
   std::string s;
   s += fmt::format("prediction (performance model, not a measurement): {} on {} ({}), {}\n", p.model, d.name,
                    d.id, p.dtype);
-  s += fmt::format("  batch           {:>12}{}\n", p.batch,
+  const int f = p.images_per_input;
+  s += fmt::format("  batch           {:>12}{}{}\n", p.batch,
+                   f > 1 ? fmt::format(" folded inputs of {} images ({} images)", f, p.batch * f) : "",
                    p.max_batch && *p.max_batch == p.batch ? "  (the largest that fits)" : "");
   if (p.max_batch) s += fmt::format("  max batch       {:>12}  (fits {:.1f} GB of device memory)\n", *p.max_batch, d.mem_bytes / 1e9);
   s += fmt::format("  time per batch  {:>12.3f} ms\n", p.time_s * 1e3);
-  s += fmt::format("  throughput      {:>12.1f} images/s\n", p.throughput);
+  if (f > 1)
+    s += fmt::format("  throughput      {:>12.1f} folded inputs/s  ({:.1f} images/s: {} images per input)\n",
+                     p.throughput, p.throughput * f, f);
+  else
+    s += fmt::format("  throughput      {:>12.1f} images/s\n", p.throughput);
   s += fmt::format("  utilization     {:>12.1f} %  of the datasheet peak {:.1f} TFLOP/s\n", 100 * p.utilization,
                    p.peak_datasheet / 1e12);
   if (p.utilization_measured)
@@ -85,6 +91,12 @@ nlohmann::json predict_json(const Prediction& p, bool with_layers) {
   j["notes"] = p.notes;
   j["units"] = {{"time_s", "seconds"}, {"throughput", "images/s"}, {"utilization", "fraction of peak_flops"},
                 {"flops", "FLOP"}, {"bytes", "bytes"}, {"peak_flops", "FLOP/s"}};
+  if (p.images_per_input > 1) {  // a folded model: batch and throughput count folded inputs
+    j["images_per_input"] = p.images_per_input;
+    j["units"]["throughput"] = "folded inputs/s";
+    j["units"]["batch"] = "folded inputs";
+    j["units"]["flops_per_image"] = "FLOP per folded input";
+  }
   if (with_layers) {
     nlohmann::json layers = nlohmann::json::array();
     for (const auto& L : p.layers) {
@@ -103,9 +115,16 @@ nlohmann::json predict_json(const Prediction& p, bool with_layers) {
 
 Table batch_sweep_table(const std::vector<Prediction>& ps, bool for_csv) {
   Table t;
-  if (for_csv) t.headers = {"batch", "time (s)", "throughput (images/s)", "utilization", "utilization_measured", "ai (FLOP/B)", "memory (B)"};
+  // A folded model's batch and throughput count folded inputs (Prediction::images_per_input).
+  const bool folded = !ps.empty() && ps.front().images_per_input > 1;
+  if (for_csv)
+    t.headers = {folded ? "batch (folded inputs)" : "batch", "time (s)",
+                 folded ? "throughput (folded inputs/s)" : "throughput (images/s)", "utilization",
+                 "utilization_measured", "ai (FLOP/B)", "memory (B)"};
   else {
-    t.headers = {"batch", "time (ms)", "throughput (img/s)", "util. datasheet (%)", "util. measured (%)", "AI (FLOP/B)", "memory (GB)"};
+    t.headers = {folded ? "batch (folded inputs)" : "batch", "time (ms)",
+                 folded ? "throughput (folded inputs/s)" : "throughput (img/s)",
+                 "util. datasheet (%)", "util. measured (%)", "AI (FLOP/B)", "memory (GB)"};
     t.numeric = {true, true, true, true, true, true, true};
   }
   for (const auto& p : ps) {

@@ -144,6 +144,18 @@ TEST(FoldTransform, HiddenConvKeepsFlopsAndShrinksActivations) {
   EXPECT_EQ(weight_shape(a, "fc"), (Shape{20, 96}));
 }
 
+TEST(FoldTransform, FoldedGraphIsRecognizedByItsFactor) {
+  Graph g = inferred(build_game_cnn(8));
+  EXPECT_EQ(fold_factor_of(g), 1);
+  EXPECT_EQ(fold_factor_of(fold_ok(g, 4)), 4);
+  EXPECT_EQ(fold_factor_of(fold_ok(g, 2, 8)), 2);
+  Graph named = g;
+  for (const char* name : {"net_fold", "net_fold1", "net_foldx", "net_fold2b", "fold"}) {
+    named.name = name;
+    EXPECT_EQ(fold_factor_of(named), 1) << name;
+  }
+}
+
 TEST(FoldTransform, Errors) {
   Graph g = inferred(build_game_cnn(6));
   FoldOptions o;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "rooflens/device/device.h"
+#include "rooflens/perf/max_batch.h"
 #include "rooflens/perf/model.h"
 #include "test_util.h"
 
@@ -140,6 +141,18 @@ TEST(PerfModel, MaxBatchSearchIsExactAndLogarithmic) {
   EXPECT_LT(calls, 40);
   auto none = find_max_batch(mem, 500);
   EXPECT_FALSE(none);
+}
+
+TEST(PerfModel, MemoryOverflowNoteOnlyWhenTheBatchDoesNotFit) {
+  DeviceSpec d = device("v100");
+  Prediction p;
+  p.batch = 1000000;
+  p.memory_bytes = static_cast<int64_t>(d.mem_bytes - d.reserved_bytes);  // exactly full: fits
+  EXPECT_FALSE(memory_overflow_note(p, d));
+  p.memory_bytes = int64_t{3'600'000'000'000};
+  auto note = memory_overflow_note(p, d);
+  ASSERT_TRUE(note);
+  EXPECT_EQ(*note, "batch 1000000 needs 3600.00 GB: more than the device's 17.2 GB");
 }
 
 }  // namespace

@@ -106,6 +106,9 @@ struct DoctorReport {
   Prediction baseline;        // the model as given (device, dtype, batch)
   std::vector<WhatIfRow> whatif;  // every variant predicted (the remedies' source)
   std::vector<Finding> findings;  // applies first, ranked by best_time_saved, then the rest
+  // What the reader must know before the findings: the batch does not fit the device
+  // (memory_overflow_note, as predict says it).
+  std::vector<std::string> warnings;
 };
 
 // The largest single gain in a report: over the findings that apply, the remedy that saves

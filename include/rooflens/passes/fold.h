@@ -50,6 +50,11 @@ int64_t fold_width(int64_t width, int factor, WidthRounding rounding);
 // elementwise op); unsupported (an op fold cannot rewrite soundly, naming node and why).
 Expected<Graph> fold_graph(const Graph& g, const FoldOptions& o);
 
+// The fold factor of a graph fold_graph made (and `rooflens fold` exported, then imported
+// again): fold_graph names it "<name>_fold<f>"; 1 for any other graph. Throughput of such a
+// graph counts folded inputs, each of f images.
+int fold_factor_of(const Graph& g);
+
 // ---- Shared machinery (fold_graph and pad_channels are two rules over it) ----
 
 struct WidthRule {
