@@ -427,12 +427,7 @@ Expected<SssPoint> predict_sss_network(const SssWidths& widths, const SssNetInpu
 
   int64_t b = batch.size;
   if (batch.max) {
-    auto memory_at = [&](int64_t n) -> Expected<int64_t> {
-      auto a = build_analysed(widths, input, *dtype, n);
-      if (!a) return a.status();
-      return estimate_memory(a->graph, a->analysis, device).total();
-    };
-    auto mb = find_max_batch_affine(memory_at, device.mem_bytes - device.reserved_bytes);
+    auto mb = max_batch_for(device, [&](int64_t n) { return build_analysed(widths, input, *dtype, n); });
     if (!mb) return mb.status().with_context("NATS-SSS network " + sss_arch_string(widths) + " on " + device.id);
     b = *mb;
   }

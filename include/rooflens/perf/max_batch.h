@@ -1,8 +1,11 @@
 // The largest batch that fits a device, in few memory evaluations.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 
+#include "rooflens/device/device.h"
+#include "rooflens/perf/memory.h"
 #include "rooflens/util/status.h"
 
 namespace rooflens {
@@ -13,5 +16,19 @@ namespace rooflens {
 // confirmation fails (memory not affine) it falls back to the exponential + binary search.
 Expected<int64_t> find_max_batch_affine(const std::function<Expected<int64_t>(int64_t)>& memory_at,
                                         double capacity_bytes, int64_t limit = int64_t{1} << 20);
+
+// The largest batch at which a model's estimate_memory fits the device's usable memory
+// (perf/memory.h), by find_max_batch_affine. `analysed_at(batch)` gives the model analysed at
+// that batch: an Expected of anything with `graph` and `analysis` members (analysis's
+// LoadedModel, nas's analysed NATS-SSS network). Its errors come back unchanged.
+template <class AnalysedAt>
+Expected<int64_t> max_batch_for(const DeviceSpec& d, const AnalysedAt& analysed_at) {
+  auto memory_at = [&](int64_t batch) -> Expected<int64_t> {
+    auto a = analysed_at(batch);
+    if (!a) return a.status();
+    return estimate_memory(a->graph, a->analysis, d).total();
+  };
+  return find_max_batch_affine(memory_at, usable_memory(d));
+}
 
 }  // namespace rooflens
