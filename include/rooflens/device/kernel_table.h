@@ -35,6 +35,7 @@ struct KernelFit {
 
   // fixed_s + exp(c0 + sum c_i x_i); x in feature order. x.size() must equal features.size().
   double kernel_seconds(const std::vector<double>& x) const;
+  bool operator==(const KernelFit&) const = default;
 };
 
 struct KernelTable {
@@ -53,6 +54,7 @@ struct KernelTable {
   std::map<std::string, KernelFit> classes;
   std::map<std::string, KernelFit> cold;
   double cache_bytes = 0;
+  bool operator==(const KernelTable&) const = default;
 };
 
 // The kernel classes and their features, in coefficient order: the one definition that
