@@ -28,6 +28,7 @@
 #include "rooflens/nas/sss_study.h"
 #include "rooflens/store/train_store.h"
 #include "rooflens/train/train_oracle.h"
+#include "rooflens/util/parallel.h"
 #include "train_db_path.h"
 
 namespace rooflens::cli {
@@ -459,10 +460,7 @@ int run_nas(const NasArgs& a) {
       }
     }
   };
-  std::vector<std::thread> threads;
-  for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
-  worker();  // the calling thread works too
-  for (auto& th : threads) th.join();
+  run_on_threads(jobs, worker);  // each thread with its own oracle, taking the next task
   for (auto& r : results)
     if (!r) return report_error(r.status());
 

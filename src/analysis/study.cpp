@@ -9,10 +9,10 @@
 #include <atomic>
 #include <cmath>
 #include <mutex>
-#include <thread>
 
 #include "rooflens/analysis/pareto.h"
 #include "rooflens/analysis/validation.h"
+#include "rooflens/util/parallel.h"
 
 namespace rooflens {
 
@@ -254,23 +254,17 @@ Expected<Study> run_study(const std::vector<StudyEntry>& entries, const StudyOpt
   Ctx c{o, peak->flops, s.peak_measured};
 
   std::vector<std::optional<Expected<Done>>> results(entries.size());
-  std::atomic<size_t> next{0}, done{0};
+  std::atomic<size_t> done{0};
   std::mutex progress_mu;
-  auto worker = [&] {
-    for (size_t i = next++; i < entries.size(); i = next++) {
-      results[i] = study_one(c, entries[i]);
-      const size_t n = ++done;
-      if (o.progress) {
-        std::lock_guard<std::mutex> lock(progress_mu);
-        o.progress(entries[i].name, n, entries.size());
-      }
-    }
-  };
   const int jobs = o.source == StudySource::kMeasured ? 1 : std::max(1, o.jobs);
-  std::vector<std::thread> pool;
-  for (int t = 1; t < jobs; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  parallel_for(entries.size(), jobs, [&](size_t i) {
+    results[i] = study_one(c, entries[i]);
+    const size_t n = ++done;
+    if (o.progress) {
+      std::lock_guard<std::mutex> lock(progress_mu);
+      o.progress(entries[i].name, n, entries.size());
+    }
+  });
 
   for (auto& r : results) {
     if (!r->has_value()) return r->status();

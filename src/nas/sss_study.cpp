@@ -18,6 +18,7 @@
 #include "rooflens/perf/layer_sequence.h"
 #include "rooflens/perf/max_batch.h"
 #include "rooflens/perf/memory.h"
+#include "rooflens/util/parallel.h"
 
 namespace rooflens {
 namespace {
@@ -252,18 +253,11 @@ Expected<Cut> cut_network(const SssWidths& w, const SssNetInput& input, DType dt
 Expected<SegmentTable> build_segments(const SssNetInput& input, DType dtype, const DeviceSpec& device, int jobs) {
   constexpr int kReps = kSssNumChoices * kSssNumChoices;
   std::vector<Expected<Cut>> cuts(kReps, Status::internal("not cut"));
-  std::atomic<int> next{0};
-  auto work = [&] {
-    for (int r; (r = next.fetch_add(1)) < kReps;) {
-      const int64_t a = kSssWidthChoices[static_cast<size_t>(r / kSssNumChoices)];
-      const int64_t b = kSssWidthChoices[static_cast<size_t>(r % kSssNumChoices)];
-      cuts[static_cast<size_t>(r)] = cut_network(SssWidths{a, b, a, b, a}, input, dtype, device);
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int t = 1; t < jobs; ++t) threads.emplace_back(work);
-  work();
-  for (auto& t : threads) t.join();
+  parallel_for(kReps, jobs, [&](size_t r) {
+    const int64_t a = kSssWidthChoices[r / kSssNumChoices];
+    const int64_t b = kSssWidthChoices[r % kSssNumChoices];
+    cuts[r] = cut_network(SssWidths{a, b, a, b, a}, input, dtype, device);
+  });
 
   SegmentTable table;
   for (int r = 0; r < kReps; ++r) {
@@ -529,10 +523,7 @@ Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& 
       }
     }
   };
-  std::vector<std::thread> threads;
-  for (int t = 1; t < jobs; ++t) threads.emplace_back(work);
-  work();
-  for (auto& t : threads) t.join();
+  run_on_threads(jobs, work);
   if (failed)
     for (const Status& s : errors)
       if (!s) return s;
