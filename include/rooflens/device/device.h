@@ -26,7 +26,9 @@ struct Peak {
   std::string accumulator;  // fp32, fp16, int32
   double flops = 0;         // FLOP/s (dense)
   std::string source;       // for measured peaks
+#if ROOFLENS_FIELDWISE_EQUALITY
   bool operator==(const Peak&) const = default;
+#endif
 };
 
 // A level of the memory hierarchy with the bandwidth measured for working sets up to its
@@ -35,7 +37,9 @@ struct MemoryLevel {
   std::string name;        // L1, L2, L3, DRAM
   double bytes = 0;        // largest working set served at this bandwidth
   double bandwidth = 0;    // B/s
+#if ROOFLENS_FIELDWISE_EQUALITY
   bool operator==(const MemoryLevel&) const = default;
+#endif
 };
 
 // The link a GPU attaches to its host with (PCIe), through which its inputs arrive.
@@ -46,7 +50,9 @@ struct HostLink {
   std::string name;                 // "PCIe 4.0 x16"
   double bandwidth_bytes_per_s = 0;  // B/s, one direction
   std::string source;               // sources.host_link of the device file
+#if ROOFLENS_FIELDWISE_EQUALITY
   bool operator==(const HostLink&) const = default;
+#endif
 };
 
 // Theoretical per-direction bandwidth (B/s) of a link named "PCIe <gen> x<lanes>" (gen 1.0 to
@@ -59,7 +65,9 @@ struct CpuInfo {
   int cores = 0, threads = 0, simd_bits = 0, fma_units = 0;
   std::vector<std::string> isa;
   double l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;
+#if ROOFLENS_FIELDWISE_EQUALITY
   bool operator==(const CpuInfo&) const = default;
+#endif
 };
 
 struct DeviceSpec {
@@ -88,7 +96,9 @@ struct DeviceSpec {
   std::map<std::string, std::string> sources;
   std::string file;  // where it was loaded from ("inline" for custom)
 
+#if ROOFLENS_FIELDWISE_EQUALITY
   bool operator==(const DeviceSpec&) const = default;
+#endif
 
   bool is_gpu() const { return kind == "gpu"; }
   // Best dense peak for a dtype over all units (the utilization denominator), if any, with
