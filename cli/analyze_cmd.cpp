@@ -1,5 +1,4 @@
 // `rooflens analyze`: per-layer FLOPs, bytes and arithmetic intensity of ONNX models.
-#include <atomic>
 #include <optional>
 #include <thread>
 #include <string>
@@ -9,6 +8,7 @@
 #include "loading.h"
 #include "rooflens/cost/analysis.h"
 #include "rooflens/report/analyze_report.h"
+#include "rooflens/util/parallel.h"
 
 namespace rooflens::cli {
 
@@ -53,20 +53,13 @@ int run_analyze(const AnalyzeArgs& args) {
   // JSON is rendered by the workers too, model by model (report::analyze_json_part).
   const bool json = a.format == "json", as_list = a.files.size() > 1;
   std::vector<std::string> json_parts(json ? a.files.size() : 0);
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < a.files.size(); i = next++) {
-      results[i].emplace(ModelSession::from_file(a.files[i], io.input_shapes).analysis(io.batch, ao));
-      if (json && *results[i]) {
-        json_parts[i] = report::analyze_json_part(results[i]->value(), as_list);
-        std::vector<LayerReport>().swap(results[i]->value().layers);  // rendered: freed here, in parallel
-      }
+  parallel_for(a.files.size(), jobs, [&](size_t i) {
+    results[i].emplace(ModelSession::from_file(a.files[i], io.input_shapes).analysis(io.batch, ao));
+    if (json && *results[i]) {
+      json_parts[i] = report::analyze_json_part(results[i]->value(), as_list);
+      std::vector<LayerReport>().swap(results[i]->value().layers);  // rendered: freed here, in parallel
     }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < jobs; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  });
   std::vector<ModelAnalysis> models;
   int rc = kExitOk;
   for (auto& r : results) {

@@ -9,10 +9,10 @@
 #include <atomic>
 #include <cmath>
 #include <mutex>
-#include <thread>
 
 #include "rooflens/analysis/pareto.h"
 #include "rooflens/analysis/validation.h"
+#include "rooflens/util/parallel.h"
 
 namespace rooflens {
 
@@ -34,20 +34,9 @@ namespace {
 
 struct Ctx {
   const StudyOptions& o;
-  double capacity = 0;
   double peak = 0;
   std::optional<double> peak_measured;
 };
-
-// The largest number of graph inputs whose memory fits the device, for a loader.
-Expected<int64_t> max_inputs(const Ctx& c, const std::function<Expected<LoadedModel>(int64_t)>& load) {
-  auto memory_at = [&](int64_t b) -> Expected<int64_t> {
-    auto l = load(b);
-    if (!l) return l.status();
-    return estimate_memory(l->graph, l->analysis, c.o.device).total();
-  };
-  return find_max_batch_affine(memory_at, c.capacity);
-}
 
 Expected<Prediction> predict_loaded(const Ctx& c, const LoadedModel& l) {
   return predict(l.graph, l.analysis, c.o.device, c.o.perf);
@@ -76,7 +65,7 @@ Expected<Done> study_one(const Ctx& c, const StudyEntry& e) {
   m.acc1 = e.acc1;
   m.acc5 = e.acc5;
   m.accuracy_source = e.accuracy_source;
-  auto mb = max_inputs(c, e.load);
+  auto mb = max_batch_for(c.o.device, e.load);
   if (mb) m.max_batch = *mb;
   int64_t batch = 0;
   if (e.given_batch) batch = *e.given_batch;
@@ -143,7 +132,7 @@ Expected<FoldResult> fold_one(const Ctx& c, const StudyEntry& e, const StudyMode
       return Status::invalid(fmt::format("{}: fold factor {} does not divide the batch {}", e.name, f, batch));
     inputs = batch / f;
   } else {
-    auto fm = max_inputs(c, load_folded);
+    auto fm = max_batch_for(c.o.device, load_folded);
     if (!fm) return ctx(fm.status());
     inputs = *fm;
   }
@@ -262,26 +251,20 @@ Expected<Study> run_study(const std::vector<StudyEntry>& entries, const StudyOpt
     if (s.bandwidth > 0) s.cmr_measured = mp->flops / s.bandwidth;
   }
   s.utilization_uses_measured_peak = o.utilization_measured_peak && s.peak_measured.has_value();
-  Ctx c{o, o.device.mem_bytes - o.device.reserved_bytes, peak->flops, s.peak_measured};
+  Ctx c{o, peak->flops, s.peak_measured};
 
   std::vector<std::optional<Expected<Done>>> results(entries.size());
-  std::atomic<size_t> next{0}, done{0};
+  std::atomic<size_t> done{0};
   std::mutex progress_mu;
-  auto worker = [&] {
-    for (size_t i = next++; i < entries.size(); i = next++) {
-      results[i] = study_one(c, entries[i]);
-      const size_t n = ++done;
-      if (o.progress) {
-        std::lock_guard<std::mutex> lock(progress_mu);
-        o.progress(entries[i].name, n, entries.size());
-      }
-    }
-  };
   const int jobs = o.source == StudySource::kMeasured ? 1 : std::max(1, o.jobs);
-  std::vector<std::thread> pool;
-  for (int t = 1; t < jobs; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  parallel_for(entries.size(), jobs, [&](size_t i) {
+    results[i] = study_one(c, entries[i]);
+    const size_t n = ++done;
+    if (o.progress) {
+      std::lock_guard<std::mutex> lock(progress_mu);
+      o.progress(entries[i].name, n, entries.size());
+    }
+  });
 
   for (auto& r : results) {
     if (!r->has_value()) return r->status();

@@ -13,15 +13,6 @@ struct Setting {
   std::string dtype;
 };
 
-Expected<int64_t> max_inputs(const DeviceSpec& d, const std::function<Expected<LoadedModel>(int64_t)>& load) {
-  auto memory_at = [&](int64_t b) -> Expected<int64_t> {
-    auto l = load(b);
-    if (!l) return l.status();
-    return estimate_memory(l->graph, l->analysis, d).total();
-  };
-  return find_max_batch_affine(memory_at, d.mem_bytes - d.reserved_bytes);
-}
-
 // Predicts a loaded model that carries `images_per_input` images per graph input.
 Expected<WhatIfRow> row_for(const LoadedModel& l, const Setting& s, const PerfOptions& base, int images_per_input) {
   PerfOptions po = base;
@@ -60,7 +51,7 @@ Expected<std::vector<WhatIfRow>> run_whatif(const TypedLoader& load, const WhatI
   auto at = [&](DType d) { return [&, d](int64_t b) { return load(b, d); }; };
   auto batch_for = [&](const DeviceSpec& dev, DType d) -> Expected<int64_t> {
     if (o.batch) return *o.batch;
-    return max_inputs(dev, at(d));
+    return max_batch_for(dev, at(d));
   };
   auto b0 = batch_for(o.device, *dt);
   if (!b0) return b0.status();
@@ -114,7 +105,7 @@ Expected<std::vector<WhatIfRow>> run_whatif(const TypedLoader& load, const WhatI
       }
       inputs = *o.batch / f;
     } else {
-      inputs = max_inputs(o.device, load_folded);
+      inputs = max_batch_for(o.device, load_folded);
     }
     if (!inputs) {
       rows.push_back(failed("fold", v, base, inputs.status()));
@@ -151,7 +142,7 @@ Expected<std::vector<WhatIfRow>> run_whatif(const TypedLoader& load, const WhatI
     push(row_for(*l, s, o.perf, 1), "dtype", d, s);
   }
   std::vector<int64_t> batches = o.batches;
-  auto mb = max_inputs(o.device, at(*dt));
+  auto mb = max_batch_for(o.device, at(*dt));
   for (int64_t b : batches) {
     if (o.batch && b == *o.batch) continue;
     auto l = load(b, *dt);

@@ -63,10 +63,9 @@ class Reader {
 };
 
 Status parse_unit(const Reader& r, const std::string& s, const std::string& path, ComputeUnit* u) {
-  if (s == "cuda") *u = ComputeUnit::kCuda;
-  else if (s == "tensor") *u = ComputeUnit::kTensor;
-  else if (s == "simd") *u = ComputeUnit::kSimd;
-  else return r.err(path, "unknown unit '" + s + "' (expected cuda, tensor or simd)");
+  auto unit = compute_unit_from_name(s);
+  if (!unit) return r.err(path, "unknown unit '" + s + "' (expected cuda, tensor or simd)");
+  *u = *unit;
   return Status::ok();
 }
 
@@ -179,6 +178,12 @@ std::string_view compute_unit_name(ComputeUnit u) {
     case ComputeUnit::kSimd: return "simd";
   }
   return "?";
+}
+
+std::optional<ComputeUnit> compute_unit_from_name(std::string_view name) {
+  for (ComputeUnit u : {ComputeUnit::kCuda, ComputeUnit::kTensor, ComputeUnit::kSimd})
+    if (compute_unit_name(u) == name) return u;
+  return std::nullopt;
 }
 
 std::optional<Peak> DeviceSpec::best_peak(const std::string& dtype) const { return best_of(peaks, dtype); }
@@ -302,6 +307,112 @@ Expected<DeviceSpec> parse_device_json(const std::string& text, const std::strin
     for (const auto& [k, v] : j["sources"].items())
       if (v.is_string()) d.sources[k] = v.get<std::string>();
   return d;
+}
+
+// ---------------------------------------------------------------------------------------
+// The writer: DeviceSpec -> rooflens.device/1, read back by parse_device_json above.
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson positive_or_null(double v) { return v > 0 ? ojson(v) : ojson(nullptr); }
+ojson count_or_null(int v) { return v > 0 ? ojson(v) : ojson(nullptr); }
+ojson text_or_null(const std::string& s) { return s.empty() ? ojson(nullptr) : ojson(s); }
+// workspace_bytes and reserved_bytes are sizes set by hand: whole numbers stay integers.
+ojson size_json(double v) {
+  return v == std::floor(v) && std::fabs(v) < 9e15 ? ojson(static_cast<int64_t>(v)) : ojson(v);
+}
+
+ojson peaks_json(const std::vector<Peak>& peaks) {
+  ojson out = ojson::array();
+  for (const Peak& p : peaks) {
+    ojson j = {{"dtype", p.dtype}, {"unit", std::string(compute_unit_name(p.unit))}};
+    if (!p.accumulator.empty()) j["accumulator"] = p.accumulator;
+    j["flops"] = p.flops;
+    if (!p.source.empty()) j["source"] = p.source;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+ojson memory_json(const DeviceSpec& d) {
+  ojson m = {{"bytes", positive_or_null(d.mem_bytes)},
+             {"bandwidth", d.mem_bandwidth},
+             {"type", text_or_null(d.mem_type)}};
+  if (!d.mem_levels.empty()) {
+    m["levels"] = ojson::array();
+    for (const MemoryLevel& l : d.mem_levels)
+      m["levels"].push_back({{"name", l.name}, {"bytes", l.bytes}, {"bandwidth", l.bandwidth}});
+  }
+  return m;
+}
+
+ojson cpu_json(const std::optional<CpuInfo>& cpu) {
+  if (!cpu) return nullptr;
+  return {{"cores", cpu->cores},
+          {"threads", count_or_null(cpu->threads)},
+          {"simd_bits", cpu->simd_bits},
+          {"fma_units", cpu->fma_units},
+          {"isa", cpu->isa},
+          {"l1d_bytes", positive_or_null(cpu->l1d_bytes)},
+          {"l2_bytes", positive_or_null(cpu->l2_bytes)},
+          {"l3_bytes", positive_or_null(cpu->l3_bytes)}};
+}
+
+// Sources in the order of the fields they are for, then any others by name.
+ojson sources_json(const DeviceSpec& d) {
+  static const char* const kOrder[] = {"peaks",          "measured_peaks",     "memory",
+                                       "sm_count",       "clock_hz",           "l2_bytes",
+                                       "tensor_core",    "launch_overhead_s",  "max_threads_per_sm",
+                                       "max_blocks_per_sm", "cpu",             "workspace_bytes",
+                                       "reserved_bytes", "host_link"};
+  std::map<std::string, std::string> all = d.sources;
+  if (d.host_link && !d.host_link->source.empty()) all.emplace("host_link", d.host_link->source);
+  ojson out = ojson::object();
+  for (const char* k : kOrder)
+    if (auto it = all.find(k); it != all.end()) {
+      out[k] = it->second;
+      all.erase(it);
+    }
+  for (const auto& [k, v] : all) out[k] = v;
+  return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json device_json(const DeviceSpec& d) {
+  ojson tensor_core = nullptr;
+  if (!d.tc_channel_multiple.empty()) {
+    ojson m = ojson::object();
+    for (const auto& [dtype, multiple] : d.tc_channel_multiple) m[dtype] = multiple;
+    tensor_core = {{"channel_multiple", m}};
+  }
+  ojson j = {{"schema", "rooflens.device/1"},
+             {"id", d.id},
+             {"aliases", d.aliases},
+             {"name", d.name},
+             {"kind", d.kind},
+             {"arch", text_or_null(d.arch)},
+             {"compute_capability", text_or_null(d.compute_capability)},
+             {"sm_count", count_or_null(d.sm_count)},
+             {"clock_hz", {{"base", positive_or_null(d.clock_base_hz)}, {"boost", positive_or_null(d.clock_boost_hz)}}},
+             {"memory", memory_json(d)},
+             {"l2_bytes", positive_or_null(d.l2_bytes)},
+             {"peaks", peaks_json(d.peaks)},
+             {"measured_peaks", peaks_json(d.measured_peaks)},
+             {"tensor_core", tensor_core},
+             {"launch_overhead_s", positive_or_null(d.launch_overhead_s)},
+             {"max_threads_per_sm", count_or_null(d.max_threads_per_sm)},
+             {"max_blocks_per_sm", count_or_null(d.max_blocks_per_sm)},
+             {"cpu", cpu_json(d.cpu)},
+             {"workspace_bytes", size_json(d.workspace_bytes)},
+             {"reserved_bytes", size_json(d.reserved_bytes)}};
+  if (d.host_link) j["host_link"] = {{"name", d.host_link->name}, {"bandwidth", d.host_link->bandwidth_bytes_per_s}};
+  if (!d.efficiency.empty()) j["efficiency"] = d.efficiency;
+  j["sources"] = sources_json(d);
+  if (d.kernel_table) j["kernel_table"] = ojson::parse(kernel_table_json(*d.kernel_table));
+  return j;
 }
 
 Expected<DeviceSpec> load_device_file(const std::string& path) {

@@ -12,8 +12,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-json positive_or_null(double v) { return v > 0 ? json(v) : json(nullptr); }
-
 std::string accumulator_of(const std::string& dtype) { return dtype == "int8" ? "int32" : "fp32"; }
 
 std::string isa_list(const HostCpu& c) {
@@ -23,8 +21,6 @@ std::string isa_list(const HostCpu& c) {
 }
 
 std::string hex(int v) { return fmt::format("0x{:x}", v); }
-
-
 
 json host_json(const ProbeResult& r) {
   const HostCpu& c = r.cpu;
@@ -50,6 +46,63 @@ json host_json(const ProbeResult& r) {
           {"clock_source", r.clock_source},
           {"mem_total_bytes", c.mem_total_bytes},
           {"notes", c.notes}};
+}
+
+// Cache roofs for the performance model: the triad plateau of each level, with the largest
+// working set it serves on `n` threads (per-core caches scale with the threads).
+std::vector<MemoryLevel> cache_levels(const ProbeResult& r, int n) {
+  const HostCpu& c = r.cpu;
+  const auto plateaus = level_roofs(r, BandwidthKind::kTriad, n);
+  const std::pair<const char*, double> sizes[] = {{"L1", c.l1d_bytes * n}, {"L2", c.l2_bytes * n}, {"L3", r.llc_bytes}};
+  std::vector<MemoryLevel> levels;
+  double last = 0;
+  for (const auto& [lvl, bytes] : sizes) {
+    auto it = plateaus.find(lvl);
+    if (it == plateaus.end() || bytes <= last) continue;
+    levels.push_back({lvl, bytes, it->second});
+    last = bytes;
+  }
+  return levels;
+}
+
+// Where each figure of the device file comes from.
+std::map<std::string, std::string> cpu_sources(const ProbeResult& r, int n, int cores, const std::string& peaks_src,
+                                               const std::string& measured_src) {
+  const HostCpu& c = r.cpu;
+  const SimdPath* widest = r.paths.empty() ? nullptr : &r.paths.front();
+  const BandwidthMeasurement* triad = largest_working_set(r, BandwidthKind::kTriad, n);
+  const std::string warn_text =
+      r.warnings.empty() ? std::string("no interference seen")
+                         : fmt::format("{} warning(s), first: {}", r.warnings.size(), r.warnings.front());
+  return {
+      {"peaks", peaks_src},
+      {"measured_peaks", measured_src + ". " + warn_text},
+      {"memory",
+       fmt::format("bytes: /proc/meminfo MemTotal. bandwidth: measured STREAM triad (a = b + s*c, 12 B per element, "
+                   "write-allocate not counted), {:.0f} MiB working set on {} thread(s), best of {} (median {:.4g} "
+                   "B/s, spread {:.0f}%), rooflens probe cpu {}. type: not visible to the probe",
+                   triad->working_set_bytes / (1 << 20), n, triad->bytes_per_s.samples.size(),
+                   triad->bytes_per_s.median, 100 * triad->bytes_per_s.spread, r.date)},
+      {"sm_count", "not applicable to a CPU"},
+      {"clock_hz", fmt::format("base: /proc/cpuinfo 'cpu MHz' as reported ({:.0f} MHz); boost: {}",
+                               c.clock_reported_hz / 1e6, r.clock_source)},
+      {"l2_bytes", "top-level l2_bytes holds the CPU's last-level cache (L3): " + r.llc_source},
+      {"tensor_core", "not applicable to a CPU"},
+      {"launch_overhead_s",
+       r.dispatch.empty()
+           ? std::string("not measured")
+           : fmt::format("measured by rooflens probe cpu {}: fork/join of an almost empty parallel region on {} "
+                         "pinned thread(s), median of {} (best {:.3g} s); a oneDNN primitive adds its own cost",
+                         r.date, n, r.dispatch.back().seconds.samples.size(), r.dispatch.back().seconds.best)},
+      {"max_threads_per_sm", "not applicable to a CPU"},
+      {"max_blocks_per_sm", "not applicable to a CPU"},
+      {"cpu", fmt::format("rooflens probe cpu {}: cpuid vendor {} family {} model {} ('{}'), /proc/cpuinfo model name "
+                          "'{}'; ISA from cpuid/xgetbv at run time: {}; {} core(s) / {} thread(s) measured ({} "
+                          "logical CPUs allowed); caches from {}; simd_bits / fma_units: {}",
+                          r.date, c.vendor, hex(c.family), hex(c.model), c.brand, c.model_name, isa_list(c), cores, n,
+                          c.threads, c.cache_source, widest ? widest->assumption : "no AVX2")},
+      {"workspace_bytes", "assumption: 256 MiB of scratch an inference engine reserves; not a hardware figure"},
+      {"reserved_bytes", "assumption: 512 MiB unavailable to the model (OS, runtime, other processes)"}};
 }
 
 }  // namespace
@@ -138,7 +191,7 @@ json probe_json(const ProbeResult& r) {
           {"wall_seconds", r.wall_seconds}};
 }
 
-Expected<json> probe_device_json(const ProbeResult& r, const std::string& id) {
+Expected<DeviceSpec> probe_device_spec(const ProbeResult& r, const std::string& id) {
   if (id.empty()) return Status::invalid("--id must not be empty");
   const int n = max_threads(r);
   const ComputeMeasurement* fp32 = best_compute(r, "fp32", n);
@@ -149,23 +202,31 @@ Expected<json> probe_device_json(const ProbeResult& r, const std::string& id) {
   const SimdPath* widest = r.paths.empty() ? nullptr : &r.paths.front();
   const int cores = fp32->cores;
 
-  json peaks = json::array(), measured = json::array();
+  DeviceSpec d;
+  d.id = id;
+  d.name = fmt::format("{} ({}), {} core(s), measured by rooflens probe cpu", c.model_name.empty() ? "CPU" : c.model_name,
+                       c.brand.empty() ? c.vendor : c.brand, cores);
+  d.kind = "cpu";
+  d.arch = fmt::format("{} family {} model {}, {}", c.vendor, hex(c.family), hex(c.model), isa_list(c));
+  d.clock_base_hz = c.clock_reported_hz;
+  d.clock_boost_hz = r.clock_hz;
+  d.mem_bytes = c.mem_total_bytes;
+  d.mem_bandwidth = triad->bytes_per_s.best;
+  d.mem_type = "unknown";
+  d.mem_levels = cache_levels(r, n);
+  d.l2_bytes = r.llc_bytes;  // the last-level cache (sources.l2_bytes says so)
   std::string peaks_src, measured_src;
   for (const auto& dt : measured_dtypes(r)) {
     const ComputeMeasurement* m = best_compute(r, dt, n);
     const double theo = theoretical_peak(r, dt, n);
     if (!m || !(theo > 0) || !(m->flops.best > 0)) continue;
-    peaks.push_back({{"dtype", dt}, {"unit", "simd"}, {"accumulator", accumulator_of(dt)}, {"flops", theo}});
+    d.peaks.push_back({dt, ComputeUnit::kSimd, accumulator_of(dt), theo, ""});
     const std::string src = fmt::format(
         "rooflens probe cpu {}: {} on {} pinned thread(s), best of {} repeats x {:.2f} s (median {:.4g}, spread "
         "{:.0f}%)",
         r.date, m->instruction, m->threads, m->flops.samples.size(), r.compute_seconds, m->flops.median,
         100 * m->flops.spread);
-    measured.push_back({{"dtype", dt},
-                        {"unit", "simd"},
-                        {"accumulator", accumulator_of(dt)},
-                        {"flops", m->flops.best},
-                        {"source", src}});
+    d.measured_peaks.push_back({dt, ComputeUnit::kSimd, accumulator_of(dt), m->flops.best, src});
     measured_src += (measured_src.empty() ? "" : "; ") + dt + ": " + src;
   }
   for (const auto& p : r.paths)
@@ -173,90 +234,19 @@ Expected<json> probe_device_json(const ProbeResult& r, const std::string& id) {
   peaks_src = fmt::format("computed by rooflens probe cpu: {} core(s) x FMA units x lanes x 2 FLOP x {:.3f} GHz ({}); "
                           "bf16 (vdpbf16ps) x2 and int8 (vpdpbusd) x4 per lane, assuming the FP32 FMA issue rate. {}",
                           cores, r.clock_hz / 1e9, r.clock_source, peaks_src);
-  const double overhead = r.dispatch.empty() ? 0 : r.dispatch.back().seconds.median;
-  const std::string warn_text =
-      r.warnings.empty() ? std::string("no interference seen")
-                         : fmt::format("{} warning(s), first: {}", r.warnings.size(), r.warnings.front());
+  d.launch_overhead_s = r.dispatch.empty() ? 0 : r.dispatch.back().seconds.median;
+  d.cpu = CpuInfo{cores, n, widest ? widest->vector_bits : 128, widest ? widest->fma_units : 2, c.isa.names(),
+                  c.l1d_bytes, c.l2_bytes, c.l3_bytes};
+  d.workspace_bytes = 268435456;
+  d.reserved_bytes = 536870912;
+  d.sources = cpu_sources(r, n, cores, peaks_src, measured_src);
+  return d;
+}
 
-  json cpu = {{"cores", cores},
-              {"threads", n},
-              {"simd_bits", widest ? widest->vector_bits : 128},
-              {"fma_units", widest ? widest->fma_units : 2},
-              {"isa", c.isa.names()},
-              {"l1d_bytes", positive_or_null(c.l1d_bytes)},
-              {"l2_bytes", positive_or_null(c.l2_bytes)},
-              {"l3_bytes", positive_or_null(c.l3_bytes)}};
-  json sources = {
-      {"peaks", peaks_src},
-      {"measured_peaks", measured_src + ". " + warn_text},
-      {"memory",
-       fmt::format("bytes: /proc/meminfo MemTotal. bandwidth: measured STREAM triad (a = b + s*c, 12 B per element, "
-                   "write-allocate not counted), {:.0f} MiB working set on {} thread(s), best of {} (median {:.4g} "
-                   "B/s, spread {:.0f}%), rooflens probe cpu {}. type: not visible to the probe",
-                   triad->working_set_bytes / (1 << 20), n, triad->bytes_per_s.samples.size(),
-                   triad->bytes_per_s.median, 100 * triad->bytes_per_s.spread, r.date)},
-      {"sm_count", "not applicable to a CPU"},
-      {"clock_hz", fmt::format("base: /proc/cpuinfo 'cpu MHz' as reported ({:.0f} MHz); boost: {}",
-                               c.clock_reported_hz / 1e6, r.clock_source)},
-      {"l2_bytes", "top-level l2_bytes holds the CPU's last-level cache (L3): " + r.llc_source},
-      {"tensor_core", "not applicable to a CPU"},
-      {"launch_overhead_s",
-       r.dispatch.empty()
-           ? std::string("not measured")
-           : fmt::format("measured by rooflens probe cpu {}: fork/join of an almost empty parallel region on {} "
-                         "pinned thread(s), median of {} (best {:.3g} s); a oneDNN primitive adds its own cost",
-                         r.date, n, r.dispatch.back().seconds.samples.size(), r.dispatch.back().seconds.best)},
-      {"max_threads_per_sm", "not applicable to a CPU"},
-      {"max_blocks_per_sm", "not applicable to a CPU"},
-      {"cpu", fmt::format("rooflens probe cpu {}: cpuid vendor {} family {} model {} ('{}'), /proc/cpuinfo model name "
-                          "'{}'; ISA from cpuid/xgetbv at run time: {}; {} core(s) / {} thread(s) measured ({} "
-                          "logical CPUs allowed); caches from {}; simd_bits / fma_units: {}",
-                          r.date, c.vendor, hex(c.family), hex(c.model), c.brand, c.model_name, isa_list(c), cores, n,
-                          c.threads, c.cache_source, widest ? widest->assumption : "no AVX2")},
-      {"workspace_bytes", "assumption: 256 MiB of scratch an inference engine reserves; not a hardware figure"},
-      {"reserved_bytes", "assumption: 512 MiB unavailable to the model (OS, runtime, other processes)"}};
-  // Cache roofs for the performance model: the triad plateau of each level, with the largest
-  // working set it serves on `n` threads (per-core caches scale with the threads).
-  json levels = json::array();
-  {
-    const auto plateaus = level_roofs(r, BandwidthKind::kTriad, n);
-    const std::pair<const char*, double> sizes[] = {
-        {"L1", c.l1d_bytes * n}, {"L2", c.l2_bytes * n}, {"L3", r.llc_bytes}};
-    double last = 0;
-    for (const auto& [lvl, bytes] : sizes) {
-      auto it = plateaus.find(lvl);
-      if (it == plateaus.end() || bytes <= last) continue;
-      levels.push_back({{"name", lvl}, {"bytes", bytes}, {"bandwidth", it->second}});
-      last = bytes;
-    }
-  }
-  const std::string name =
-      fmt::format("{} ({}), {} core(s), measured by rooflens probe cpu", c.model_name.empty() ? "CPU" : c.model_name,
-                  c.brand.empty() ? c.vendor : c.brand, cores);
-  return json{{"schema", "rooflens.device/1"},
-              {"id", id},
-              {"aliases", json::array()},
-              {"name", name},
-              {"kind", "cpu"},
-              {"arch", fmt::format("{} family {} model {}, {}", c.vendor, hex(c.family), hex(c.model), isa_list(c))},
-              {"compute_capability", nullptr},
-              {"sm_count", nullptr},
-              {"clock_hz", {{"base", positive_or_null(c.clock_reported_hz)}, {"boost", positive_or_null(r.clock_hz)}}},
-              {"memory", {{"bytes", c.mem_total_bytes > 0 ? json(c.mem_total_bytes) : json(nullptr)},
-                          {"bandwidth", triad->bytes_per_s.best},
-                          {"type", "unknown"},
-                          {"levels", levels}}},
-              {"l2_bytes", positive_or_null(r.llc_bytes)},
-              {"peaks", peaks},
-              {"measured_peaks", measured},
-              {"tensor_core", nullptr},
-              {"launch_overhead_s", positive_or_null(overhead)},
-              {"max_threads_per_sm", nullptr},
-              {"max_blocks_per_sm", nullptr},
-              {"cpu", cpu},
-              {"workspace_bytes", 268435456},
-              {"reserved_bytes", 536870912},
-              {"sources", sources}};
+Expected<json> probe_device_json(const ProbeResult& r, const std::string& id) {
+  auto d = probe_device_spec(r, id);
+  if (!d) return d.status();
+  return device_json(*d);
 }
 
 }  // namespace rooflens::microbench

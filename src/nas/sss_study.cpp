@@ -15,7 +15,10 @@
 #include "rooflens/cost/analysis.h"
 #include "rooflens/passes/infer_shapes.h"
 #include "rooflens/perf/layer_model.h"
+#include "rooflens/perf/layer_sequence.h"
 #include "rooflens/perf/max_batch.h"
+#include "rooflens/perf/memory.h"
+#include "rooflens/util/parallel.h"
 
 namespace rooflens {
 namespace {
@@ -120,9 +123,8 @@ Status cut_error(const SssWidths& w, const std::string& what) {
 Expected<Cut> cut_network(const SssWidths& w, const SssNetInput& input, DType dtype, const DeviceSpec& device) {
   struct AtBatch {
     std::vector<int> seg_of_layer;
-    std::vector<LayerWork> work;
+    LayerSequence seq;
     std::vector<OpCost> cost;
-    std::vector<std::vector<L2Input>> inputs;
     std::vector<int64_t> live;
     std::array<int64_t, kSegments> params{}, weight_bytes{};
   };
@@ -140,10 +142,9 @@ Expected<Cut> cut_network(const SssWidths& w, const SssNetInput& input, DType dt
       if (k < 0 || (!x.seg_of_layer.empty() && k < x.seg_of_layer.back()))
         return cut_error(w, "layer " + r.name + " out of segment order");
       x.seg_of_layer.push_back(k);
-      x.work.push_back(layer_work(g, r));
       x.cost.push_back(r.cost);
     }
-    x.inputs = layer_l2_inputs(g, m);
+    x.seq = graph_layer_sequence(g, m);
     x.live = live_activation_bytes(g, m);
     // Params and stored weights per segment, as count_params and estimate_memory count them
     // (checked against their totals below).
@@ -194,13 +195,13 @@ Expected<Cut> cut_network(const SssWidths& w, const SssNetInput& input, DType dt
     const size_t lo = start[static_cast<size_t>(k)], hi = start[static_cast<size_t>(k) + 1];
     for (size_t i = lo; i < hi; ++i) {
       SegLayer L;
-      L.work = b1.work[i];
+      L.work = b1.seq.work(i);
       for (int bi = 1; bi < 3; ++bi) {
-        const LayerWork& o = at[bi].work[i];
+        const LayerWork& o = at[bi].seq.work(i);
         const GemmShape &g0 = L.work.gemm, &g1 = o.gemm;
         if (o.costed != L.work.costed || g1.valid != g0.valid || g1.depthwise != g0.depthwise || g1.groups != g0.groups ||
             g1.cols != g0.cols || g1.k != g0.k || g1.align_in != g0.align_in || g1.align_out != g0.align_out ||
-            at[bi].inputs[i].size() != b1.inputs[i].size())
+            at[bi].seq.inputs(i).size() != b1.seq.inputs(i).size())
           return cut_error(w, "layer " + std::to_string(i) + " changes with the batch");
       }
       auto affine = [&](auto get, Affine& out) {
@@ -209,13 +210,13 @@ Expected<Cut> cut_network(const SssWidths& w, const SssNetInput& input, DType dt
       };
       bool ok = affine([&](int bi) { return at[bi].cost[i].flops; }, L.flops) &&
                 affine([&](int bi) { return at[bi].cost[i].macs; }, L.macs) &&
-                affine([&](int bi) { return at[bi].work[i].bytes; }, L.bytes) &&
+                affine([&](int bi) { return at[bi].seq.work(i).bytes; }, L.bytes) &&
                 affine([&](int bi) { return at[bi].cost[i].bytes_out; }, L.bytes_out) &&
-                affine([&](int bi) { return at[bi].work[i].gemm.rows; }, L.rows) &&
-                affine([&](int bi) { return at[bi].work[i].out_elems; }, L.out_elems);
-      for (size_t j = 0; ok && j < b1.inputs[i].size(); ++j) {
-        const size_t src = b1.inputs[i][j].src;
-        for (int bi = 1; bi < 3; ++bi) ok &= at[bi].inputs[i][j].src == src;
+                affine([&](int bi) { return at[bi].seq.work(i).gemm.rows; }, L.rows) &&
+                affine([&](int bi) { return at[bi].seq.work(i).out_elems; }, L.out_elems);
+      for (size_t j = 0; ok && j < b1.seq.inputs(i).size(); ++j) {
+        const size_t src = b1.seq.inputs(i)[j].src;
+        for (int bi = 1; bi < 3; ++bi) ok &= at[bi].seq.inputs(i)[j].src == src;
         SegInput in;
         if (src >= lo) {
           in.src = static_cast<int>(src - lo);
@@ -229,7 +230,7 @@ Expected<Cut> cut_network(const SssWidths& w, const SssNetInput& input, DType dt
           prev.out_layer = local;
           in.src = -1;
         }
-        ok &= affine([&](int bi) { return at[bi].inputs[i][j].bytes; }, in.bytes);
+        ok &= affine([&](int bi) { return at[bi].seq.inputs(i)[j].bytes; }, in.bytes);
         L.inputs.push_back(in);
       }
       if (!ok) return cut_error(w, "layer " + std::to_string(i) + " is not affine in the batch");
@@ -252,18 +253,11 @@ Expected<Cut> cut_network(const SssWidths& w, const SssNetInput& input, DType dt
 Expected<SegmentTable> build_segments(const SssNetInput& input, DType dtype, const DeviceSpec& device, int jobs) {
   constexpr int kReps = kSssNumChoices * kSssNumChoices;
   std::vector<Expected<Cut>> cuts(kReps, Status::internal("not cut"));
-  std::atomic<int> next{0};
-  auto work = [&] {
-    for (int r; (r = next.fetch_add(1)) < kReps;) {
-      const int64_t a = kSssWidthChoices[static_cast<size_t>(r / kSssNumChoices)];
-      const int64_t b = kSssWidthChoices[static_cast<size_t>(r % kSssNumChoices)];
-      cuts[static_cast<size_t>(r)] = cut_network(SssWidths{a, b, a, b, a}, input, dtype, device);
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int t = 1; t < jobs; ++t) threads.emplace_back(work);
-  work();
-  for (auto& t : threads) t.join();
+  parallel_for(kReps, jobs, [&](size_t r) {
+    const int64_t a = kSssWidthChoices[r / kSssNumChoices];
+    const int64_t b = kSssWidthChoices[r % kSssNumChoices];
+    cuts[r] = cut_network(SssWidths{a, b, a, b, a}, input, dtype, device);
+  });
 
   SegmentTable table;
   for (int r = 0; r < kReps; ++r) {
@@ -313,60 +307,50 @@ class Assembler {
     const DeviceSpec& device = lm_.device();
     int64_t b = batch.size;
     if (batch.max) {
-      // estimate_memory: stored weights + the most activations live at one step + workspace.
       int64_t weights = 0;
       for (const Segment* s : seg) weights += s->weight_bytes;
-      const int64_t workspace = static_cast<int64_t>(device.workspace_bytes);
-      auto memory_at = [&seg, weights, workspace](int64_t n) -> Expected<int64_t> {
-        int64_t act = 0;
+      auto memory_at = [&](int64_t n) -> Expected<int64_t> {
+        live_.clear();
         for (const Segment* s : seg)
-          for (const Affine& a : s->live) act = std::max(act, a.at(n));
-        return weights + act + workspace;
+          for (const Affine& a : s->live) live_.push_back(a.at(n));
+        return estimate_memory(weights, live_, device).total();
       };
-      auto mb = find_max_batch_affine(memory_at, device.mem_bytes - device.reserved_bytes);
+      auto mb = find_max_batch_affine(memory_at, usable_memory(device));
       if (!mb) return mb.status().with_context("NATS-SSS network " + sss_arch_string(w) + " on " + device.id);
       b = *mb;
     }
 
-    // Layer start of each segment, and bytes written before each layer (for reuse distances).
+    // The network's layers at batch b, for the layer loop of predict().
+    seq_.clear();
+    layers_.clear();
     std::array<size_t, kSegments> start{};
-    prefix_.clear();
-    prefix_.push_back(0);
-    for (int k = 0; k < kSegments; ++k) {
-      start[static_cast<size_t>(k)] = prefix_.size() - 1;
-      for (const SegLayer& L : seg[static_cast<size_t>(k)]->layers) prefix_.push_back(prefix_.back() + L.bytes_out.at(b));
-    }
-    // The layer loop of predict(), in the same order (the time sums the same doubles).
-    double time_s = 0;
     int64_t macs = 0, flops = 0, bytes = 0, params = 0;
-    size_t i = 0;
     for (int k = 0; k < kSegments; ++k) {
       const Segment& s = *seg[static_cast<size_t>(k)];
+      start[static_cast<size_t>(k)] = seq_.size();
       params += s.params;
       for (const SegLayer& L : s.layers) {
         LayerWork work = L.work;
         work.flops = L.flops.at(b);
         work.bytes = L.bytes.at(b);
+        work.gemm.rows = L.rows.at(b);
+        work.out_elems = L.out_elems.at(b);
         macs += L.macs.at(b);
         flops += work.flops;
         bytes += work.bytes;
-        if (work.costed) {
-          int64_t reused = 0;
-          if (i > 0 && lm_.l2_enabled())
-            for (const SegInput& in : L.inputs) {
-              const size_t src = in.src >= 0 ? start[static_cast<size_t>(k)] + static_cast<size_t>(in.src)
-                                             : start[static_cast<size_t>(k) - 1] +
-                                                   static_cast<size_t>(seg[static_cast<size_t>(k) - 1]->out_layer);
-              const int64_t tensor = in.bytes.at(b);
-              // Integer sums below 2^53: the same double as predict()'s running sum.
-              const double distance = static_cast<double>(tensor + (prefix_[i] - prefix_[src + 1]));
-              if (lm_.stays_in_l2(distance)) reused += tensor;
-            }
-          time_s += layer_time(L, work, reused, b, !batch.max);
+        seq_.add_layer(work, L.bytes_out.at(b));
+        for (const SegInput& in : L.inputs) {
+          const size_t src = in.src >= 0 ? start[static_cast<size_t>(k)] + static_cast<size_t>(in.src)
+                                         : start[static_cast<size_t>(k) - 1] +
+                                               static_cast<size_t>(seg[static_cast<size_t>(k) - 1]->out_layer);
+          seq_.add_input({src, in.bytes.at(b)});
         }
-        ++i;
+        layers_.push_back(&L);
       }
     }
+    const double time_s = time_layers(lm_, seq_, [&](size_t i, int64_t reused) {
+      return seq_.work(i).costed ? layer_time(*layers_[i], seq_.work(i), reused, b, !batch.max) : 0.0;
+    });
 
     SssPoint pt;
     pt.index = index;
@@ -392,7 +376,7 @@ class Assembler {
     std::array<double, 4> time{};
   };
 
-  double layer_time(const SegLayer& L, LayerWork& work, int64_t reused, int64_t b, bool memoize) {
+  double layer_time(const SegLayer& L, const LayerWork& work, int64_t reused, int64_t b, bool memoize) {
     Memo* m = nullptr;
     if (memoize) {
       if (memo_batch_ != b) {
@@ -403,8 +387,6 @@ class Assembler {
       for (int j = 0; j < m->n; ++j)
         if (m->reused[static_cast<size_t>(j)] == reused) return m->time[static_cast<size_t>(j)];
     }
-    work.gemm.rows = L.rows.at(b);
-    work.out_elems = L.out_elems.at(b);
     const double t = lm_.time(work, reused).time_s;
     if (m && m->n < 4) {
       m->reused[static_cast<size_t>(m->n)] = reused;
@@ -419,7 +401,9 @@ class Assembler {
   const SegmentTable& t_;
   const LayerModel& lm_;
   int64_t classes_;
-  std::vector<int64_t> prefix_;
+  LayerSequence seq_;                   // the network being predicted
+  std::vector<const SegLayer*> layers_;  // its segment layer at each position of seq_
+  std::vector<int64_t> live_;            // its live activation bytes at one batch
 };
 
 }  // namespace
@@ -437,12 +421,7 @@ Expected<SssPoint> predict_sss_network(const SssWidths& widths, const SssNetInpu
 
   int64_t b = batch.size;
   if (batch.max) {
-    auto memory_at = [&](int64_t n) -> Expected<int64_t> {
-      auto a = build_analysed(widths, input, *dtype, n);
-      if (!a) return a.status();
-      return estimate_memory(a->graph, a->analysis, device).total();
-    };
-    auto mb = find_max_batch_affine(memory_at, device.mem_bytes - device.reserved_bytes);
+    auto mb = max_batch_for(device, [&](int64_t n) { return build_analysed(widths, input, *dtype, n); });
     if (!mb) return mb.status().with_context("NATS-SSS network " + sss_arch_string(widths) + " on " + device.id);
     b = *mb;
   }
@@ -544,10 +523,7 @@ Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& 
       }
     }
   };
-  std::vector<std::thread> threads;
-  for (int t = 1; t < jobs; ++t) threads.emplace_back(work);
-  work();
-  for (auto& t : threads) t.join();
+  run_on_threads(jobs, work);
   if (failed)
     for (const Status& s : errors)
       if (!s) return s;

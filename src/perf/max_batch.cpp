@@ -1,4 +1,5 @@
-// Largest batch that fits, by extrapolating an affine memory(batch) and confirming it.
+// The largest batch that fits: the general search (perf/model.h) and the affine shortcut
+// (perf/max_batch.h).
 #include "rooflens/perf/max_batch.h"
 
 #include <algorithm>
@@ -9,6 +10,34 @@
 #include "rooflens/perf/model.h"
 
 namespace rooflens {
+
+Expected<int64_t> find_max_batch(const std::function<Expected<int64_t>(int64_t)>& memory_at,
+                                 double capacity_bytes, int64_t limit) {
+  auto fits = [&](int64_t b) -> Expected<bool> {
+    auto mem = memory_at(b);
+    if (!mem) return mem.status();
+    return static_cast<double>(*mem) <= capacity_bytes;
+  };
+  auto one = fits(1);
+  if (!one) return one.status();
+  if (!*one) return Status::invalid("the model does not fit the device's memory even at batch 1");
+  int64_t lo = 1, hi = 2;
+  while (hi <= limit) {
+    auto f = fits(hi);
+    if (!f) return f.status();
+    if (!*f) break;
+    lo = hi;
+    hi *= 2;
+  }
+  if (hi > limit) return lo;
+  while (hi - lo > 1) {  // lo fits, hi does not
+    const int64_t mid = lo + (hi - lo) / 2;
+    auto f = fits(mid);
+    if (!f) return f.status();
+    (*f ? lo : hi) = mid;
+  }
+  return lo;
+}
 
 Expected<int64_t> find_max_batch_affine(const std::function<Expected<int64_t>(int64_t)>& memory_at,
                                         double capacity_bytes, int64_t limit) {

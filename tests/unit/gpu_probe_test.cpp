@@ -1,6 +1,7 @@
 // The GPU probe (rooflens_gpu_probe): without a CUDA device it is unavailable and says why;
 // with one, a quick probe gives positive figures below 2x the datasheet; the device file it
-// writes for a made-up result (always run) loads through the device parser; GPU names match
+// writes for a made-up result (always run) loads through the device parser as the device
+// the probe filled; GPU names match
 // their database entries.
 #include <gtest/gtest.h>
 
@@ -156,6 +157,11 @@ TEST(GpuProbe, DeviceFileOfMadeUpResultLoadsWithDatasheet) {
   auto d = load_device_file(path);
   ASSERT_TRUE(d) << d.status().message();
   EXPECT_EQ(d->id, "h200-probed");
+  // The file is the device the probe filled, written by the device-file writer.
+  auto spec = gpu_probe_device_spec(r, "h200-probed", &*ds);
+  ASSERT_TRUE(spec) << spec.status().message();
+  spec->file = path;
+  EXPECT_TRUE(*d == *spec);
   EXPECT_TRUE(d->is_gpu());
   EXPECT_EQ(d->sm_count, 132);
   EXPECT_EQ(d->compute_capability, "9.0");
@@ -191,6 +197,10 @@ TEST(GpuProbe, DeviceFileWithoutDatasheetUsesMeasuredPeaks) {
   ASSERT_TRUE(dev) << dev.status().message();
   auto d = parse_device_json(dev->dump(), "mystery.json");
   ASSERT_TRUE(d) << d.status().message();
+  auto spec = gpu_probe_device_spec(r, "mystery", nullptr);
+  ASSERT_TRUE(spec) << spec.status().message();
+  spec->file = "mystery.json";
+  EXPECT_TRUE(*d == *spec);
   EXPECT_EQ(d->peaks.size(), 4u);
   EXPECT_DOUBLE_EQ(d->best_peak("bf16")->flops, 7.0e14);
   EXPECT_EQ(d->tc_channel_multiple.at("tf32"), 4);

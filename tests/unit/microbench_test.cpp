@@ -564,6 +564,10 @@ TEST(MicrobenchProbe, WritesADeviceFileThatLoads) {
   auto d = load_device_file(path.string());
   std::filesystem::remove(path);
   ASSERT_TRUE(d.has_value()) << d.status().message();
+  auto spec = probe_device_spec(*r, "probe-test");
+  ASSERT_TRUE(spec.has_value()) << spec.status().message();
+  spec->file = path.string();
+  EXPECT_TRUE(*d == *spec);  // the device the probe filled, through the device-file writer
   EXPECT_EQ(d->id, "probe-test");
   EXPECT_EQ(d->kind, "cpu");
   ASSERT_TRUE(d->cpu.has_value());

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rooflens/device/kernel_table.h"
@@ -14,6 +16,8 @@ namespace rooflens {
 
 enum class ComputeUnit { kCuda, kTensor, kSimd };
 std::string_view compute_unit_name(ComputeUnit u);
+// The unit a device file names ("cuda", "tensor", "simd"), if it is one.
+std::optional<ComputeUnit> compute_unit_from_name(std::string_view name);
 
 // One dense peak: a dtype on a unit with an accumulator ("fp16 on tensor cores, fp32 acc").
 struct Peak {
@@ -22,6 +26,9 @@ struct Peak {
   std::string accumulator;  // fp32, fp16, int32
   double flops = 0;         // FLOP/s (dense)
   std::string source;       // for measured peaks
+#if ROOFLENS_FIELDWISE_EQUALITY
+  bool operator==(const Peak&) const = default;
+#endif
 };
 
 // A level of the memory hierarchy with the bandwidth measured for working sets up to its
@@ -30,6 +37,9 @@ struct MemoryLevel {
   std::string name;        // L1, L2, L3, DRAM
   double bytes = 0;        // largest working set served at this bandwidth
   double bandwidth = 0;    // B/s
+#if ROOFLENS_FIELDWISE_EQUALITY
+  bool operator==(const MemoryLevel&) const = default;
+#endif
 };
 
 // The link a GPU attaches to its host with (PCIe), through which its inputs arrive.
@@ -40,6 +50,9 @@ struct HostLink {
   std::string name;                 // "PCIe 4.0 x16"
   double bandwidth_bytes_per_s = 0;  // B/s, one direction
   std::string source;               // sources.host_link of the device file
+#if ROOFLENS_FIELDWISE_EQUALITY
+  bool operator==(const HostLink&) const = default;
+#endif
 };
 
 // Theoretical per-direction bandwidth (B/s) of a link named "PCIe <gen> x<lanes>" (gen 1.0 to
@@ -52,6 +65,9 @@ struct CpuInfo {
   int cores = 0, threads = 0, simd_bits = 0, fma_units = 0;
   std::vector<std::string> isa;
   double l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;
+#if ROOFLENS_FIELDWISE_EQUALITY
+  bool operator==(const CpuInfo&) const = default;
+#endif
 };
 
 struct DeviceSpec {
@@ -80,6 +96,10 @@ struct DeviceSpec {
   std::map<std::string, std::string> sources;
   std::string file;  // where it was loaded from ("inline" for custom)
 
+#if ROOFLENS_FIELDWISE_EQUALITY
+  bool operator==(const DeviceSpec&) const = default;
+#endif
+
   bool is_gpu() const { return kind == "gpu"; }
   // Best dense peak for a dtype over all units (the utilization denominator), if any, with
   // the accumulator inference engines use (fp32 for float dtypes, int32 for int8).
@@ -97,6 +117,13 @@ struct DeviceSpec {
 // Parses one device file's JSON text. Errors name the file and field.
 Expected<DeviceSpec> parse_device_json(const std::string& text, const std::string& file);
 Expected<DeviceSpec> load_device_file(const std::string& path);
+// The device file of a spec (rooflens.device/1), the one writer of the schema: the probes
+// write through it. parse_device_json of its dump gives `d` back (all but `file`). Zero,
+// empty and absent fields are written as null (sm_count, compute_capability, clock_hz.*,
+// memory.bytes and .type, l2_bytes, tensor_core, launch_overhead_s, max_*_per_sm, cpu,
+// cpu.threads and cpu.*_bytes) or left out (memory.levels, accumulator and source of a peak,
+// host_link, efficiency, kernel_table); sources come in the order of the fields they are for.
+nlohmann::ordered_json device_json(const DeviceSpec& d);
 // All devices of a directory (*.json), sorted by id; errors name the bad file.
 Expected<std::vector<DeviceSpec>> load_device_dir(const std::string& dir);
 // Resolves `--device`: an id or alias from `db`, a path to a JSON file, or

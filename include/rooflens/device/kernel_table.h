@@ -19,6 +19,16 @@
 
 #include "rooflens/util/status.h"
 
+// Field-wise operator== on the device structs (defaulted, so a new field is compared too):
+// C++20. The CUDA probe's sources compile as C++17 and do without it.
+#ifndef ROOFLENS_FIELDWISE_EQUALITY
+#if __cplusplus >= 202002L
+#define ROOFLENS_FIELDWISE_EQUALITY 1
+#else
+#define ROOFLENS_FIELDWISE_EQUALITY 0
+#endif
+#endif
+
 namespace rooflens {
 
 inline constexpr const char* kKernelTableSchema = "rooflens.kernel_table/1";
@@ -35,6 +45,9 @@ struct KernelFit {
 
   // fixed_s + exp(c0 + sum c_i x_i); x in feature order. x.size() must equal features.size().
   double kernel_seconds(const std::vector<double>& x) const;
+#if ROOFLENS_FIELDWISE_EQUALITY
+  bool operator==(const KernelFit&) const = default;
+#endif
 };
 
 struct KernelTable {
@@ -53,6 +66,9 @@ struct KernelTable {
   std::map<std::string, KernelFit> classes;
   std::map<std::string, KernelFit> cold;
   double cache_bytes = 0;
+#if ROOFLENS_FIELDWISE_EQUALITY
+  bool operator==(const KernelTable&) const = default;
+#endif
 };
 
 // The kernel classes and their features, in coefficient order: the one definition that

@@ -139,11 +139,13 @@ std::vector<GpuComparison> compare_with_datasheet(const GpuProbeResult& r, const
 // rooflens.gpu_probe/1: facts, every measurement (median, best, worst, spread, samples) and
 // the warnings; with `datasheet` the matched device's id and figures beside them.
 nlohmann::ordered_json gpu_probe_json(const GpuProbeResult& r, const DeviceSpec* datasheet);
-// rooflens.device/1, kind "gpu": measured_peaks = the best GEMM per dtype; memory.bandwidth =
+// The device a GPU probe measured, kind "gpu": measured_peaks = the best GEMM per dtype; memory.bandwidth =
 // the copy kernel's best; launch_overhead_s = the back-to-back median; host_link = the best
 // pinned host-to-device rate; peaks = the datasheet's when `datasheet` is given, else the
 // measured ones (sources say which). Invalid when the result lacks a GEMM, the copy kernel,
 // the stream launch or the host-to-device copy.
+Expected<DeviceSpec> gpu_probe_device_spec(const GpuProbeResult& r, const std::string& id, const DeviceSpec* datasheet);
+// That device as its rooflens.device/1 file (device_json, device/device.h).
 Expected<nlohmann::ordered_json> gpu_probe_device_json(const GpuProbeResult& r, const std::string& id,
                                                        const DeviceSpec* datasheet);
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "rooflens/device/device.h"
 #include "rooflens/microbench/host_cpu.h"
 #include "rooflens/microbench/kernels.h"
 #include "rooflens/microbench/stats.h"
@@ -135,9 +136,11 @@ std::vector<std::string> measured_dtypes(const ProbeResult& r);
 // rooflens.probe/1: peak_flops, theoretical_peak_flops, bandwidth (largest working set, best,
 // all threads), cache_bandwidth per level, dispatch_overhead_s, every measurement and warning.
 nlohmann::ordered_json probe_json(const ProbeResult& r);
-// rooflens.device/1, kind "cpu": theoretical peaks, measured peaks (best at all threads),
-// measured triad bandwidth, cache sizes, dispatch overhead and sources. Invalid when the
-// probe measured no fp32 peak or no triad bandwidth.
+// The device a CPU probe measured, kind "cpu": theoretical peaks, measured peaks (best at all
+// threads), measured triad bandwidth, cache sizes and roofs, dispatch overhead and sources.
+// Invalid when the probe measured no fp32 peak or no triad bandwidth.
+Expected<DeviceSpec> probe_device_spec(const ProbeResult& r, const std::string& id);
+// That device as its rooflens.device/1 file (device_json, device/device.h).
 Expected<nlohmann::ordered_json> probe_device_json(const ProbeResult& r, const std::string& id);
 
 }  // namespace rooflens::microbench

@@ -1,49 +1,17 @@
 // The per-layer part of the performance model (perf/model.h) as plain data in, plain data
-// out: predict() reads a fused layer's work and L2 reuse from the graph and calls this; a
-// caller that knows its layers without a graph (nas/sss_study.cpp assembles NATS-SSS
-// networks from cached blocks) calls it too and gets the same numbers, bit for bit.
+// out: one fused layer's work (perf/gemm_view.h) and the bytes it reuses from L2 in, its
+// time out. The loop over a model's layers is perf/layer_sequence.h.
 #pragma once
 
 #include <cstdint>
 #include <optional>
-#include <vector>
 
 #include "rooflens/cost/analysis.h"
 #include "rooflens/device/device.h"
+#include "rooflens/perf/gemm_view.h"
 #include "rooflens/perf/model.h"
 
 namespace rooflens {
-
-// GEMM view of a linear layer's anchor: rows x cols output tiles per group, K, and the
-// channel counts tensor cores need aligned. valid = false for other ops.
-struct GemmShape {
-  bool valid = false;
-  bool depthwise = false;
-  int64_t groups = 1, rows = 0, cols = 0, k = 0;
-  int64_t align_in = 0, align_out = 0;  // channels that must be multiples of the tile
-};
-GemmShape gemm_shape(const Graph& g, const Node& n);
-
-// What the per-layer model reads of a fused layer (units: FLOPs, bytes, elements).
-struct LayerWork {
-  bool costed = false;    // status ok and the layer computes or moves something
-  int64_t flops = 0;
-  int64_t bytes = 0;      // counted traffic: bytes_in + bytes_out + bytes_weights
-  GemmShape gemm;         // of the anchor
-  int64_t out_elems = 0;  // elements of the layer's out_shapes (pointwise kernels' threads)
-};
-LayerWork layer_work(const Graph& g, const LayerReport& r);
-
-// One activation input of a layer that an earlier layer wrote: that layer's index and the
-// tensor's bytes (the candidates for L2 reuse).
-struct L2Input {
-  size_t src = 0;
-  int64_t bytes = 0;
-};
-
-// The earlier-layer inputs of every layer of an analysed graph (views followed back to
-// their producing layer), in the order predict() visits them.
-std::vector<std::vector<L2Input>> layer_l2_inputs(const Graph& g, const ModelAnalysis& m);
 
 // The numbers predict() puts in a LayerPrediction besides names, bound and flags.
 struct LayerTiming {
@@ -88,9 +56,5 @@ class LayerModel {
   int multiple_ = 8;
   int64_t elem_ = 4;
 };
-
-// Bytes of activations live at each step 0..m.layers.size() of the fused execution order
-// (the last step holds the graph outputs); estimate_memory's activations are their maximum.
-std::vector<int64_t> live_activation_bytes(const Graph& g, const ModelAnalysis& m);
 
 }  // namespace rooflens

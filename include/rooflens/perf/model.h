@@ -10,6 +10,7 @@
 
 #include "rooflens/cost/analysis.h"
 #include "rooflens/device/device.h"
+#include "rooflens/perf/memory.h"
 
 namespace rooflens {
 
@@ -107,14 +108,6 @@ struct Prediction {
 // options.dtype) on one device. Errors: the device has no peak for the dtype.
 Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const DeviceSpec& d,
                              const PerfOptions& o);
-
-// Bytes resident at the worst point of the fused execution order: stored weights plus
-// the largest set of simultaneously live activations.
-struct MemoryEstimate {
-  int64_t weights = 0, activations = 0, workspace = 0;
-  int64_t total() const { return weights + activations + workspace; }
-};
-MemoryEstimate estimate_memory(const Graph& g, const ModelAnalysis& m, const DeviceSpec& d);
 
 // Largest batch whose memory fits the device: exponential then binary search over a
 // monotone memory(batch) function (each call analyses the model at that batch).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <map>
 
 #include "rooflens/microbench/gpu_probe.h"
 
@@ -40,13 +41,11 @@ json facts_json(const GpuFacts& f) {
           {"pcie_link_max", f.pcie_link_max}};
 }
 
-std::string peak_unit(const Peak& p) { return std::string(compute_unit_name(p.unit)); }
-
 // Tensor-core channel multiples by compute capability when no datasheet matched: the
 // 16-byte rule of NVIDIA's Deep Learning Performance Guide.
-json channel_multiples(const GpuFacts& f) {
+std::map<std::string, int> channel_multiples(const GpuFacts& f) {
   const int cc = 10 * f.cc_major + f.cc_minor;
-  json m = json::object();
+  std::map<std::string, int> m;
   if (cc >= 70) m["fp16"] = 8;
   if (cc >= 72) m["int8"] = 16;
   if (cc >= 80) {
@@ -54,8 +53,92 @@ json channel_multiples(const GpuFacts& f) {
     m["tf32"] = 4;
   }
   if (cc >= 89) m["fp8"] = 16;
-  if (m.empty()) return nullptr;
-  return {{"channel_multiple", m}};
+  return m;
+}
+
+// What every source line of a probed device says about where it was measured.
+struct Context {
+  Context(const GpuProbeResult& r, const DeviceSpec* ds) : ds(ds) {
+    const GpuFacts& f = r.facts;
+    by = fmt::format("measured by rooflens probe gpu {} on '{}' (device {}, {})", r.date, f.name, f.ordinal,
+                     f.pci_bus_id.empty() ? "bus unknown" : f.pci_bus_id);
+    if (ds) ds_text = fmt::format("datasheet device '{}' ({})", ds->id, std::filesystem::path(ds->file).filename().string());
+  }
+  const DeviceSpec* ds;
+  std::string by, ds_text;
+};
+
+std::string memory_source(const GpuProbeResult& r, const Context& ctx) {
+  const CopyMeasurement* copy = find_copy(r, "kernel");
+  const CopyMeasurement* memcpy_d2d = find_copy(r, "cudaMemcpy");
+  return fmt::format(
+      "bytes: cudaDeviceProp::totalGlobalMem. bandwidth: {}: copy kernel (16-byte vector loads and stores, grid-stride) "
+      "of {} MiB to {} MiB, bytes read + written, best of {} (median {:.4g} B/s, spread {:.0f}%){}. type: {}",
+      ctx.by, copy->buffer_bytes / (1 << 20), copy->buffer_bytes / (1 << 20), copy->bytes_per_s.samples.size(),
+      copy->bytes_per_s.median, 100 * copy->bytes_per_s.spread,
+      memcpy_d2d ? fmt::format("; cudaMemcpy device to device best {:.4g} B/s", memcpy_d2d->bytes_per_s.best) : "",
+      ctx.ds ? ctx.ds->mem_type + " (" + ctx.ds_text + ")" : "not visible to the CUDA runtime");
+}
+
+std::string launch_source(const GpuProbeResult& r, const Context& ctx) {
+  const LaunchMeasurement* stream = find_launch(r, "stream");
+  const LaunchMeasurement* graph = find_launch(r, "graph");
+  const LaunchMeasurement* rt = find_launch(r, "round_trip");
+  std::string s = fmt::format("{}: empty kernel launched {} times back to back on one stream, time per launch, "
+                              "median of {} (best {:.3g} s)",
+                              ctx.by, stream->launches, stream->seconds.samples.size(), stream->seconds.best);
+  if (graph) s += fmt::format("; the same launches replayed as a CUDA graph: {:.3g} s per node (median)", graph->seconds.median);
+  if (rt) s += fmt::format("; launch + cudaStreamSynchronize round trip: {:.3g} s (median)", rt->seconds.median);
+  return s;
+}
+
+std::string host_link_source(const GpuProbeResult& r, const Context& ctx) {
+  const GpuFacts& f = r.facts;
+  const HostCopyMeasurement* h2d = find_host_copy(r, "host_to_device");
+  const HostCopyMeasurement* d2h = find_host_copy(r, "device_to_host");
+  std::string s = fmt::format("{}: cudaMemcpyAsync of {} MiB from pinned host memory (cudaMallocHost), best of "
+                              "{} (median {:.4g} B/s)",
+                              ctx.by, h2d->bytes / (1 << 20), h2d->bytes_per_s.samples.size(), h2d->bytes_per_s.median);
+  if (d2h) s += fmt::format("; device to host best {:.4g} B/s", d2h->bytes_per_s.best);
+  s += fmt::format("; link from sysfs: current {}, max {}", f.pcie_link_current.empty() ? "unknown" : f.pcie_link_current,
+                   f.pcie_link_max.empty() ? "unknown" : f.pcie_link_max);
+  if (ctx.ds && ctx.ds->host_link)
+    s += fmt::format("; the datasheet link is {} at {:.4g} B/s per direction", ctx.ds->host_link->name,
+                     ctx.ds->host_link->bandwidth_bytes_per_s);
+  return s;
+}
+
+// Where each figure of the device file comes from.
+std::map<std::string, std::string> gpu_sources(const GpuProbeResult& r, const Context& ctx, const std::string& peaks_src,
+                                               const std::string& measured_src) {
+  const GpuFacts& f = r.facts;
+  const DeviceSpec* ds = ctx.ds;
+  const std::string residency = fmt::format("cudaDeviceProp maxThreadsPerMultiProcessor {} and "
+                                            "maxBlocksPerMultiProcessor {} (compute capability {})",
+                                            f.max_threads_per_sm, f.max_blocks_per_sm, f.compute_capability());
+  return {
+      {"peaks", peaks_src},
+      {"measured_peaks", measured_src + ". " + repeats_text(r) + "; " +
+                             (r.warnings.empty() ? std::string("no warnings")
+                                                 : fmt::format("{} warning(s), first: {}", r.warnings.size(),
+                                                               r.warnings.front()))},
+      {"memory", memory_source(r, ctx)},
+      {"sm_count", "cudaDeviceProp::multiProcessorCount"},
+      {"clock_hz", fmt::format("boost: cudaDevAttrClockRate (peak SM clock) {}; base: {}",
+                               f.clock_hz > 0 ? fmt::format("{:.0f} MHz", f.clock_hz / 1e6) : "not reported",
+                               ds && ds->clock_base_hz > 0 ? "from the " + ctx.ds_text : "unknown")},
+      {"l2_bytes", "cudaDeviceProp::l2CacheSize"},
+      {"tensor_core", ds ? "copied from the " + ctx.ds_text + ": " +
+                               (ds->sources.count("tensor_core") ? ds->sources.at("tensor_core") : "")
+                         : "NVIDIA Deep Learning Performance Guide 16-byte rule by compute capability; not measured"},
+      {"launch_overhead_s", launch_source(r, ctx)},
+      {"max_threads_per_sm", residency},
+      {"max_blocks_per_sm", residency},
+      {"workspace_bytes", "assumption: 256 MiB of scratch an inference engine (TensorRT/cuDNN workspace) reserves; not a "
+                          "hardware figure"},
+      {"reserved_bytes", "assumption: 512 MiB unavailable to the model (CUDA context, cuDNN/cuBLAS handles, driver "
+                         "reservations); not a hardware figure"},
+      {"host_link", host_link_source(r, ctx)}};
 }
 
 }  // namespace
@@ -124,7 +207,7 @@ json gpu_probe_json(const GpuProbeResult& r, const DeviceSpec* ds) {
           {"wall_seconds", r.wall_seconds}};
 }
 
-Expected<json> gpu_probe_device_json(const GpuProbeResult& r, const std::string& id, const DeviceSpec* ds) {
+Expected<DeviceSpec> gpu_probe_device_spec(const GpuProbeResult& r, const std::string& id, const DeviceSpec* ds) {
   if (id.empty()) return Status::invalid("--id must not be empty");
   const GpuFacts& f = r.facts;
   const CopyMeasurement* copy = find_copy(r, "kernel");
@@ -138,128 +221,63 @@ Expected<json> gpu_probe_device_json(const GpuProbeResult& r, const std::string&
     return Status::invalid("the probe's copy, launch or host-copy figure is not positive; cannot write a device file");
   if (!(f.global_mem_bytes > 0) || f.sm_count <= 0 || f.max_threads_per_sm <= 0 || f.max_blocks_per_sm <= 0)
     return Status::invalid("the probe's device facts lack memory size, SM count or residency limits");
-  const std::string by = fmt::format("measured by rooflens probe gpu {} on '{}' (device {}, {})", r.date, f.name,
-                                     f.ordinal, f.pci_bus_id.empty() ? "bus unknown" : f.pci_bus_id);
-  const std::string ds_text =
-      ds ? fmt::format("datasheet device '{}' ({})", ds->id, std::filesystem::path(ds->file).filename().string()) : "";
+  const Context ctx(r, ds);
 
-  json measured = json::array();
+  DeviceSpec d;
   std::string measured_src;
   for (const char* dt : {"fp32", "tf32", "fp16", "bf16"}) {
     const GemmMeasurement* m = best_gemm(r, dt);
     if (!m || !(m->flops.best > 0)) continue;
     const std::string src = fmt::format(
-        "{}: cublasGemmEx {}x{}x{} {} ({}), best of {} x {} GEMMs (median {:.4g} FLOP/s, spread {:.0f}%){}", by, m->m,
+        "{}: cublasGemmEx {}x{}x{} {} ({}), best of {} x {} GEMMs (median {:.4g} FLOP/s, spread {:.0f}%){}", ctx.by, m->m,
         m->n, m->k, m->dtype, m->compute_type, m->flops.samples.size(), m->gemms_per_repeat, m->flops.median,
         100 * m->flops.spread, m->verified ? "" : "; RESULT CHECK FAILED");
-    measured.push_back({{"dtype", m->dtype},
-                        {"unit", m->unit},
-                        {"accumulator", m->accumulator},
-                        {"flops", m->flops.best},
-                        {"source", src}});
+    auto unit = compute_unit_from_name(m->unit);
+    if (!unit) return Status::internal("GEMM measurement with unknown unit '" + m->unit + "'");
+    d.measured_peaks.push_back({m->dtype, *unit, m->accumulator, m->flops.best, src});
     measured_src += (measured_src.empty() ? "" : "; ") + std::string(dt) + ": " + src;
   }
-  if (measured.empty()) return Status::invalid("the probe measured no positive GEMM rate; cannot write a device file");
-
-  json peaks = json::array();
+  if (d.measured_peaks.empty()) return Status::invalid("the probe measured no positive GEMM rate; cannot write a device file");
   std::string peaks_src;
   if (ds) {
-    for (const Peak& p : ds->peaks)
-      peaks.push_back({{"dtype", p.dtype}, {"unit", peak_unit(p)}, {"accumulator", p.accumulator}, {"flops", p.flops}});
-    peaks_src = "copied from the " + ds_text + ": " + (ds->sources.count("peaks") ? ds->sources.at("peaks") : "");
+    for (const Peak& p : ds->peaks) d.peaks.push_back({p.dtype, p.unit, p.accumulator, p.flops, ""});
+    peaks_src = "copied from the " + ctx.ds_text + ": " + (ds->sources.count("peaks") ? ds->sources.at("peaks") : "");
   } else {
-    for (const auto& m : measured)
-      peaks.push_back({{"dtype", m["dtype"]}, {"unit", m["unit"]}, {"accumulator", m["accumulator"]}, {"flops", m["flops"]}});
+    for (const Peak& m : d.measured_peaks) d.peaks.push_back({m.dtype, m.unit, m.accumulator, m.flops, ""});
     peaks_src = "no database device matched '" + f.name + "': the measured GEMM peaks (see measured_peaks) stand in "
                 "for datasheet peaks";
   }
 
-  const CopyMeasurement* memcpy_d2d = find_copy(r, "cudaMemcpy");
-  const std::string memory_src = fmt::format(
-      "bytes: cudaDeviceProp::totalGlobalMem. bandwidth: {}: copy kernel (16-byte vector loads and stores, grid-stride) "
-      "of {} MiB to {} MiB, bytes read + written, best of {} (median {:.4g} B/s, spread {:.0f}%){}. type: {}",
-      by, copy->buffer_bytes / (1 << 20), copy->buffer_bytes / (1 << 20), copy->bytes_per_s.samples.size(),
-      copy->bytes_per_s.median, 100 * copy->bytes_per_s.spread,
-      memcpy_d2d ? fmt::format("; cudaMemcpy device to device best {:.4g} B/s", memcpy_d2d->bytes_per_s.best) : "",
-      ds ? ds->mem_type + " (" + ds_text + ")" : "not visible to the CUDA runtime");
-  const LaunchMeasurement* graph = find_launch(r, "graph");
-  const LaunchMeasurement* rt = find_launch(r, "round_trip");
-  std::string launch_src = fmt::format("{}: empty kernel launched {} times back to back on one stream, time per launch, "
-                                       "median of {} (best {:.3g} s)",
-                                       by, stream->launches, stream->seconds.samples.size(), stream->seconds.best);
-  if (graph) launch_src += fmt::format("; the same launches replayed as a CUDA graph: {:.3g} s per node (median)", graph->seconds.median);
-  if (rt) launch_src += fmt::format("; launch + cudaStreamSynchronize round trip: {:.3g} s (median)", rt->seconds.median);
-  const HostCopyMeasurement* d2h = find_host_copy(r, "device_to_host");
-  const std::string link = f.pcie_link_current.empty() ? "" : f.pcie_link_current;
-  std::string host_src = fmt::format("{}: cudaMemcpyAsync of {} MiB from pinned host memory (cudaMallocHost), best of "
-                                     "{} (median {:.4g} B/s)",
-                                     by, h2d->bytes / (1 << 20), h2d->bytes_per_s.samples.size(), h2d->bytes_per_s.median);
-  if (d2h) host_src += fmt::format("; device to host best {:.4g} B/s", d2h->bytes_per_s.best);
-  host_src += fmt::format("; link from sysfs: current {}, max {}", link.empty() ? "unknown" : link,
-                          f.pcie_link_max.empty() ? "unknown" : f.pcie_link_max);
-  if (ds && ds->host_link)
-    host_src += fmt::format("; the datasheet link is {} at {:.4g} B/s per direction", ds->host_link->name,
-                            ds->host_link->bandwidth_bytes_per_s);
-  const std::string residency = fmt::format("cudaDeviceProp maxThreadsPerMultiProcessor {} and "
-                                            "maxBlocksPerMultiProcessor {} (compute capability {})",
-                                            f.max_threads_per_sm, f.max_blocks_per_sm, f.compute_capability());
-  json sources = {
-      {"peaks", peaks_src},
-      {"measured_peaks", measured_src + ". " + repeats_text(r) + "; " +
-                             (r.warnings.empty() ? std::string("no warnings")
-                                                 : fmt::format("{} warning(s), first: {}", r.warnings.size(),
-                                                               r.warnings.front()))},
-      {"memory", memory_src},
-      {"sm_count", "cudaDeviceProp::multiProcessorCount"},
-      {"clock_hz", fmt::format("boost: cudaDevAttrClockRate (peak SM clock) {}; base: {}",
-                               f.clock_hz > 0 ? fmt::format("{:.0f} MHz", f.clock_hz / 1e6) : "not reported",
-                               ds && ds->clock_base_hz > 0 ? "from the " + ds_text : "unknown")},
-      {"l2_bytes", "cudaDeviceProp::l2CacheSize"},
-      {"tensor_core", ds ? "copied from the " + ds_text + ": " + (ds->sources.count("tensor_core") ? ds->sources.at("tensor_core") : "")
-                         : "NVIDIA Deep Learning Performance Guide 16-byte rule by compute capability; not measured"},
-      {"launch_overhead_s", launch_src},
-      {"max_threads_per_sm", residency},
-      {"max_blocks_per_sm", residency},
-      {"workspace_bytes", "assumption: 256 MiB of scratch an inference engine (TensorRT/cuDNN workspace) reserves; not a "
-                          "hardware figure"},
-      {"reserved_bytes", "assumption: 512 MiB unavailable to the model (CUDA context, cuDNN/cuBLAS handles, driver "
-                         "reservations); not a hardware figure"},
-      {"host_link", host_src}};
+  d.id = id;
+  d.name = fmt::format("{} (device {}), measured by rooflens probe gpu", f.name, f.ordinal);
+  d.kind = "gpu";
+  d.arch = ds && !ds->arch.empty() ? ds->arch : "compute capability " + f.compute_capability();
+  d.compute_capability = f.compute_capability();
+  d.sm_count = f.sm_count;
+  d.clock_base_hz = ds ? ds->clock_base_hz : 0;
+  d.clock_boost_hz = f.clock_hz > 0 ? f.clock_hz : (ds ? ds->clock_boost_hz : 0);
+  d.mem_bytes = f.global_mem_bytes;
+  d.mem_bandwidth = copy->bytes_per_s.best;
+  d.mem_type = ds && !ds->mem_type.empty() ? ds->mem_type : "unknown";
+  d.l2_bytes = f.l2_bytes;
+  d.tc_channel_multiple = ds && !ds->tc_channel_multiple.empty() ? ds->tc_channel_multiple : channel_multiples(f);
+  d.launch_overhead_s = stream->seconds.median;
+  d.max_threads_per_sm = f.max_threads_per_sm;
+  d.max_blocks_per_sm = f.max_blocks_per_sm;
+  d.workspace_bytes = 268435456;
+  d.reserved_bytes = 536870912;
+  const std::string link = f.pcie_link_current;
+  d.host_link = HostLink{"measured pinned host-to-device copy" + (link.empty() ? "" : " over " + link),
+                         h2d->bytes_per_s.best, ""};
+  d.sources = gpu_sources(r, ctx, peaks_src, measured_src);
+  d.host_link->source = d.sources.at("host_link");
+  return d;
+}
 
-  json tensor_core = nullptr;
-  if (ds && !ds->tc_channel_multiple.empty()) {
-    json m = json::object();
-    for (const auto& [k, v] : ds->tc_channel_multiple) m[k] = v;
-    tensor_core = {{"channel_multiple", m}};
-  } else {
-    tensor_core = channel_multiples(f);
-  }
-  const double boost = f.clock_hz > 0 ? f.clock_hz : (ds ? ds->clock_boost_hz : 0);
-  return json{{"schema", "rooflens.device/1"},
-              {"id", id},
-              {"aliases", json::array()},
-              {"name", fmt::format("{} (device {}), measured by rooflens probe gpu", f.name, f.ordinal)},
-              {"kind", "gpu"},
-              {"arch", ds && !ds->arch.empty() ? ds->arch : "compute capability " + f.compute_capability()},
-              {"compute_capability", f.compute_capability()},
-              {"sm_count", f.sm_count},
-              {"clock_hz", {{"base", positive_or_null(ds ? ds->clock_base_hz : 0)}, {"boost", positive_or_null(boost)}}},
-              {"memory", {{"bytes", f.global_mem_bytes},
-                          {"bandwidth", copy->bytes_per_s.best},
-                          {"type", ds && !ds->mem_type.empty() ? ds->mem_type : "unknown"}}},
-              {"l2_bytes", positive_or_null(f.l2_bytes)},
-              {"peaks", peaks},
-              {"measured_peaks", measured},
-              {"tensor_core", tensor_core},
-              {"launch_overhead_s", positive_or_null(stream->seconds.median)},
-              {"max_threads_per_sm", f.max_threads_per_sm},
-              {"max_blocks_per_sm", f.max_blocks_per_sm},
-              {"cpu", nullptr},
-              {"workspace_bytes", 268435456},
-              {"reserved_bytes", 536870912},
-              {"host_link", {{"name", "measured pinned host-to-device copy" + (link.empty() ? "" : " over " + link)},
-                             {"bandwidth", h2d->bytes_per_s.best}}},
-              {"sources", sources}};
+Expected<json> gpu_probe_device_json(const GpuProbeResult& r, const std::string& id, const DeviceSpec* ds) {
+  auto d = gpu_probe_device_spec(r, id, ds);
+  if (!d) return d.status();
+  return device_json(*d);
 }
 
 }  // namespace rooflens::microbench

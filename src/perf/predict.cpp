@@ -1,0 +1,259 @@
+// predict(): a model's time on a device, layer by layer, with what bounds each layer
+// (perf/model.h; docs/perf-model.md).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "rooflens/ir/patterns.h"
+#include "rooflens/perf/kernel_predict.h"
+#include "rooflens/perf/layer_model.h"
+#include "rooflens/perf/layer_sequence.h"
+#include "rooflens/perf/model.h"
+
+namespace rooflens {
+namespace {
+
+// A BatchNormalization + ReLU layer that the oneDNN backend runs inside the channel Concat
+// before it (ir/patterns.h).
+bool runs_inside_concat(const Graph& g, const LayerReport& r) {
+  if (r.nodes.size() != 2) return false;
+  const Node& bn = g.node(r.nodes[0]);
+  if (bn.kind != OpKind::kBatchNormalization || bn.inputs.empty() || bn.inputs[0] == kNoValue) return false;
+  const NodeId producer = g.value(bn.inputs[0]).producer;
+  return producer >= 0 && concat_feeding_norm_relu(g, producer) == r.nodes[0] &&
+         g.value(bn.outputs[0]).consumers[0] == r.nodes[1];
+}
+
+// Notes on the roofs every layer is held to.
+void add_roof_notes(Prediction& p, const LayerModel& lm) {
+  const DeviceSpec& d = lm.device();
+  const PerfOptions& o = lm.options();
+  const double attain = lm.attain();
+  if (attain != 1.0)
+    p.notes.push_back(fmt::format("compute roofs scaled by the measured/datasheet peak ratio {:.2f}", attain));
+  if (d.is_gpu()) {
+    const double mem_eff = d.efficiency.count("memory") ? d.efficiency.at("memory") : o.gpu_dram_efficiency;
+    if (mem_eff != 1.0)
+      p.notes.push_back("memory roofs at " + std::to_string(static_cast<int>(std::lround(100 * mem_eff))) +
+                        "% of the datasheet bandwidth (achievable share)");
+    if (o.kernel_gap_s > 0)
+      p.notes.push_back("each kernel adds a serialized " + std::to_string(static_cast<int>(std::lround(o.kernel_gap_s * 1e6))) +
+                        " us gap to its overlapped time");
+  }
+}
+
+// The roofline numbers of a costed layer, its bound with one line of evidence, and its flags.
+void set_roofline(LayerPrediction& L, const LayerWork& w, const LayerTiming& t, const LayerModel& lm) {
+  const DeviceSpec& d = lm.device();
+  const GemmShape& gs = w.gemm;
+  const bool tensor = lm.tensor().has_value();
+  L.dram_bytes = t.dram_bytes;
+  L.unit = t.unit;
+  L.tensor_eligible = t.tensor_eligible;
+  L.aligned = t.aligned;
+  L.peak_used = t.peak_used;
+  L.wave_efficiency = t.wave_efficiency;
+  L.split_k = t.split_k;
+  L.tile_n = t.tile_n;
+  L.tile_efficiency = t.tile_efficiency;
+  L.bw_efficiency = t.bw_efficiency;
+  L.t_compute = t.t_compute;
+  L.t_memory = t.t_memory;
+  L.t_launch = t.t_launch;
+  L.t_gap = t.t_gap;
+  L.time_s = t.time_s;
+  L.kernel_class = gs.valid ? (gs.depthwise ? "depthwise" : "gemm") : "other";
+
+  if (L.t_launch > std::max(L.t_compute, L.t_memory)) {
+    L.bound = Bound::kLaunch;
+    L.why = "kernel work shorter than the launch overhead";
+  } else if (L.t_compute >= L.t_memory) {
+    if (L.wave_efficiency < 0.5) {
+      L.bound = Bound::kStarved;
+      L.why = "fills " + std::to_string(static_cast<int>(100 * L.wave_efficiency)) + "% of the device's thread-block slots";
+    } else if (L.tensor_eligible && !L.aligned) {
+      L.bound = Bound::kMisaligned;
+      L.why = "channels " + std::to_string(gs.align_in) + "->" + std::to_string(gs.align_out) +
+              " are not multiples of " + std::to_string(lm.channel_multiple()) + ": no tensor cores";
+    } else if (tensor && L.unit != ComputeUnit::kTensor && d.is_gpu()) {
+      L.bound = Bound::kCudaCores;
+      L.why = gs.depthwise ? "depthwise convolution runs on CUDA cores" : "op runs on CUDA cores";
+    } else {
+      L.bound = Bound::kCompute;
+      L.why = "AI " + std::to_string(static_cast<int>(L.ai)) + " above the unit's ridge";
+    }
+  } else {
+    if (L.bw_efficiency < 0.5) {
+      L.bound = Bound::kStarved;
+      L.why = "too few threads in flight to saturate memory bandwidth";
+    } else {
+      L.bound = Bound::kMemory;
+      L.why = "AI " + std::to_string(L.ai).substr(0, 5) + " below the ridge " +
+              std::to_string(static_cast<int>(L.peak_used / d.mem_bandwidth));
+    }
+  }
+  if (L.tensor_eligible && !L.aligned) L.flags.push_back("misaligned");
+  if (tensor && d.is_gpu() && !L.tensor_eligible) L.flags.push_back("cuda-cores");
+  if (L.wave_efficiency < 0.5 || L.bw_efficiency < 0.5) L.flags.push_back("starved");
+  if (L.t_launch > std::max(L.t_compute, L.t_memory)) L.flags.push_back("launch");
+}
+
+// A CPU with a measured kernel table: layer times from the table (bounds and flags still
+// from the roofline terms, which say why a layer takes its time), and what the note says.
+class TableTiming {
+ public:
+  TableTiming(const Graph& g, const ModelAnalysis& m, const DeviceSpec& d, const PerfOptions& o,
+              const MemoryEstimate& memory)
+      : g_(g), d_(d), memory_(memory) {
+    if (d.is_gpu() || !d.kernel_table || !o.use_kernel_table || o.dtype != d.kernel_table->dtype) return;
+    table_ = &*d.kernel_table;
+    conversions_ = layout_conversions(g, m);
+    for (const auto& r : m.layers) weight_bytes_ += static_cast<double>(r.cost.bytes_weights);
+    // The warm-cache fits (table->classes), always. Weights stay in cache from one run to
+    // the next only when they and the largest set of live activations fit it together; when
+    // they do not, each layer takes at least the time to stream its weights from memory
+    // (below). This replaced the cold-cache fits, which over-predicted: caches evicted before
+    // every sample are colder than a network's layers ever are (docs/validation.md,
+    // 2026-12-01 rerun).
+    weights_stream_ = table_->cache_bytes > 0 && d.mem_bandwidth > 0 &&
+                      weight_bytes_ + static_cast<double>(memory.activations) > table_->cache_bytes;
+  }
+
+  bool active() const { return table_ != nullptr; }
+
+  // Replaces the roofline time of costed layer i (report r) by the table's, where it has one.
+  void time(size_t i, const LayerReport& r, LayerPrediction& L) {
+    const KernelTable& table = *table_;
+    if (runs_inside_concat(g_, r)) {
+      // The oneDNN backend applies this normalisation and ReLU while copying the concat
+      // before it (ir/patterns.h): no pass of its own.
+      L.time_s = 0;
+      L.table_class = "in-concat";
+      ++table_layers_;
+      return;
+    }
+    const auto k = classify_layer(g_, r);
+    auto t_table = k ? table_layer_seconds(table, table.classes, *k, conversions_[i]) : std::nullopt;
+    if (t_table && weights_stream_) {
+      const double stream_s = static_cast<double>(r.cost.bytes_weights) / d_.mem_bandwidth;
+      if (stream_s > *t_table) {
+        *t_table = stream_s;
+        ++stream_bound_;
+      }
+    }
+    if (!t_table) {
+      ++roofline_layers_;
+      return;
+    }
+    // A power law extrapolated past its samples can promise more than the machine has:
+    // no layer is predicted faster than its FLOPs at the unit's attainable peak.
+    const double floor_s = L.peak_used > 0 ? static_cast<double>(L.flops) / L.peak_used : 0;
+    if (floor_s > *t_table) {
+      ++table_floored_;
+      floor_peak_ = L.peak_used;
+    }
+    L.time_s = std::max(*t_table, floor_s);
+    L.table_class = k->cls;
+    L.layout_conversions = static_cast<int>(conversions_[i].size());
+    ++table_layers_;
+  }
+
+  void add_notes(Prediction& p) const {
+    const KernelTable& table = *table_;
+    p.notes.push_back("layer times from the measured kernel table in " + d_.file + " (" + table.backend + ", " +
+                      std::to_string(table.threads) + " thread(s), measured " + table.measured + "; " +
+                      "warm-cache fits; weights " +
+                      fmt::format("{:.1f} MiB + live activations {:.1f} MiB ", weight_bytes_ / (1 << 20),
+                                  static_cast<double>(memory_.activations) / (1 << 20)) +
+                      (weights_stream_ ? "exceed " : "fit ") + fmt::format("the {:.0f} MiB cache", table.cache_bytes / (1 << 20)) +
+                      (weights_stream_ ? fmt::format(", so each layer takes at least its weights at {:.0f} GB/s ({} held there)",
+                                                     d_.mem_bandwidth / 1e9, stream_bound_)
+                                       : std::string()) +
+                      ") for " + std::to_string(table_layers_) + " layer(s)" +
+                      (roofline_layers_ ? ", the roofline for " + std::to_string(roofline_layers_) + " of classes it lacks" : ""));
+    if (table_floored_)
+      p.notes.push_back(std::to_string(table_floored_) + " layer(s) the kernel table put faster than the attainable peak " +
+                        fmt::format("({:.0f} GFLOP/s)", floor_peak_ / 1e9) + " were held at it");
+  }
+
+ private:
+  const Graph& g_;
+  const DeviceSpec& d_;
+  const MemoryEstimate& memory_;
+  const KernelTable* table_ = nullptr;
+  std::vector<std::vector<LayoutConversion>> conversions_;
+  double weight_bytes_ = 0;
+  bool weights_stream_ = false;  // weights exceed the cache: read from memory every run
+  int table_layers_ = 0, roofline_layers_ = 0, table_floored_ = 0;
+  int stream_bound_ = 0;   // layers held at their weights' streaming time
+  double floor_peak_ = 0;  // FLOP/s a floored layer was held at
+};
+
+}  // namespace
+
+std::string_view bound_name(Bound b) {
+  switch (b) {
+    case Bound::kCompute: return "compute";
+    case Bound::kMemory: return "memory";
+    case Bound::kStarved: return "starved";
+    case Bound::kMisaligned: return "misaligned";
+    case Bound::kCudaCores: return "cuda-cores";
+    case Bound::kLaunch: return "launch";
+    case Bound::kNone: return "none";
+  }
+  return "?";
+}
+
+Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const DeviceSpec& d,
+                             const PerfOptions& o) {
+  Prediction p;
+  p.model = m.model;
+  p.device_id = d.id;
+  p.device_name = d.name;
+  p.dtype = o.dtype;
+  p.batch = m.batch;
+  auto lm = LayerModel::make(d, o, m.dtype);
+  if (!lm) return lm.status();
+  p.peak_datasheet = lm->best().flops;
+  p.peak_measured = lm->peak_measured();
+  p.cmr = lm->best().flops / d.mem_bandwidth;
+  p.ai = m.ai;
+  add_roof_notes(p, *lm);
+
+  const MemoryEstimate memory = estimate_memory(g, m, d);
+  TableTiming table(g, m, d, o, memory);
+  const LayerSequence seq = graph_layer_sequence(g, m);
+  p.time_s = time_layers(*lm, seq, [&](size_t i, int64_t reused) {
+    const LayerReport& r = m.layers[i];
+    const LayerWork& w = seq.work(i);
+    LayerPrediction L;
+    L.name = r.name;
+    L.op = r.op;
+    L.flops = w.flops;
+    L.bytes = w.bytes;
+    L.ai = r.ai;
+    if (!w.costed) {
+      L.bound = Bound::kNone;
+      p.layers.push_back(std::move(L));
+      return 0.0;
+    }
+    set_roofline(L, w, lm->time(w, reused), *lm);
+    if (table.active()) table.time(i, r, L);
+    L.achieved_flops = L.time_s > 0 ? static_cast<double>(L.flops) / L.time_s : 0;
+    const double t = L.time_s;
+    p.layers.push_back(std::move(L));
+    return t;
+  });
+  if (table.active()) table.add_notes(p);
+  for (auto& L : p.layers) L.time_share = p.time_s > 0 ? L.time_s / p.time_s : 0;
+  p.flops_per_image = static_cast<double>(m.totals.flops) / static_cast<double>(m.batch);
+  p.throughput = p.time_s > 0 ? static_cast<double>(m.batch) / p.time_s : 0;
+  p.utilization = p.throughput * p.flops_per_image / p.peak_datasheet;
+  if (p.peak_measured) p.utilization_measured = p.throughput * p.flops_per_image / *p.peak_measured;
+  p.memory_bytes = memory.total();
+  return p;
+}
+
+}  // namespace rooflens
