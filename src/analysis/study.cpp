@@ -11,8 +11,8 @@
 #include <mutex>
 #include <thread>
 
-#include "rooflens/analysis/pareto.h"
 #include "rooflens/analysis/validation.h"
+#include "rooflens/util/pareto.h"
 
 namespace rooflens {
 

@@ -11,11 +11,11 @@
 #include <thread>
 #include <utility>
 
-#include "rooflens/analysis/pareto.h"
 #include "rooflens/cost/analysis.h"
 #include "rooflens/passes/infer_shapes.h"
 #include "rooflens/perf/layer_model.h"
 #include "rooflens/perf/max_batch.h"
+#include "rooflens/util/pareto.h"
 
 namespace rooflens {
 namespace {
