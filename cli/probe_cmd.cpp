@@ -17,7 +17,7 @@
 #include "common.h"
 #include "rooflens/device/device.h"
 #include "rooflens/microbench/jpeg_decode.h"
-#include "rooflens/microbench/kernel_probe.h"
+#include "rooflens/calibration/kernel_probe.h"
 #include "rooflens/microbench/probe.h"
 #include "rooflens/report/table.h"
 

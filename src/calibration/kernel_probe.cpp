@@ -1,5 +1,5 @@
 // Measures the kernel table (see kernel_probe.h).
-#include "rooflens/microbench/kernel_probe.h"
+#include "rooflens/calibration/kernel_probe.h"
 
 #include <fmt/format.h>
 
