@@ -177,6 +177,7 @@ int run_measure(const MeasureArgs& a) {
   }
   ExecOptions exec;
   exec.threads = threads;
+  exec.tactic_cache = tactic_cache_path();
   exec.tune = !a.no_tune;
   exec.reuse_buffers = !a.no_buffer_reuse;
   exec.layout = a.layout == "blocked" ? ActivationLayout::kBlocked
@@ -347,6 +348,7 @@ int run_validate(const ValidateArgs& a) {
   const int threads = default_threads(a.threads);
   ExecOptions exec;
   exec.threads = threads;
+  exec.tactic_cache = tactic_cache_path();
   for (const auto& n : names)
     if (!std::filesystem::exists(dir + "/" + n + ".onnx"))
       return report_error(Status::invalid("--models: no bundled model '" + n + "'"));

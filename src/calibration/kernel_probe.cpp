@@ -58,6 +58,7 @@ Expected<CaseTimes> run_case(Backend& backend, KernelCase& kc, const KernelTable
   for (bool cold : {false, true}) {
     MeasureOptions mo;
     mo.exec.threads = o.threads;
+    mo.exec.tactic_cache = o.tactic_cache;
     mo.timing.warmup = 2;
     mo.timing.min_repeats = 5;
     mo.timing.max_seconds = o.quick ? 0.06 : 0.2;

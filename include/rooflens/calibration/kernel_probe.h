@@ -34,6 +34,7 @@ struct KernelProbeOptions {
   // the last-level cache; 0 times warm only. The table's cache_bytes is a third of it.
   double flush_bytes = 192.0 * (1 << 20);
   std::vector<std::string> classes;  // empty: every class
+  std::string tactic_cache;          // ExecOptions::tactic_cache of every run
   std::function<void(const std::string&)> progress;  // one line per finished class
 };
 
