@@ -7,7 +7,7 @@
 #include <chrono>
 #include <ctime>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/exec/dispatch_probe.h"
 #include "rooflens/exec/measure.h"
 #include "rooflens/passes/infer_shapes.h"

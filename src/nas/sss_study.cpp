@@ -11,7 +11,7 @@
 #include <thread>
 #include <utility>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/passes/infer_shapes.h"
 #include "rooflens/perf/layer_model.h"
 #include "rooflens/perf/max_batch.h"

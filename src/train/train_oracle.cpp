@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/nas/sss_space.h"
 #include "rooflens/passes/infer_shapes.h"
 

@@ -11,7 +11,7 @@
 #include <optional>
 #include <random>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/exec/backend.h"
 #include "rooflens/exec/measure.h"
 #include "rooflens/ir/graph_builder.h"

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/exec/tensor.h"
 
 namespace rooflens {

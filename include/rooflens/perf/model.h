@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/device/device.h"
 
 namespace rooflens {

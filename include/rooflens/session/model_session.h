@@ -13,7 +13,7 @@
 
 #include "rooflens/analysis/study_run.h"
 #include "rooflens/analysis/whatif.h"
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/onnx/import.h"
 
 namespace rooflens {
