@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 ROOFLENS = $(BUILD)/rooflens
 
-.PHONY: all deps build demo test test-slow test-sanitize fuzz bench docs clean
+.PHONY: all deps build build-demo demo test test-slow test-sanitize fuzz bench docs clean
 
 all: build
 
@@ -16,14 +16,20 @@ deps:
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 
+# Every target: the programs, the test and benchmark programs (and the fuzz targets in a
+# fuzz build).
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
+
+# Only what the demo runs: the rooflens program, none of the test programs.
+build-demo: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target rooflens
 
 # The main job on the bundled default: ResNet-50 at fp16, fused per-layer costs, then the
 # predicted V100 FP16 throughput at the largest batch that fits, with its roofline chart;
 # this CPU probed and ResNet-50 measured on it; then the study of the whole bundled zoo on
 # V100 FP16 at max batch, ending with the path of its HTML report.
-demo: build
+demo: build-demo
 	$(ROOFLENS) analyze models/resnet50.onnx --dtype fp16 --batch 1
 	@mkdir -p $(BUILD)/demo
 	$(ROOFLENS) predict models/resnet50.onnx --device v100 --dtype fp16 --batch max --roofline $(BUILD)/demo/resnet50-v100-fp16.svg

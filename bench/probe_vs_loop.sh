@@ -14,7 +14,7 @@ set -euo pipefail
 BUILD=${1:-build}
 shift || true
 ROOFLENS="$BUILD/rooflens"
-LOOP="$BUILD/src/microbench/rooflens_fma_loop"
+LOOP="$BUILD/bench/rooflens_fma_loop"
 for f in "$ROOFLENS" "$LOOP"; do
   [[ -x "$f" ]] || { echo "probe_vs_loop: $f not built (cmake --build $BUILD)" >&2; exit 2; }
 done

@@ -6,7 +6,7 @@
 #include "commands.h"
 #include "common.h"
 #include "loading.h"
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/report/analyze_report.h"
 #include "rooflens/util/parallel.h"
 

@@ -117,6 +117,13 @@ std::string bundled_dir(const std::string& sub, const std::string& marker, const
   return (fs::path(ROOFLENS_SOURCE_DIR) / sub).string();
 }
 
+std::string tactic_cache_path() {
+  if (const char* p = std::getenv("ROOFLENS_TACTIC_CACHE")) return std::string(p) == "off" ? "" : p;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/rooflens/tactics.json";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/rooflens/tactics.json";
+  return "";
+}
+
 std::string models_dir(const std::string& override_dir) { return bundled_dir("models", "zoo.json", override_dir); }
 std::string devices_dir(const std::string& override_dir) {
   return bundled_dir("data/devices", "v100-sxm2-16gb.json", override_dir);

@@ -59,4 +59,9 @@ std::string models_dir(const std::string& override_dir);
 std::string devices_dir(const std::string& override_dir);
 std::string bundled_dir(const std::string& sub, const std::string& marker, const std::string& override_dir);
 
+// The file the oneDNN backend keeps its tactic choices in (ExecOptions::tactic_cache):
+// ROOFLENS_TACTIC_CACHE when set ("off": "", nothing kept on disk), else
+// $XDG_CACHE_HOME/rooflens/tactics.json, else ~/.cache/rooflens/tactics.json, else "".
+std::string tactic_cache_path();
+
 }  // namespace rooflens::cli

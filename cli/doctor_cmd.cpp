@@ -130,6 +130,7 @@ int run_doctor(const DoctorArgs& args) {
     if (!backend) return report_error(Status::unavailable("--measured needs the oneDNN backend (built without oneDNN)"));
     MeasureOptions mo;
     mo.exec.threads = a.threads;
+    mo.exec.tactic_cache = tactic_cache_path();
     mo.timing.max_seconds = a.max_seconds;
     std::fprintf(stderr, "doctor: measuring %s at batch %lld on this CPU (oneDNN)...\n", a.file.c_str(),
                  static_cast<long long>(rep->baseline.batch));

@@ -9,7 +9,7 @@
 #include "common.h"
 #include "loading.h"
 #include "rooflens/onnx/export.h"
-#include "rooflens/passes/fold.h"
+#include "rooflens/passes/folded_cnn.h"
 #include "rooflens/passes/infer_shapes.h"
 #include "rooflens/util/file.h"
 
@@ -106,10 +106,10 @@ int run_fold(const FoldArgs& a) {
 
   auto loaded = load_model(a.model, {}, *dt, batch);
   if (!loaded) return report_error(loaded.status());
-  FoldOptions fo;
+  FoldedCnnOptions fo;
   fo.factor = static_cast<int>(*factor);
   fo.align = static_cast<int>(*align);
-  auto folded = fold_graph(loaded->graph, fo);
+  auto folded = folded_cnn(loaded->graph, fo);
   if (!folded) return report_error(folded.status().with_context(a.model));
   auto inferred = infer_shapes(*folded);
   if (!inferred) return report_error(inferred.status().with_context("folded " + a.model));

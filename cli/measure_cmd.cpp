@@ -192,6 +192,7 @@ int run_measure(const MeasureArgs& args) {
   }
   ExecOptions exec;
   exec.threads = threads;
+  exec.tactic_cache = tactic_cache_path();
   exec.tune = !a.no_tune;
   exec.reuse_buffers = !a.no_buffer_reuse;
   exec.layout = a.layout == "blocked" ? ActivationLayout::kBlocked
@@ -365,6 +366,7 @@ int run_validate(const ValidateArgs& args) {
   const int threads = default_threads(a.threads);
   ExecOptions exec;
   exec.threads = threads;
+  exec.tactic_cache = tactic_cache_path();
   for (const auto& n : names)
     if (!std::filesystem::exists(dir + "/" + n + ".onnx"))
       return report_error(Status::invalid("--models: no bundled model '" + n + "'"));

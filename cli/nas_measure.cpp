@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "common.h"
 #include "loading.h"
 #include "rooflens/exec/backend.h"
 #include "rooflens/exec/measure.h"
@@ -33,6 +34,7 @@ nas::ThroughputFn cpu_throughput_fn(const SssNetInput& input, int64_t batch, con
     if (!backend) return Status::unavailable("the oneDNN backend is not in this build: measured throughput needs it");
     MeasureOptions mo;
     mo.exec.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    mo.exec.tactic_cache = tactic_cache_path();
     mo.timing.max_seconds = max_seconds;
     auto m = measure_model(l->graph, l->analysis, *backend, mo);
     if (!m) return m.status();

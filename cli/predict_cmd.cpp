@@ -8,7 +8,7 @@
 #include "common.h"
 #include "loading.h"
 #include "rooflens/onnx/import.h"
-#include "rooflens/passes/fold.h"
+#include "rooflens/passes/folded_cnn.h"
 #include "rooflens/passes/infer_shapes.h"
 #include "rooflens/perf/max_batch.h"
 #include "rooflens/perf/model.h"

@@ -17,7 +17,7 @@
 #include "common.h"
 #include "rooflens/device/device.h"
 #include "rooflens/microbench/jpeg_decode.h"
-#include "rooflens/microbench/kernel_probe.h"
+#include "rooflens/calibration/kernel_probe.h"
 #include "rooflens/microbench/probe.h"
 #include "rooflens/report/table.h"
 
@@ -213,6 +213,7 @@ Status add_kernel_table(const ProbeArgs& a, const microbench::ProbeResult& r, nl
   KernelProbeOptions ko;
   ko.threads = r.dispatch.empty() ? 0 : static_cast<int>(r.dispatch.back().threads);
   ko.quick = a.quick;
+  ko.tactic_cache = tactic_cache_path();
   ko.dispatch_s = dev->value("launch_overhead_s", 0.0);
   // Evict three last-level caches' worth before every run (at least 64 MiB, at most 1 GiB).
   ko.flush_bytes = std::clamp(3 * r.llc_bytes, 64.0 * (1 << 20), 1024.0 * (1 << 20));

@@ -157,6 +157,7 @@ Expected<StudyOptions> study_options(const StudyArgs& a, const Setting& st) {
     o.measure = [backend, threads, max_seconds = a.max_seconds](const LoadedModel& l) -> Expected<MeasuredThroughput> {
       MeasureOptions mo;
       mo.exec.threads = threads;
+      mo.exec.tactic_cache = tactic_cache_path();
       mo.timing.max_seconds = max_seconds;
       auto m = measure_model(l.graph, l.analysis, *backend, mo);
       if (!m) return m.status();

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "fuzz_check.h"
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/onnx/import.h"
 #include "rooflens/passes/infer_shapes.h"
 #include "rooflens/report/analyze_report.h"

@@ -24,14 +24,11 @@ allowed=(
   'src/ops/'                          # the parser: shape inference fills the descriptors
   'src/onnx/'                         # import writes attributes; export writes them back
   'include/rooflens/ir/attr_map.h'    # the attribute map itself
-  'include/rooflens/ir/node_attrs.h'  # the by-name accessors (kept for perf until it switches)
   'include/rooflens/ops/op_hooks.h'   # InferContext, the accessors shape inference uses
 )
 
 # Reads outside ops/ still to be switched, or not parameters at all: "path:regex  # reason".
 exceptions=(
-  'src/perf/model.cpp:.'              # perf/model.cpp is being split; it switches to WindowDesc/GemmDesc after
-  'src/perf/kernel_predict.cpp:.'     # same perf split (kernel_shape, perm): WindowDesc, TransposeDesc
   'src/exec/reference/meta.cpp:attr_tensor\("value"\)'  # a Constant's data tensor, not a parameter
 )
 

@@ -17,7 +17,7 @@ PKGS=(
   libsqlite3-dev  # the training oracle's results database (src/store, `rooflens nas --db`, `rooflens nas-db`)
   dataset-fashion-mnist  # the training oracle's data: gzip IDX files in /usr/share/datasets/fashion-mnist/ (its tests skip without them)
   libturbojpeg0-dev  # `rooflens probe jpeg`: JPEG decode rate per core (src/microbench/jpeg_decode.cpp); optional at build time
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev  # GoogleTest (GMock ships with it); benchmarks are the bench/ scripts, no Google Benchmark
   clang libclang-rt-14-dev  # `make fuzz` (scripts/run-fuzz.sh): libFuzzer, libclang_rt.fuzzer-x86_64.a
   python3-onnx
   chromium  # headless browser check of the study HTML report (tests/report); the test skips without it

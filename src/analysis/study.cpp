@@ -10,9 +10,9 @@
 #include <cmath>
 #include <mutex>
 
-#include "rooflens/analysis/pareto.h"
 #include "rooflens/analysis/validation.h"
 #include "rooflens/util/parallel.h"
+#include "rooflens/util/pareto.h"
 
 namespace rooflens {
 

@@ -12,9 +12,9 @@
 
 #include <fmt/format.h>
 
-#include "rooflens/analysis/study_inputs.h"
 #include "rooflens/nas/oracle.h"
 #include "rooflens/nas/sss_space.h"
+#include "rooflens/util/csv.h"
 
 namespace rooflens::nas {
 namespace {

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "rooflens/analysis/pareto.h"
+#include "rooflens/util/pareto.h"
 
 namespace rooflens::nas {
 namespace {

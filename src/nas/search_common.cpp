@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "rooflens/analysis/pareto.h"
 #include "rooflens/nas/search.h"
+#include "rooflens/util/pareto.h"
 
 namespace rooflens::nas {
 

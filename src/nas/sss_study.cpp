@@ -11,14 +11,14 @@
 #include <thread>
 #include <utility>
 
-#include "rooflens/analysis/pareto.h"
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/passes/infer_shapes.h"
 #include "rooflens/perf/layer_model.h"
 #include "rooflens/perf/layer_sequence.h"
 #include "rooflens/perf/max_batch.h"
 #include "rooflens/perf/memory.h"
 #include "rooflens/util/parallel.h"
+#include "rooflens/util/pareto.h"
 
 namespace rooflens {
 namespace {

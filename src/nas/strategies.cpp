@@ -5,7 +5,7 @@
 #include <deque>
 #include <numeric>
 
-#include "rooflens/analysis/pareto.h"
+#include "rooflens/util/pareto.h"
 #include "rooflens/nas/strategy.h"
 
 #include "search_choices.h"

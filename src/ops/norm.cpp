@@ -30,7 +30,7 @@ Status infer_BatchNormalization(InferContext& ctx) {
 }
 
 // Inference BN is y = a*x + b per channel once a, b are precomputed: 2 FLOPs per element.
-// Running mean/var are read but are not parameters (see params in cost/analysis).
+// Running mean/var are read but are not parameters (see params in cost/cost.cpp).
 OpCost cost_BatchNormalization(const CostContext& ctx) { return ops::pointwise_cost(ctx, 2); }
 
 // X [..., D_axis, ...]; normalizes over dims axis..rank-1; Scale/B broadcast over them.

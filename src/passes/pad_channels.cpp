@@ -4,7 +4,7 @@
 #include <numeric>
 #include <string>
 
-#include "rooflens/passes/fold.h"
+#include "rooflens/passes/folded_cnn.h"
 
 namespace rooflens {
 

@@ -2,16 +2,6 @@
 #include "rooflens/perf/gemm_view.h"
 
 namespace rooflens {
-namespace {
-
-int64_t attr_int(const Node& n, const char* name, int64_t def) {
-  auto it = n.attrs.find(name);
-  if (it == n.attrs.end()) return def;
-  const auto* v = std::get_if<int64_t>(&it->second);
-  return v ? *v : def;
-}
-
-}  // namespace
 
 GemmShape gemm_shape(const Graph& g, const Node& n) {
   GemmShape s;
@@ -19,7 +9,8 @@ GemmShape gemm_shape(const Graph& g, const Node& n) {
     const Shape& x = *g.value(n.inputs[0]).shape;
     const Shape& w = *g.value(n.inputs[1]).shape;
     const Shape& y = *g.value(n.outputs[0]).shape;
-    s.groups = attr_int(n, "group", 1);
+    const auto* win = std::get_if<WindowDesc>(&n.desc);  // resolved by shape inference (ops/)
+    s.groups = win ? win->groups : 1;
     const int64_t cin_g = x[1] / s.groups, cout_g = y[1] / s.groups;
     int64_t spatial = 1;
     for (size_t i = 2; i < y.size(); ++i) spatial *= y[i];
@@ -39,7 +30,8 @@ GemmShape gemm_shape(const Graph& g, const Node& n) {
     s.cols = y.back();
     s.rows = 1;
     for (size_t i = 0; i + 1 < y.size(); ++i) s.rows *= y[i];
-    const bool ta = n.kind == OpKind::kGemm && attr_int(n, "transA", 0) != 0;
+    const auto* gd = std::get_if<GemmDesc>(&n.desc);
+    const bool ta = n.kind == OpKind::kGemm && gd && gd->trans_a;
     s.k = ta ? a[0] : a.back();
     s.align_in = s.k;
     s.align_out = s.cols;

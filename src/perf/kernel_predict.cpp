@@ -23,11 +23,10 @@ int64_t window_of(const Node& n, const Shape& in) {
     for (size_t i = 2; i < in.size(); ++i) w *= in[i];
     return w;
   }
-  auto it = n.attrs.find("kernel_shape");
-  if (it == n.attrs.end()) return 1;
+  const auto* win = std::get_if<WindowDesc>(&n.desc);
+  if (win == nullptr) return 1;
   int64_t w = 1;
-  if (const auto* v = std::get_if<std::vector<int64_t>>(&it->second))
-    for (int64_t k : *v) w *= k;
+  for (int64_t k : win->kernel) w *= k;
   return w;
 }
 
@@ -60,9 +59,8 @@ bool moves_channels_only(const Graph& g, const Node& n) {
   const Shape& x = *g.value(n.inputs[0]).shape;
   if (x.size() < 4) return false;
   if (n.kind == OpKind::kTranspose) {
-    auto it = n.attrs.find("perm");
-    if (it == n.attrs.end()) return false;
-    const auto* perm = std::get_if<std::vector<int64_t>>(&it->second);
+    const auto* td = std::get_if<TransposeDesc>(&n.desc);
+    const std::vector<int64_t>* perm = td ? &td->perm : nullptr;
     const auto r = static_cast<int64_t>(x.size());
     return perm && perm->size() == x.size() && (*perm)[0] == 0 && (*perm)[x.size() - 1] == r - 1 &&
            (*perm)[x.size() - 2] == r - 2;

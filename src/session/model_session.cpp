@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "rooflens/passes/batch.h"
-#include "rooflens/passes/fold.h"
+#include "rooflens/passes/folded_cnn.h"
 #include "rooflens/passes/infer_shapes.h"
 #include "rooflens/passes/pad_channels.h"
 
@@ -177,10 +177,10 @@ Expected<LoadedModel> analyse_loaded_graph(Graph g, const std::string& model, DT
 }
 
 Expected<LoadedModel> fold_model(const LoadedModel& m, int factor, int align) {
-  FoldOptions fo;
+  FoldedCnnOptions fo;
   fo.factor = factor;
   fo.align = align;
-  auto g = fold_graph(m.graph, fo);
+  auto g = folded_cnn(m.graph, fo);
   if (!g) return g.status();
   return analyse_loaded_graph(std::move(*g), m.analysis.model, m.analysis.dtype);
 }

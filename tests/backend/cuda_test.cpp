@@ -10,7 +10,7 @@
 #include <iostream>
 #include <random>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/exec/backend.h"
 #include "rooflens/exec/cuda.h"
 #include "rooflens/exec/measure.h"

@@ -11,7 +11,7 @@
 #include <optional>
 #include <random>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/exec/backend.h"
 #include "rooflens/exec/measure.h"
 #include "rooflens/ir/graph_builder.h"
@@ -33,7 +33,7 @@ std::optional<ModelAnalysis> analysis_of(Graph& g) {
 }
 
 double max_error(Graph& g, std::string* why = nullptr, bool tune = true, std::vector<LayerTiming>* layers = nullptr,
-                 ActivationLayout layout = ActivationLayout::kChannelsLast) {
+                 ActivationLayout layout = ActivationLayout::kChannelsLast, const std::string& tactic_cache = "") {
   auto analysed = analysis_of(g);
   if (!analysed) return 1e30;
   const ModelAnalysis& m = *analysed;
@@ -47,6 +47,7 @@ double max_error(Graph& g, std::string* why = nullptr, bool tune = true, std::ve
   eo.threads = 2;
   eo.tune = tune;
   eo.layout = layout;
+  eo.tactic_cache = tactic_cache;
   Status s = dnnl->prepare(g, m, eo);
   EXPECT_TRUE(s) << s.message();
   Status r = ref->prepare(g, m, eo);
@@ -111,19 +112,17 @@ TEST(OneDnn, TimedImplementationChoiceKeepsResults) {
   }
 }
 
-// Tactic choices persist in a cache file; a damaged one is replaced, never trusted.
-// (ctest runs each test in its own process, so the cache is loaded after setenv here.)
+// Tactic choices persist in the cache file ExecOptions::tactic_cache names; a damaged one is
+// replaced, never trusted.
 TEST(OneDnn, TacticCacheReplacesADamagedFile) {
   const std::string path = (std::filesystem::temp_directory_path() / ("rooflens-tactics-" + std::to_string(fresh_seed()) + ".json")).string();
   std::ofstream(path) << "{not json";
-  setenv("ROOFLENS_TACTIC_CACHE", path.c_str(), 1);
   GraphBuilder b;
   ValueId x = b.input("x", {2, 40, 13, 13});  // a shape no other test here tunes
   b.output(b.add1("Relu", "r", {b.conv("c", x, 40, 72, 3, {.pad = 1})}));
   Graph g = b.finish();
   std::string why;
-  const double e = max_error(g, &why);
-  unsetenv("ROOFLENS_TACTIC_CACHE");
+  const double e = max_error(g, &why, true, nullptr, ActivationLayout::kChannelsLast, path);
   if (e < 0) GTEST_SKIP() << why;
   EXPECT_LT(e, 1e-4);
   std::ifstream in(path);

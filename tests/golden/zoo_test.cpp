@@ -8,7 +8,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/device/device.h"
 #include "rooflens/perf/model.h"
 #include "rooflens/onnx/import.h"

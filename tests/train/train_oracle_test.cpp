@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/nas/oracle.h"
 #include "rooflens/nas/sss_space.h"
 #include "rooflens/passes/infer_shapes.h"

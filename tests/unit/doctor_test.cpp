@@ -7,7 +7,7 @@
 #include "rooflens/analysis/doctor.h"
 #include "rooflens/report/doctor_report.h"
 #include "rooflens/ir/graph_builder.h"
-#include "rooflens/passes/fold.h"
+#include "rooflens/passes/folded_cnn.h"
 #include "rooflens/passes/pad_channels.h"
 #include "rooflens/perf/model.h"
 #include "test_util.h"
@@ -58,9 +58,9 @@ DoctorOptions options(const DeviceSpec& d, std::optional<int64_t> batch) {
   o.whatif.batch = batch;
   o.whatif.fold_factors = {2, 4};
   o.whatif.fold = [](const LoadedModel& l, int f) -> Expected<LoadedModel> {
-    FoldOptions fo;
+    FoldedCnnOptions fo;
     fo.factor = f;
-    auto g = fold_graph(l.graph, fo);
+    auto g = folded_cnn(l.graph, fo);
     if (!g) return g.status();
     return load(std::move(*g));
   };
@@ -143,9 +143,9 @@ TEST(Doctor, ThreeChannelStemIsNamedAndPaddingIsPredictedOnThePaddedGraph) {
   const Finding& m = finding(*r, "memory-bound");
   for (const Remedy& x : m.remedies) {
     if (x.name != "fold f=2") continue;
-    FoldOptions fo;
+    FoldedCnnOptions fo;
     fo.factor = 2;
-    auto g = fold_graph(load(cnn(64, 64, 4)).graph, fo);
+    auto g = folded_cnn(load(cnn(64, 64, 4)).graph, fo);
     ASSERT_TRUE(g);
     EXPECT_NEAR(x.throughput_after, 2 * predicted_throughput(load(std::move(*g)), d), 1e-9 * x.throughput_after);
   }

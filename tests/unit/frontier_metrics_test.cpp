@@ -9,8 +9,8 @@
 #include <random>
 #include <set>
 
-#include "rooflens/analysis/pareto.h"
 #include "rooflens/nas/frontier_metrics.h"
+#include "rooflens/util/pareto.h"
 
 namespace rooflens::nas {
 namespace {

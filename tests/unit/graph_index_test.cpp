@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "rooflens/ir/graph.h"
-#include "rooflens/ir/node_attrs.h"
 
 namespace rooflens {
 namespace {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/onnx/import.h"
 #include "rooflens/passes/infer_shapes.h"
 

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "rooflens/calibration/kernel_probe.h"
 #include "rooflens/device/device.h"
 #include "rooflens/ir/graph_builder.h"
-#include "rooflens/microbench/kernel_probe.h"
 #include "rooflens/perf/kernel_predict.h"
 #include "rooflens/perf/model.h"
 

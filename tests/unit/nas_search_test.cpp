@@ -10,9 +10,9 @@
 #include <set>
 #include <sstream>
 
-#include "rooflens/analysis/pareto.h"
 #include "rooflens/nas/search.h"
 #include "rooflens/nas/search_log.h"
+#include "rooflens/util/pareto.h"
 
 namespace fs = std::filesystem;
 using namespace rooflens;

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/onnx/import.h"
 #include "rooflens/passes/infer_shapes.h"
 

@@ -3,7 +3,7 @@
 // rewrite attributes leave the descriptors matching.
 #include <cmath>
 
-#include "rooflens/passes/fold.h"
+#include "rooflens/passes/folded_cnn.h"
 #include "test_util.h"
 
 namespace rooflens {
@@ -131,8 +131,8 @@ TEST(OpDesc, FoldLeavesDescriptorsValid) {
   Graph g = b.finish();
   analyze(g);
   EXPECT_EQ(desc_of<WindowDesc>(g, dw).groups, 16);
-  FoldOptions o;
-  auto h = fold_graph(g, o);
+  FoldedCnnOptions o;
+  auto h = folded_cnn(g, o);
   ASSERT_TRUE(h.has_value()) << h.status().message();
   const ValueId dw_h = *h->find_value(g.value(dw).name);
   const auto& folded = desc_of<WindowDesc>(*h, dw_h);

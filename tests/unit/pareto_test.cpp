@@ -4,7 +4,7 @@
 #include <cmath>
 #include <random>
 
-#include "rooflens/analysis/pareto.h"
+#include "rooflens/util/pareto.h"
 
 namespace rooflens {
 namespace {

@@ -8,7 +8,7 @@
 #include "rooflens/analysis/study_run.h"
 #include "rooflens/onnx/import.h"
 #include "rooflens/passes/batch.h"
-#include "rooflens/passes/fold.h"
+#include "rooflens/passes/folded_cnn.h"
 #include "rooflens/perf/max_batch.h"
 #include "rooflens/perf/model.h"
 #include "test_util.h"
@@ -56,9 +56,9 @@ StudyOptions options() {
   o.perf.dtype = "fp16";
   o.batch = 64;
   o.fold = [](const LoadedModel& l, int f) -> Expected<LoadedModel> {
-    FoldOptions fo;
+    FoldedCnnOptions fo;
     fo.factor = f;
-    auto g = fold_graph(l.graph, fo);
+    auto g = folded_cnn(l.graph, fo);
     if (!g) return g.status();
     return load(std::move(*g));
   };

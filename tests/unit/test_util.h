@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/ir/graph_builder.h"
 #include "rooflens/passes/infer_shapes.h"
 

@@ -33,7 +33,4 @@ struct AccuracyRow {
 // Accuracies must lie in [0, 100].
 Expected<std::vector<AccuracyRow>> parse_accuracy_csv(const std::string& text, const std::string& file);
 
-// One CSV record split into fields (RFC 4180 quoting). Exposed for tests.
-Expected<std::vector<std::vector<std::string>>> parse_csv(const std::string& text, const std::string& file);
-
 }  // namespace rooflens

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "rooflens/analysis/study.h"
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/device/device.h"
 #include "rooflens/perf/model.h"
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/exec/tensor.h"
 
 namespace rooflens {
@@ -34,6 +34,10 @@ struct ExecOptions {
   // Let run-time buffers whose lifetimes do not overlap share memory (one arena planned in
   // prepare, buffer_plan.h); off: every activation keeps a buffer of its own.
   bool reuse_buffers = true;
+  // The file in which tactic selection keeps its choices across runs (oneDNN's tactic
+  // cache); empty: nothing is kept on disk. The library reads no environment: the CLI
+  // passes ROOFLENS_TACTIC_CACHE or the user's cache directory (cli/common.h).
+  std::string tactic_cache;
 };
 
 // Time of one fused layer in the last run, and what implemented it.

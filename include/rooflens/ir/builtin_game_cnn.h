@@ -9,7 +9,7 @@
 //   conv2 32->32, ReLU, conv3 32->32, ReLU, conv4 32->32, ReLU, MaxPool k3 s1   -> 8x23
 //   conv5 32->8, ReLU, MaxPool k3 s2            -> 3x11
 //   Flatten (264), Linear 264->11 (Gemm, transB=1, with bias)
-// The folded versions are fold_graph(build_game_cnn(N), {f}) (passes/fold.h): the
+// The folded versions are folded_cnn(build_game_cnn(N), {f}) (passes/folded_cnn.h): the
 // paper's ConvN(fold=f) has the same layer widths (int(c * sqrt(f)) truncation).
 #pragma once
 

@@ -1,7 +1,7 @@
 // Channel padding: the tensor-core alignment what-if. Every conv / dense layer's output
 // width is rounded up to a multiple (8 for FP16 tensor cores, 16 for INT8, ...), and the
 // new widths propagate through the graph exactly as fold's do (same machinery:
-// rewrite_widths in passes/fold.h), so residual adds and concats stay consistent.
+// rewrite_widths in passes/folded_cnn.h), so residual adds and concats stay consistent.
 #pragma once
 
 #include "rooflens/ir/graph.h"

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 
 namespace rooflens {
 

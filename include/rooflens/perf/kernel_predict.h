@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/device/kernel_table.h"
 
 namespace rooflens {

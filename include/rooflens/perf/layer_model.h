@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/device/device.h"
 #include "rooflens/perf/gemm_view.h"
 #include "rooflens/perf/model.h"

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/perf/gemm_view.h"
 #include "rooflens/perf/layer_model.h"
 

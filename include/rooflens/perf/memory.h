@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/device/device.h"
 
 namespace rooflens {

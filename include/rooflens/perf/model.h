@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/device/device.h"
 #include "rooflens/perf/memory.h"
 
@@ -97,7 +97,7 @@ struct Prediction {
   double cmr = 0, ai = 0;
   int64_t memory_bytes = 0;  // weights + peak live activations + workspace at this batch
   std::optional<int64_t> max_batch;
-  // A folded model (passes/fold.h) reads f images per input: batch and throughput count
+  // A folded model (passes/folded_cnn.h) reads f images per input: batch and throughput count
   // folded inputs; images are f times as many. Set by the caller that knows (1: images).
   int images_per_input = 1;
   std::vector<LayerPrediction> layers;

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/report/table.h"
 
 namespace rooflens::report {

@@ -13,7 +13,7 @@
 
 #include "rooflens/analysis/study_run.h"
 #include "rooflens/analysis/whatif.h"
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/onnx/import.h"
 
 namespace rooflens {
@@ -61,7 +61,7 @@ Expected<LoadedModel> load_model(const std::string& path, const std::vector<Inpu
 // An already built graph (shapes inferred here) analysed the way model() does, as `model`.
 Expected<LoadedModel> analyse_loaded_graph(Graph g, const std::string& model, DType dtype);
 
-// The FoldedCNN view of a loaded model at `factor` (passes/fold.h; widths rounded up to
+// The FoldedCNN view of a loaded model at `factor` (passes/folded_cnn.h; widths rounded up to
 // `align` when not 0), analysed at its dtype.
 Expected<LoadedModel> fold_model(const LoadedModel& m, int factor, int align = 0);
 

@@ -85,17 +85,17 @@ std::string choice_key(const Graph& g, const ModelAnalysis& fused, const ExecOpt
 }
 
 // Remembers the choice as "<one 0/1 per layer>|<summary>".
-void remember(const std::string& key, const LayoutChoice& c) {
+void remember(const std::string& path, const std::string& key, const LayoutChoice& c) {
   std::string v;
   for (char b : c.blocked) v += b ? '1' : '0';
-  remember_tactic(key, v + "|" + c.summary);
+  remember_tactic(path, key, v + "|" + c.summary);
 }
 
 }  // namespace
 
 Expected<LayoutChoice> choose_layer_layouts(const Graph& g, const ModelAnalysis& fused, const ExecOptions& o) {
   const std::string key = choice_key(g, fused, o);
-  if (auto hit = cached_tactic(key); hit && hit->size() > fused.layers.size() && (*hit)[fused.layers.size()] == '|') {
+  if (auto hit = cached_tactic(o.tactic_cache, key); hit && hit->size() > fused.layers.size() && (*hit)[fused.layers.size()] == '|') {
     LayoutChoice c;
     for (size_t i = 0; i < fused.layers.size(); ++i) c.blocked.push_back((*hit)[i] == '1' ? 1 : 0);
     c.summary = hit->substr(fused.layers.size() + 1) + "; replayed from the tactic cache";
@@ -161,7 +161,7 @@ Expected<LayoutChoice> choose_layer_layouts(const Graph& g, const ModelAnalysis&
   if (count == 0 || predicted < 0.01) {
     out.summary = fmt::format("channels-last (auto: blocking layers was predicted to save {:.1f}%; chosen in {:.1f} s)",
                               100 * predicted, since(t0));
-    remember(key, out);
+    remember(o.tactic_cache, key, out);
     return out;
   }
   // The mix, run in turn with channels-last: kept only when its best run is 1% faster.
@@ -178,14 +178,14 @@ Expected<LayoutChoice> choose_layer_layouts(const Graph& g, const ModelAnalysis&
     out.summary = fmt::format("channels-last (auto: {} of {} layers blocked ran {:.1f}% {} than channels-last, "
                               "{:.1f}% faster predicted; not kept; chosen in {:.1f} s)",
                               count, n, 100 * std::abs(gain), gain < 0 ? "slower" : "faster", 100 * predicted, since(t0));
-    remember(key, out);
+    remember(o.tactic_cache, key, out);
     return out;
   }
   out.blocked = std::move(mix);
   out.summary = fmt::format("auto: {} of {} layers blocked (nChw16c), {:.1f}% faster than channels-last when chosen "
                             "({:.1f}% predicted; chosen in {:.1f} s)",
                             count, n, 100 * gain, 100 * predicted, since(t0));
-  remember(key, out);
+  remember(o.tactic_cache, key, out);
   return out;
 }
 

@@ -3,7 +3,6 @@
 
 #include <omp.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -33,13 +32,6 @@ std::string cpu_identity() {
     }
   }
   return out;
-}
-
-std::string cache_path() {
-  if (const char* p = std::getenv("ROOFLENS_TACTIC_CACHE")) return std::string(p) == "off" ? "" : p;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/rooflens/tactics.json";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/rooflens/tactics.json";
-  return "";
 }
 
 void write_cache(const std::string& path, const std::map<std::string, std::string>& entries) {
@@ -72,7 +64,7 @@ std::map<std::string, std::string> read_cache(const std::string& path, bool* dam
 struct Cache {
   std::mutex mu;
   bool loaded = false;
-  std::string path;  // the file loaded (ROOFLENS_TACTIC_CACHE may point elsewhere later)
+  std::string path;  // the file loaded (a later caller may name another)
   std::map<std::string, std::string> entries;
 };
 
@@ -137,10 +129,10 @@ std::string post_ops_key(const dnnl::post_ops& ops) {
   return s.str();
 }
 
-std::optional<std::string> cached_tactic(const std::string& key) {
+std::optional<std::string> cached_tactic(const std::string& p, const std::string& key) {
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mu);
-  if (const std::string p = cache_path(); !c.loaded || p != c.path) {
+  if (!c.loaded || p != c.path) {
     c.entries.clear();
     if (!p.empty()) {
       bool damaged = false;
@@ -155,12 +147,11 @@ std::optional<std::string> cached_tactic(const std::string& key) {
   return it->second;
 }
 
-void remember_tactic(const std::string& key, const std::string& impl) {
+void remember_tactic(const std::string& p, const std::string& key, const std::string& impl) {
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mu);
   const std::string full = full_key(key);
   c.entries[full] = impl;
-  const std::string p = cache_path();
   if (p.empty()) return;
   // Another process may have added entries since this one loaded: merge, then replace.
   auto on_disk = read_cache(p);

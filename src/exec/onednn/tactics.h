@@ -106,7 +106,7 @@ Tactic<PD> fastest_tactic(OneDnnBackend& b, const Desc& desc, const PD& first, c
   const std::string key = what + " x" + desc_key(first.src_desc()) + " w" + desc_key(w_plain_mem.get_desc()) + " y" +
                           desc_key(first.dst_desc()) + " " + post_ops_key(e.ops);
   auto label = [](const Tactic<PD>& t) { return std::string(t.pd.impl_info_str()) + (t.split ? " +eltwise" : ""); };
-  if (auto name = cached_tactic(key))
+  if (auto name = cached_tactic(b.options().tactic_cache, key))
     for (const auto& c : cands)
       if (*name == label(c)) return c;
   dnnl::engine& eng = b.engine();
@@ -165,7 +165,7 @@ Tactic<PD> fastest_tactic(OneDnnBackend& b, const Desc& desc, const PD& first, c
   }
   if (best != 0 && best_s > first_s / 1.03) best = 0;
   if (spread > 0.25) return cands[best];
-  remember_tactic(key, label(cands[best]));
+  remember_tactic(b.options().tactic_cache, key, label(cands[best]));
   return cands[best];
 }
 

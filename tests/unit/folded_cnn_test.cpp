@@ -1,4 +1,4 @@
-// The FoldedCNNs fold transform (passes/fold.h), the shared width machinery through
+// The FoldedCNNs fold transform (passes/folded_cnn.h), the shared width machinery through
 // pad_channels, and the game CNN test vector of study.md section 3.
 #include <cmath>
 #include <cstdio>
@@ -8,7 +8,7 @@
 #include "rooflens/ir/builtin_game_cnn.h"
 #include "rooflens/onnx/export.h"
 #include "rooflens/onnx/import.h"
-#include "rooflens/passes/fold.h"
+#include "rooflens/passes/folded_cnn.h"
 #include "rooflens/passes/pad_channels.h"
 #include "test_util.h"
 
@@ -22,10 +22,10 @@ Graph inferred(Graph g) {
 }
 
 Graph fold_ok(const Graph& g, int f, int align = 0) {
-  FoldOptions o;
+  FoldedCnnOptions o;
   o.factor = f;
   o.align = align;
-  auto h = fold_graph(g, o);
+  auto h = folded_cnn(g, o);
   EXPECT_TRUE(h.has_value()) << h.status().message();
   return h.has_value() ? std::move(*h) : Graph{};
 }
@@ -136,7 +136,7 @@ TEST(FoldTransform, HiddenConvKeepsFlopsAndShrinksActivations) {
                        static_cast<double>(l0->cost.bytes_in + l0->cost.bytes_out);
     EXPECT_NEAR(flops, 1.0, 0.02) << "f=" << f;  // 64 -> 90 at f=2: (90/64)^2 / 2 = 0.989
     EXPECT_NEAR(act, 1.0 / std::sqrt(f), 0.01) << "f=" << f;
-    EXPECT_EQ(l1->weight_shapes[0][0], fold_width(64, f, WidthRounding::kTruncate));
+    EXPECT_EQ(l1->weight_shapes[0][0], folded_cnn_width(64, f, WidthRounding::kTruncate));
   }
   // align rounds hidden widths up; the classifier is exact (classes x f).
   Graph a = fold_ok(g, 2, 8);
@@ -158,16 +158,16 @@ TEST(FoldTransform, FoldedGraphIsRecognizedByItsFactor) {
 
 TEST(FoldTransform, Errors) {
   Graph g = inferred(build_game_cnn(6));
-  FoldOptions o;
+  FoldedCnnOptions o;
   o.factor = 4;
-  auto r = fold_graph(g, o);
+  auto r = folded_cnn(g, o);
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
   EXPECT_NE(r.status().message().find("batch 6"), std::string::npos) << r.status().message();
   EXPECT_NE(r.status().message().find("factor 4"), std::string::npos) << r.status().message();
   for (int bad : {0, 1, -2}) {
     o.factor = bad;
-    auto e = fold_graph(g, o);
+    auto e = folded_cnn(g, o);
     ASSERT_FALSE(e.has_value());
     EXPECT_EQ(e.status().code(), StatusCode::kInvalidInput);
   }
@@ -182,7 +182,7 @@ TEST(FoldTransform, Errors) {
   Graph ug = b.finish();
   infer_shapes(ug);
   o.factor = 2;
-  auto ue = fold_graph(ug, o);
+  auto ue = folded_cnn(ug, o);
   ASSERT_FALSE(ue.has_value());
   EXPECT_EQ(ue.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(ue.status().message().find("'mystery'"), std::string::npos) << ue.status().message();
@@ -194,7 +194,7 @@ TEST(FoldTransform, Errors) {
   ValueId sum = rb.add1("Add", "skip", {rb.conv("c", rx, 16, 16, 3), rx});
   rb.output(rb.conv("head", sum, 16, 10, 1));  // the classifier: "c" is a hidden layer
   Graph rg = inferred(rb.finish());
-  auto re = fold_graph(rg, o);
+  auto re = folded_cnn(rg, o);
   ASSERT_FALSE(re.has_value());
   EXPECT_NE(re.status().message().find("'skip'"), std::string::npos) << re.status().message();
   EXPECT_NE(re.status().message().find("22"), std::string::npos) << re.status().message();
@@ -206,7 +206,7 @@ TEST(FoldTransform, Errors) {
   ValueId sc = sb.conv("c", sx, 6, 6, 1);
   sb.output(sb.add1("Reshape", "mix", {sc, sb.ints("t", {4, 12, 8})}));
   Graph sg = inferred(sb.finish());
-  auto se = fold_graph(sg, o);
+  auto se = folded_cnn(sg, o);
   ASSERT_FALSE(se.has_value());
   EXPECT_EQ(se.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(se.status().message().find("'mix'"), std::string::npos) << se.status().message();
@@ -311,9 +311,9 @@ TEST(FoldTransform, ConstantSlices) {
   };
   Graph half = fold_ok(build(16), 4);  // 32 -> 64 channels: [0, 16) -> [0, 32)
   EXPECT_EQ(test::shape_of(half, half.nodes[1].outputs[0]), (Shape{1, 32, 4, 4}));
-  FoldOptions o;
+  FoldedCnnOptions o;
   o.factor = 2;  // 32 -> 45 channels: 16 * 45 / 32 is not whole
-  auto r = fold_graph(build(16), o);
+  auto r = folded_cnn(build(16), o);
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(r.status().message().find("'part'"), std::string::npos) << r.status().message();

@@ -1,5 +1,5 @@
 // Measures the kernel table (see kernel_probe.h).
-#include "rooflens/microbench/kernel_probe.h"
+#include "rooflens/calibration/kernel_probe.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <chrono>
 #include <ctime>
 
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 #include "rooflens/exec/dispatch_probe.h"
 #include "rooflens/exec/measure.h"
 #include "rooflens/passes/infer_shapes.h"
@@ -58,6 +58,7 @@ Expected<CaseTimes> run_case(Backend& backend, KernelCase& kc, const KernelTable
   for (bool cold : {false, true}) {
     MeasureOptions mo;
     mo.exec.threads = o.threads;
+    mo.exec.tactic_cache = o.tactic_cache;
     mo.timing.warmup = 2;
     mo.timing.min_repeats = 5;
     mo.timing.max_seconds = o.quick ? 0.06 : 0.2;

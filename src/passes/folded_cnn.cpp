@@ -1,6 +1,6 @@
 // FoldedCNNs fold transform and the width-rewriting machinery it shares with
 // pad_channels (see fold.h for the rules and their source).
-#include "rooflens/passes/fold.h"
+#include "rooflens/passes/folded_cnn.h"
 
 #include <algorithm>
 #include <cmath>
@@ -629,7 +629,7 @@ Status Rewriter::run() {
 
 }  // namespace
 
-int64_t fold_width(int64_t width, int factor, WidthRounding rounding) {
+int64_t folded_cnn_width(int64_t width, int factor, WidthRounding rounding) {
   const double w = static_cast<double>(width) * std::sqrt(static_cast<double>(factor));
   switch (rounding) {
     case WidthRounding::kNearest: return static_cast<int64_t>(std::floor(w + 0.5));
@@ -648,10 +648,10 @@ Expected<Graph> rewrite_widths(const Graph& g, const WidthRule& rule) {
 }
 
 namespace {
-constexpr std::string_view kFoldSuffix = "_fold";  // fold_graph's name for its result: "<name>_fold<f>"
+constexpr std::string_view kFoldSuffix = "_fold";  // folded_cnn's name for its result: "<name>_fold<f>"
 }  // namespace
 
-Expected<Graph> fold_graph(const Graph& g, const FoldOptions& o) {
+Expected<Graph> folded_cnn(const Graph& g, const FoldedCnnOptions& o) {
   if (o.factor < 2)
     return Status::invalid("fold factor must be an integer >= 2, got " + std::to_string(o.factor) +
                            (o.factor == 1 ? " (factor 1 is the unfolded model)" : ""));
@@ -673,7 +673,7 @@ Expected<Graph> fold_graph(const Graph& g, const FoldOptions& o) {
   rule.output_width = [o](int64_t w, bool classifier, int64_t multiple) -> int64_t {
     if (classifier) return w * o.factor;
     const int64_t m = std::lcm<int64_t>(o.align > 0 ? o.align : 1, multiple);
-    return round_up(std::max<int64_t>(1, fold_width(w, o.factor, o.rounding)), m);
+    return round_up(std::max<int64_t>(1, folded_cnn_width(w, o.factor, o.rounding)), m);
   };
   auto h = rewrite_widths(g, rule);
   if (!h) return h.status();

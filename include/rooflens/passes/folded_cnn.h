@@ -30,7 +30,7 @@ enum class WidthRounding {
   kCeil,
 };
 
-struct FoldOptions {
+struct FoldedCnnOptions {
   int factor = 2;  // f >= 2 (1 is the identity and is rejected as invalid)
   int align = 0;   // 0: no alignment; else hidden widths are rounded up to a multiple of it
   WidthRounding rounding = WidthRounding::kTruncate;
@@ -38,7 +38,7 @@ struct FoldOptions {
 
 // The width a hidden conv/dense output of `width` channels gets at fold factor f
 // (before any group or align multiple).
-int64_t fold_width(int64_t width, int factor, WidthRounding rounding);
+int64_t folded_cnn_width(int64_t width, int factor, WidthRounding rounding);
 
 // Folds `g`, which must be shape-inferred at batch N (its single graph input is
 // [N, C, ...]), into a NEW graph at batch N/f, shape-inferred again; `g` is not changed.
@@ -48,14 +48,14 @@ int64_t fold_width(int64_t width, int factor, WidthRounding rounding);
 // cyclically, which is exact for the input channels (each image gets the original ones).
 // Errors: invalid (factor < 2, N not divisible by f, inconsistent widths meeting at an
 // elementwise op); unsupported (an op fold cannot rewrite soundly, naming node and why).
-Expected<Graph> fold_graph(const Graph& g, const FoldOptions& o);
+Expected<Graph> folded_cnn(const Graph& g, const FoldedCnnOptions& o);
 
-// The fold factor of a graph fold_graph made (and `rooflens fold` exported, then imported
-// again): fold_graph names it "<name>_fold<f>"; 1 for any other graph. Throughput of such a
+// The fold factor of a graph folded_cnn made (and `rooflens fold` exported, then imported
+// again): folded_cnn names it "<name>_fold<f>"; 1 for any other graph. Throughput of such a
 // graph counts folded inputs, each of f images.
 int fold_factor_of(const Graph& g);
 
-// ---- Shared machinery (fold_graph and pad_channels are two rules over it) ----
+// ---- Shared machinery (folded_cnn and pad_channels are two rules over it) ----
 
 struct WidthRule {
   // The graph input's new shape from its old one (invalid status to refuse).

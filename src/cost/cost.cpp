@@ -1,5 +1,5 @@
 // Layer costs over a fused (or unfused) view of the graph.
-#include "rooflens/cost/analysis.h"
+#include "rooflens/cost/cost.h"
 
 #include <algorithm>
 #include <charconv>

@@ -1,5 +1,7 @@
-// `rooflens probe cpu --kernels`: times the CPU backend's own primitives over sampled shapes
-// per kernel class and fits the kernel table (device/kernel_table.h) the predictor uses.
+// Calibration (`rooflens probe cpu --kernels`): times the CPU backend's own primitives over
+// sampled shapes per kernel class and fits the kernel table (device/kernel_table.h) the
+// predictor uses. Its own module, above exec and perf, so that microbench (the device's
+// peaks) needs neither.
 //
 // Each sample is a small graph run by the backend exactly as a model's layer is: an adapter
 // convolution before the probed layer leaves its input in the layout a model's previous
@@ -32,6 +34,7 @@ struct KernelProbeOptions {
   // the last-level cache; 0 times warm only. The table's cache_bytes is a third of it.
   double flush_bytes = 192.0 * (1 << 20);
   std::vector<std::string> classes;  // empty: every class
+  std::string tactic_cache;          // ExecOptions::tactic_cache of every run
   std::function<void(const std::string&)> progress;  // one line per finished class
 };
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "rooflens/calibration/kernel_probe.h"
 #include "rooflens/ir/graph_builder.h"
-#include "rooflens/microbench/kernel_probe.h"
 
 namespace rooflens {
 namespace {

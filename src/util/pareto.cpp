@@ -1,5 +1,5 @@
 // Pareto frontiers (both objectives maximized): a sort and one sweep.
-#include "rooflens/analysis/pareto.h"
+#include "rooflens/util/pareto.h"
 
 #include <algorithm>
 #include <cmath>
