@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "rooflens/passes/infer_shapes.h"
 #include "rooflens/train/trainer.h"
 
 namespace rooflens::train {
@@ -231,9 +232,13 @@ class IrNetImpl : public torch::nn::Module {
   std::vector<bool> count_include_pad_;
 };
 
+// The module reads each node's descriptor (kernel, strides, pads...), which shape inference
+// resolves (ops/); a graph straight from a builder has none yet, so it is inferred on a copy.
 Expected<std::shared_ptr<IrNetImpl>> build_net(const Graph& g) {
+  Graph resolved = g;
+  if (auto r = infer_shapes(resolved); !r) return r.status();
   auto net = std::make_shared<IrNetImpl>();
-  Status s = net->build(g);
+  Status s = net->build(resolved);
   if (!s) return s;
   return net;
 }
