@@ -6,10 +6,8 @@
 
 #include "commands.h"
 #include "common.h"
-#include "entry/entry.h"
 
 int main(int argc, char** argv) {
-  rooflens::cli::run_elsewhere_if_needed(argc, argv);  // CUDA / LibTorch commands: rooflens-full
   CLI::App app{"rooflens: how close a CNN comes to a device's peak, why not closer, and what would bring it closer"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "rooflens 0.1.0");
