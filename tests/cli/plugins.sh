@@ -3,7 +3,8 @@
 # links no CUDA, cuDNN, LibTorch or MPI library; `measure --backend cuda` and `probe gpu` are
 # answered by the cuda plugin (this machine may have no GPU: then the plugin says "no CUDA
 # device"), or, in a build without CUDA, by the loader's "built without CUDA"; a plugin that
-# cannot load is named with its path and the loader's error; other commands load no plugin.
+# cannot load is named with its path and the loader's error; the torch plugin trains; other
+# commands load no plugin.
 # Usage: tests/cli/plugins.sh BUILD/rooflens
 set -uo pipefail
 BIN=$(cd "$(dirname -- "$1")" && pwd)/$(basename -- "$1")
@@ -48,6 +49,13 @@ if [[ -f "$DIR/librooflens-cuda.so" ]]; then
   else
     bad broken_plugin_named "exit $rc: $err"
   fi
+fi
+
+# The torch plugin: one tiny training (200 images) through `nas --oracle train:`.
+if [[ -f "$DIR/librooflens-torch.so" && -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]]; then
+  out="$("$BIN" nas --oracle train:fashion-mnist --train-subset 200 --test-subset 100 --db none --strategy random \
+        --max-evals 1 --budget 1e9 -o "$tmp/nas" 2>&1)" && [[ -f "$tmp/nas/result.json" ]] && ok torch_trains ||
+    bad torch_trains "$(tail -3 <<<"$out")"
 fi
 
 # No plugin for the other commands: analyze runs with a broken cuda plugin beside it.
