@@ -7,11 +7,9 @@
 
 #include "commands.h"
 #include "common.h"
-#include "entry/entry.h"
 
 int main(int argc, char** argv) {
-  rooflens::cli::run_elsewhere_if_needed(argc, argv);  // CUDA / LibTorch commands: rooflens-full
-  // Named here, not from argv[0]: rooflens-full (entry.h) answers as `rooflens` too.
+  // Named here, not from argv[0], so help always says `rooflens`.
   CLI::App app{"rooflens: how close a CNN comes to a device's peak, why not closer, and what would bring it closer",
                "rooflens"};
   app.require_subcommand(1);

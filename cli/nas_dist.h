@@ -1,7 +1,6 @@
 // `mpirun -n N rooflens nas ... --oracle train:...` (rooflens/dist/mpi_pool.h): how the nas
 // command finds out it runs under mpirun, makes the ranks >= 1 train, and gives rank 0 its pool.
-// Compiled into both programs; only rooflens-full links MPI (the light one answers "built
-// without MPI", and hands train: oracles to rooflens-full anyway).
+// MPI itself is in the mpi plugin (plugin/plugin.h), loaded when a run starts under mpirun.
 #pragma once
 
 #include <memory>

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Packs what scripts/gpu-check.sh needs on a lent GPU machine into .gpu/bundle.tar.xz (ignored by git):
-# the CUDA build's rooflens and rooflens_cuda_tests, and the Debian shared libraries they
+# the CUDA build's rooflens with its cuda plugin (librooflens-cuda.so, found beside it) and
+# rooflens_cuda_tests, and the Debian shared libraries they
 # link that such a machine lacks (glibc, libstdc++, cuDNN and cuBLAS are the machine's own).
 # usage: scripts/gpu-bundle.sh [BUILD_DIR]   (default build-cuda)
 set -euo pipefail
@@ -8,7 +9,7 @@ cd "$(dirname "$0")/.."
 build=${1:-build-cuda}
 grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
 rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib
-cp "$build/rooflens" "$build/tests/rooflens_cuda_tests" "$build/tests/rooflens_gpu_probe_tests" .gpu/bin/
+cp "$build/rooflens" "$build/librooflens-cuda.so" "$build/tests/rooflens_cuda_tests" "$build/tests/rooflens_gpu_probe_tests" .gpu/bin/
 strip .gpu/bin/*
 for bin in .gpu/bin/*; do
   ldd "$bin" | awk '/=> \// {print $3}'

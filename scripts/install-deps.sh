@@ -13,7 +13,7 @@ PKGS=(
   libmimalloc-dev  # the programs' allocator (CMakeLists.txt, ROOFLENS_WITH_MIMALLOC)
   libbz2-dev  # NATS-Bench data files (src/nas/nats_data.cpp)
   libtorch-dev zlib1g-dev  # training oracle (src/train, `--oracle train:...`): LibTorch CPU; zlib reads the gzip IDX files. Without libtorch-dev it builds as a stub
-  libopenmpi-dev openmpi-bin  # `mpirun -n N rooflens nas --oracle train:...` (src/dist, rooflens-full only); without them training runs in one process
+  libopenmpi-dev openmpi-bin  # `mpirun -n N rooflens nas --oracle train:...` (src/dist, the mpi plugin); without them training runs in one process
   libsqlite3-dev  # the training oracle's results database (src/store, `rooflens nas --db`, `rooflens nas-db`)
   dataset-fashion-mnist  # the training oracle's data: gzip IDX files in /usr/share/datasets/fashion-mnist/ (its tests skip without them)
   libturbojpeg0-dev  # `rooflens probe jpeg`: JPEG decode rate per core (src/microbench/jpeg_decode.cpp); optional at build time

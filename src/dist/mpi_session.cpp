@@ -168,7 +168,11 @@ void MpiSession::stop_workers() {
     if (!is_lost(r)) (void)send_text(any_lost ? "nofinalize" : "", r, kTagStop);  // a dead rank cannot be told
 }
 
-MpiSession::~MpiSession() {
+MpiSession::~MpiSession() { finish(); }
+
+void MpiSession::finish() {
+  if (finished_) return;
+  finished_ = true;
   heartbeat_stop_ = true;
   if (heartbeat_.joinable()) heartbeat_.join();
   if (!abandoned_) stop_workers();

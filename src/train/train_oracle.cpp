@@ -456,10 +456,8 @@ Expected<std::unique_ptr<nas::AccuracyOracle>> make_train_oracle(const std::stri
       s.data[o->data_dir] = data;
     }
   }
-  if (!trainer_available())  // after the spec and the data, so that their errors come first
-    return Status::unsupported(fmt::format("oracle '{}': {} (install libtorch-dev and rebuild; `rooflens` hands "
-                                           "train: oracles to rooflens-full when it is built)",
-                                           spec, trainer_versions()));
+  // After the spec and the data, so that their errors come first.
+  if (Status t = trainer_status(); !t) return t.with_context(fmt::format("oracle '{}'", spec));
   std::shared_ptr<TrainCache> cache = s.cache;
   if (!o->db.empty()) {  // after the trainer: a program that cannot train opens no store
     std::lock_guard<std::mutex> lock(s.mu);

@@ -5,11 +5,11 @@
 #  2. a run killed with SIGKILL mid-way: every evaluation its JSONL log had finished is in the
 #     database, and `nas-db check` finds the file sound;
 #  3. `nas-db list` and `nas-db export` (read back as a csv: oracle's table).
-# Skips (77) without rooflens-full (LibTorch) or Fashion-MNIST. About 30-60 s on 2 cores.
+# Skips (77) without the torch plugin (LibTorch) or Fashion-MNIST. About 30-60 s on 2 cores.
 # Usage: tests/cli/nas_db_kill.sh BINARY
 set -uo pipefail
 BIN=$(cd "$(dirname -- "$1")" && pwd)/$(basename -- "$1")
-[[ -x $(dirname -- "$BIN")/rooflens-full ]] || { echo "skip: no rooflens-full (built without LibTorch)"; exit 77; }
+[[ -f $(dirname -- "$BIN")/librooflens-torch.so ]] || { echo "skip: no librooflens-torch.so beside $BIN (built without LibTorch)"; exit 77; }
 [[ -d /usr/share/datasets/fashion-mnist ]] || { echo "skip: no Fashion-MNIST (apt-get install dataset-fashion-mnist)"; exit 77; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rooflens-nas-db-kill.XXXXXX")
 trap 'rm -rf -- "$TMP"' EXIT

@@ -56,7 +56,7 @@ fi
 # --db misuse (rejected before any training).
 check db_not_train 2 "--db: only the training oracle" -- nas --oracle csv:x.csv --db x.sqlite -o out
 check db_comma 2 "may not contain ','" -- nas --oracle train:fashion-mnist --db a,b.sqlite -o out
-if [[ -x $(dirname -- "$BIN")/rooflens-full && -d /usr/share/datasets/fashion-mnist ]]; then
+if [[ -f $(dirname -- "$BIN")/librooflens-torch.so && -d /usr/share/datasets/fashion-mnist ]]; then
   probe=$("$BIN" nas --oracle train:fashion-mnist --train-subset 200 --test-subset 100 --db notes.txt -o out 2>&1)
   if [[ $probe == *"built without LibTorch"* ]]; then
     echo "skip db_text: this build has no LibTorch, so the training oracle refuses before opening --db"

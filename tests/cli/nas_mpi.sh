@@ -3,16 +3,15 @@
 # networks get the same accuracies as the one-process run; `mpirun -n 1` is one process; a worker
 # rank killed with SIGKILL on its 2nd job loses only that network: the run finishes on the other
 # worker and records the loss in the log, result.json and the stdout summary. Real training on tiny subsets
-# (200 train / 100 test Fashion-MNIST images). Skips (77) without mpirun, rooflens-full with MPI,
+# (200 train / 100 test Fashion-MNIST images). Skips (77) without mpirun, the mpi and torch plugins,
 # or the dataset.
 # Usage: tests/cli/nas_mpi.sh BUILD/rooflens
 set -uo pipefail
 BIN=$(cd "$(dirname -- "$1")" && pwd)/$(basename -- "$1")
-FULL="$(dirname "$BIN")/rooflens-full"
+DIR="$(dirname "$BIN")"
 command -v mpirun >/dev/null || { echo "SKIP: mpirun not found (apt-get install openmpi-bin libopenmpi-dev)"; exit 77; }
-[[ -x "$FULL" ]] || { echo "SKIP: no rooflens-full beside $BIN (built without LibTorch)"; exit 77; }
-ldd "$FULL" | grep libmpi >/dev/null ||  # not -q: an early exit would fail ldd (pipefail)
-   { echo "SKIP: rooflens-full is built without MPI"; exit 77; }
+[[ -f "$DIR/librooflens-torch.so" ]] || { echo "SKIP: no librooflens-torch.so beside $BIN (built without LibTorch)"; exit 77; }
+[[ -f "$DIR/librooflens-mpi.so" ]] || { echo "SKIP: no librooflens-mpi.so beside $BIN (built without MPI)"; exit 77; }
 [[ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]] ||
   { echo "SKIP: Fashion-MNIST not installed (apt-get install dataset-fashion-mnist)"; exit 77; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rooflens-nas-mpi.XXXXXX")

@@ -106,10 +106,6 @@ check() {  # NAME COMMAND... ; succeeds when the command does
 "$BIN" probe gpu --help >help_gpu.txt 2>stderr
 check probe_gpu_help_names_rooflens grep -q '^Usage: rooflens probe gpu' help_gpu.txt
 check probe_gpu_help_no_internal_name bash -c "! grep -q 'rooflens-full' help_gpu.txt"
-if [[ -x $(dirname -- "$BIN")/rooflens-full ]]; then
-  "$(dirname -- "$BIN")/rooflens-full" probe gpu --help >help_full.txt 2>stderr
-  check full_program_help_names_rooflens bash -c "grep -q '^Usage: rooflens probe gpu' help_full.txt && ! grep -q 'rooflens-full' help_full.txt"
-fi
 "$BIN" measure --help >help_measure.txt 2>stderr
 check measure_help_one_file bash -c "grep -q '^  file TEXT REQUIRED' help_measure.txt && ! grep -qE '^ +files' help_measure.txt"
 "$BIN" doctor --help >help_doctor.txt 2>stderr

@@ -31,8 +31,9 @@
 // take a core from the workers. A process whose sends to a dead peer never complete skips
 // MPI_Finalize (which would wait for the peer) and just exits.
 //
-// Without MPI (the `rooflens` program, or a build without libopenmpi-dev) the same functions
-// exist: mpi_built() is false and start() answers unsupported.
+// In the `rooflens` program these functions go through the mpi plugin (plugin/plugin.h):
+// without it (a build without libopenmpi-dev, or the plugin not loadable) mpi_built() is false
+// and start() answers why.
 #pragma once
 
 #include <atomic>
@@ -49,7 +50,7 @@
 
 namespace rooflens::dist {
 
-// Whether this program was linked with MPI.
+// Whether this program can use MPI (the mpi plugin loads).
 bool mpi_built();
 
 // The MPI job of this process, from MPI_Init to MPI_Finalize (once per process). Start it only
@@ -61,8 +62,10 @@ class MpiSession {
   // thread trains); errors return (MPI_ERRORS_RETURN) instead of aborting the job.
   // Unsupported without MPI; unavailable when MPI_Init fails.
   static Expected<std::unique_ptr<MpiSession>> start();
-  // Rank 0: tells every worker not known to be lost to stop. Then MPI_Finalize.
+  // Rank 0: tells every worker not known to be lost to stop. Then MPI_Finalize (finish()).
   ~MpiSession();
+  // The destructor's work, once (the program's destructor calls the mpi plugin's).
+  void finish();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
 
@@ -82,7 +85,7 @@ class MpiSession {
  private:
   MpiSession() = default;
   int rank_ = 0, size_ = 1;
-  bool stopped_ = false, abandoned_ = false;
+  bool stopped_ = false, abandoned_ = false, finished_ = false;
   mutable std::mutex lost_mu_;
   std::vector<bool> lost_;
   std::thread heartbeat_;  // rank 0: heartbeats to the workers

@@ -1,6 +1,7 @@
 // Training a rooflens IR graph with LibTorch (CPU): the part of the training oracle
-// (train_oracle.h) that needs LibTorch. Without LibTorch at configure time the same functions
-// exist and answer unsupported ("built without LibTorch"), as the CUDA backend does without CUDA.
+// (train_oracle.h) that needs LibTorch. Its own library (rooflens_trainer), which the torch
+// plugin holds; in the `rooflens` program these functions go through that plugin
+// (plugin/plugin.h) and, when it is missing or cannot load, answer why (trainer_status()).
 //
 // The torch module IS the graph: one torch module or function per IR node, in the graph's
 // topological order, for the ops the NATS-SSS generator emits (Conv, BatchNormalization, Relu,
@@ -86,9 +87,12 @@ struct TrainResult {
   std::string versions;      // "rooflens 0.1.0, LibTorch 1.13.0"
 };
 
-// Whether this build has LibTorch.
+// OK when training can run here; else why not (built without LibTorch; the torch plugin missing
+// or not loadable: its path and dlerror()).
+Status trainer_status();
+// trainer_status().is_ok().
 bool trainer_available();
-// "rooflens X.Y.Z, LibTorch A.B.C", or "rooflens X.Y.Z, built without LibTorch".
+// "rooflens X.Y.Z, LibTorch A.B.C", or "rooflens X.Y.Z, without the LibTorch plugin".
 std::string trainer_versions();
 
 // Trainable parameters of the torch module built from `net` (weights of Conv and Gemm,
