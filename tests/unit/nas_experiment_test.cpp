@@ -14,26 +14,12 @@
 #include "rooflens/nas/experiment.h"
 
 namespace fs = std::filesystem;
+#include "nas_fixture_space.h"
+
 using namespace rooflens;
 using namespace rooflens::nas;
 
 namespace {
-
-const SpaceTable& fixture_space() {
-  static const SpaceTable table = [] {
-    SpaceTable t;
-    t.source = "synthetic fixture";
-    t.points.resize(kSssSpaceSize);
-    for (int64_t i = 0; i < kSssSpaceSize; ++i) {
-      SssPoint& p = t.points[static_cast<size_t>(i)];
-      p.index = i;
-      p.throughput = 1e6 / static_cast<double>(1 + (i * 7919) % kSssSpaceSize);
-      p.utilization = static_cast<double>((i * 104729) % kSssSpaceSize) / kSssSpaceSize;
-    }
-    return t;
-  }();
-  return table;
-}
 
 // Knows the final accuracy of networks below `known` only (all when known = space size).
 class FixtureOracle : public AccuracyOracle {

@@ -7,27 +7,12 @@
 
 #include "rooflens/nas/strategy.h"
 
+#include "nas_fixture_space.h"
+
 using namespace rooflens;
 using namespace rooflens::nas;
 
 namespace {
-
-// Throughput falls and utilization rises with the index: every network is on the
-// throughput-utilization frontier's ordering, a made-up but valid table.
-const SpaceTable& fixture_space() {
-  static const SpaceTable table = [] {
-    SpaceTable t;
-    t.points.resize(kSssSpaceSize);
-    for (int64_t i = 0; i < kSssSpaceSize; ++i) {
-      SssPoint& p = t.points[static_cast<size_t>(i)];
-      p.index = i;
-      p.throughput = 1e6 / static_cast<double>(1 + (i * 7919) % kSssSpaceSize);
-      p.utilization = static_cast<double>((i * 104729) % kSssSpaceSize) / kSssSpaceSize;
-    }
-    return t;
-  }();
-  return table;
-}
 
 std::unique_ptr<Strategy> make(StrategyKind kind, SearchRng& rng, SearchConfig c = {}) {
   c.strategy = kind;
