@@ -114,10 +114,14 @@ int main(int argc, char** argv) {
   bool json = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--threads" && i + 1 < argc) max_threads = std::atoi(argv[++i]);
-    else if (a == "--seconds" && i + 1 < argc) seconds = std::atof(argv[++i]);
-    else if (a == "--repeats" && i + 1 < argc) repeats = std::atoi(argv[++i]);
-    else if (a == "--json") json = true;
+    if (a == "--threads" && i + 1 < argc)
+      max_threads = std::atoi(argv[++i]);
+    else if (a == "--seconds" && i + 1 < argc)
+      seconds = std::atof(argv[++i]);
+    else if (a == "--repeats" && i + 1 < argc)
+      repeats = std::atoi(argv[++i]);
+    else if (a == "--json")
+      json = true;
     else {
       std::fprintf(stderr, "usage: %s [--threads N] [--seconds S] [--repeats R] [--json]\n", argv[0]);
       return 2;
@@ -176,14 +180,16 @@ int main(int argc, char** argv) {
       const double median = g.size() % 2 ? g[g.size() / 2] : 0.5 * (g[g.size() / 2 - 1] + g[g.size() / 2]);
       rows.push_back({&v, threads, median, g.back()});
       if (!json)
-        std::printf("%-7s %2d acc  %2d thread(s)  median %7.1f  best %7.1f GFLOP/s\n", v.isa, v.accumulators,
-                    threads, median, g.back());
+        std::printf("%-7s %2d acc  %2d thread(s)  median %7.1f  best %7.1f GFLOP/s\n", v.isa, v.accumulators, threads,
+                    median, g.back());
     }
   }
   // Best variant per (isa, threads) by best rate.
-  if (json) std::printf("{\"schema\": \"rooflens.fma_loop/1\", \"seconds\": %g, \"repeats\": %d, \"best\": [", seconds,
-                        repeats);
-  else std::printf("\nbest hand-written loop per ISA and thread count (by best):\n");
+  if (json)
+    std::printf("{\"schema\": \"rooflens.fma_loop/1\", \"seconds\": %g, \"repeats\": %d, \"best\": [", seconds,
+                repeats);
+  else
+    std::printf("\nbest hand-written loop per ISA and thread count (by best):\n");
   bool first = true;
   for (const char* isa : {"avx512", "avx2"})
     for (int threads : counts) {
@@ -192,9 +198,10 @@ int main(int argc, char** argv) {
         if (std::strcmp(r.v->isa, isa) == 0 && r.threads == threads && (!b || r.best > b->best)) b = &r;
       if (!b) continue;
       if (json)
-        std::printf("%s{\"isa\": \"%s\", \"accumulators\": %d, \"threads\": %d, \"median_flops\": %.6g, "
-                    "\"best_flops\": %.6g}",
-                    first ? "" : ", ", isa, b->v->accumulators, threads, b->median * 1e9, b->best * 1e9);
+        std::printf(
+            "%s{\"isa\": \"%s\", \"accumulators\": %d, \"threads\": %d, \"median_flops\": %.6g, "
+            "\"best_flops\": %.6g}",
+            first ? "" : ", ", isa, b->v->accumulators, threads, b->median * 1e9, b->best * 1e9);
       else
         std::printf("%-7s %2d thread(s): %2d accumulators, median %7.1f, best %7.1f GFLOP/s\n", isa, threads,
                     b->v->accumulators, b->median, b->best);

@@ -1,7 +1,7 @@
 // `rooflens analyze`: per-layer FLOPs, bytes and arithmetic intensity of ONNX models.
 #include <optional>
-#include <thread>
 #include <string>
+#include <thread>
 
 #include "commands.h"
 #include "common.h"
@@ -15,15 +15,18 @@ namespace rooflens::cli {
 void add_analyze(CLI::App& app, AnalyzeArgs& a) {
   auto* cmd = app.add_subcommand("analyze", "Per-layer MACs, FLOPs, bytes and arithmetic intensity of ONNX CNNs");
   cmd->add_option("files", a.files, "ONNX model files (several give one summary row per model)")->required();
-  cmd->add_option("--dtype", a.dtype, "precision the model is deployed at (bytes per element): fp32, fp16, bf16, int8 "
-                                      "or fp8; fp16 as every other command")
+  cmd->add_option("--dtype", a.dtype,
+                  "precision the model is deployed at (bytes per element): fp32, fp16, bf16, int8 "
+                  "or fp8; fp16 as every other command")
       ->capture_default_str();
-  cmd->add_option("--batch", a.batch, "batch size (overrides dim 0 of every input; default: the file's, symbolic -> 1)");
+  cmd->add_option("--batch", a.batch,
+                  "batch size (overrides dim 0 of every input; default: the file's, symbolic -> 1)");
   add_input_shape_option(cmd, &a.input_shapes);
   cmd->add_flag("--unfused", a.unfused, "one row per node instead of per fused layer");
   cmd->add_option("--format", a.format, "table, csv or json (default: from -o's extension, else table)")
       ->check(CLI::IsMember({"table", "csv", "json"}));
-  cmd->add_flag("--allow-unknown", a.allow_unknown, "exit 0 even if some ops are unknown (they are listed and not costed)");
+  cmd->add_flag("--allow-unknown", a.allow_unknown,
+                "exit 0 even if some ops are unknown (they are listed and not costed)");
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("-j,--jobs", a.jobs, "files analysed in parallel (default: one per core)");
   cmd->callback([&a, cmd] { a.batch_given = cmd->count("--batch") > 0; });
@@ -36,7 +39,8 @@ int run_analyze(const AnalyzeArgs& args) {
   if (!dt) return report_error(dt.status());
   ImportOptions io;
   if (a.batch_given) {
-    if (a.batch <= 0) return report_error(Status::invalid("--batch " + std::to_string(a.batch) + ": must be a positive integer"));
+    if (a.batch <= 0)
+      return report_error(Status::invalid("--batch " + std::to_string(a.batch) + ": must be a positive integer"));
     io.batch = a.batch;
   }
   auto shapes = parse_input_shapes(a.input_shapes);
@@ -48,8 +52,9 @@ int run_analyze(const AnalyzeArgs& args) {
 
   // Files are independent: analyse them on `jobs` threads, report in the given order.
   std::vector<std::optional<Expected<ModelAnalysis>>> results(a.files.size());
-  const int jobs = std::max(1, std::min<int>(a.jobs > 0 ? a.jobs : static_cast<int>(std::thread::hardware_concurrency()),
-                                             static_cast<int>(a.files.size())));
+  const int jobs =
+      std::max(1, std::min<int>(a.jobs > 0 ? a.jobs : static_cast<int>(std::thread::hardware_concurrency()),
+                                static_cast<int>(a.files.size())));
   // JSON is rendered by the workers too, model by model (report::analyze_json_part).
   const bool json = a.format == "json", as_list = a.files.size() > 1;
   std::vector<std::string> json_parts(json ? a.files.size() : 0);
@@ -93,8 +98,7 @@ int run_analyze(const AnalyzeArgs& args) {
     std::string list;
     for (const auto& u : m.unknown_nodes) list += (list.empty() ? "" : ", ") + u;
     std::fprintf(stderr, "rooflens: %s: %zu unknown op node(s) not costed: %s%s\n", m.model.c_str(),
-                 m.unknown_nodes.size(), list.c_str(),
-                 a.allow_unknown ? "" : " (pass --allow-unknown to accept)");
+                 m.unknown_nodes.size(), list.c_str(), a.allow_unknown ? "" : " (pass --allow-unknown to accept)");
   }
   return unknown > 0 && !a.allow_unknown ? kExitInput : kExitOk;
 }

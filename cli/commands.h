@@ -67,7 +67,7 @@ struct ProbeArgs {
   std::string target;  // the probe subcommand given ("cpu", "gpu" or "jpeg")
   int threads = 0;     // 0: every CPU this process may use
   bool quick = false;
-  int repeats = 0;     // 0: the probe's default
+  int repeats = 0;  // 0: the probe's default
   std::string out;
   std::string json_out;  // also write the rooflens.probe/1 object here
   std::string id = "local-cpu-probe";
@@ -111,8 +111,8 @@ struct MeasureArgs {
   std::string devices_dir;
   double max_seconds = 10;
   std::vector<std::string> input_shapes;  // --input-shape (loading.h)
-  std::string dtype = "fp32";  // fp32, or fp16 on the CUDA backend
-  bool graph = false;          // CUDA backend: replay the model as one CUDA graph
+  std::string dtype = "fp32";             // fp32, or fp16 on the CUDA backend
+  bool graph = false;                     // CUDA backend: replay the model as one CUDA graph
 };
 void add_measure(CLI::App& app, MeasureArgs& a);
 int run_measure(const MeasureArgs& a);
@@ -221,12 +221,11 @@ struct SssArgs {
 void add_sss(CLI::App& app, SssArgs& a);
 int run_sss(const SssArgs& a);
 
-
 struct NasArgs {
   std::string space = "sss";
-  std::string oracle;                                 // nats:DIR | csv:FILE
+  std::string oracle;                                // nats:DIR | csv:FILE
   std::vector<std::string> strategies = {"random"};  // random, rea, reinforce, filter
-  double budget = 20000;                              // simulated seconds per run
+  double budget = 20000;                             // simulated seconds per run
   int seeds = 1;
   uint64_t seed_base = 0;
   std::string reward = "accuracy";
@@ -239,7 +238,7 @@ struct NasArgs {
   std::string batch = "256";
   std::string throughput = "predicted";  // or measured (this CPU, oneDNN)
   double max_seconds = 0.5;              // per measured network
-  std::string out;  // directory: one JSONL log per run, result.json
+  std::string out;                       // directory: one JSONL log per run, result.json
   bool resume = false;
   int64_t max_evals = 0;  // --max-evals: SearchConfig::max_evaluations
   std::string report;
@@ -259,16 +258,15 @@ int run_nas(const NasArgs& a);
 // `rooflens nas-db list|export|check [FILE]` (cli/nas_db_cmd.cpp): the training oracle's
 // results database.
 struct NasDbArgs {
-  std::string action;  // the subcommand given
-  std::string file;    // empty: the default database
-  bool rows = false;   // list: every training too
-  int64_t limit = 0;   // list: at most this many trainings (implies rows); 0: all
-  std::string out;     // export: CSV file (empty or -: stdout)
+  std::string action;                  // the subcommand given
+  std::string file;                    // empty: the default database
+  bool rows = false;                   // list: every training too
+  int64_t limit = 0;                   // list: at most this many trainings (implies rows); 0: all
+  std::string out;                     // export: CSV file (empty or -: stdout)
   std::string space, dataset, recipe;  // list / export filters
 };
 void add_nas_db(CLI::App& app, NasDbArgs& a);
 int run_nas_db(const NasDbArgs& a);
-
 
 struct DoctorArgs {
   std::string file;
@@ -283,11 +281,11 @@ struct DoctorArgs {
   double jpeg_rate = 0;  // images/s per core (rooflens probe jpeg); 0: unknown
   bool measure_jpeg = false;
   bool verbose = false;
-  bool measured = false;    // also run the model on this CPU (oneDNN) for items 6 and the remedies' evidence
-  int threads = 0;          // --measured: threads (0: all cores)
-  double max_seconds = 5;   // --measured: time cap for the timed repeats
-  bool zoo = false;         // every bundled model, ranked by the largest single gain
-  std::string models;       // comma-separated zoo models (with --zoo: a subset)
+  bool measured = false;   // also run the model on this CPU (oneDNN) for items 6 and the remedies' evidence
+  int threads = 0;         // --measured: threads (0: all cores)
+  double max_seconds = 5;  // --measured: time cap for the timed repeats
+  bool zoo = false;        // every bundled model, ranked by the largest single gain
+  std::string models;      // comma-separated zoo models (with --zoo: a subset)
   std::string models_dir;
 };
 void add_doctor(CLI::App& app, DoctorArgs& a);

@@ -15,27 +15,35 @@
 namespace rooflens::cli {
 
 void add_doctor(CLI::App& app, DoctorArgs& a) {
-  auto* cmd = app.add_subcommand("doctor", "Why a model misses the device's peak: the article's checklist with evidence, "
-                                           "ranked by the time each remedy would save, every gain predicted on the "
-                                           "changed model or setting");
+  auto* cmd = app.add_subcommand("doctor",
+                                 "Why a model misses the device's peak: the article's checklist with evidence, "
+                                 "ranked by the time each remedy would save, every gain predicted on the "
+                                 "changed model or setting");
   cmd->add_option("file", a.file, "ONNX model file (or --zoo)");
   cmd->add_flag("--zoo", a.zoo, "every bundled model, ranked by the largest single gain the doctor finds");
   cmd->add_option("--models", a.models, "with --zoo: comma-separated model names from the zoo");
   cmd->add_option("--models-dir", a.models_dir, "directory of the bundled models (default: models/)");
-  cmd->add_option("--device", a.device, "device id or alias, a device .json file, or custom:...")->capture_default_str();
+  cmd->add_option("--device", a.device, "device id or alias, a device .json file, or custom:...")
+      ->capture_default_str();
   cmd->add_option("--dtype", a.dtype, "fp32, fp16, bf16, int8 or fp8")->capture_default_str();
   cmd->add_option("--batch", a.batch, "batch: N or max")->capture_default_str();
   add_input_shape_option(cmd, &a.input_shapes);
   cmd->add_option("--devices", a.devices, "devices for the 'another device' remedies (default: every GPU)");
-  cmd->add_option("--jpeg-rate", a.jpeg_rate, "JPEG decode rate of this machine, images/s per core (rooflens probe jpeg)");
-  cmd->add_flag("--measure-jpeg", a.measure_jpeg, "measure JPEG decoding on this machine now (1 s, libjpeg-turbo, at "
-                                                  "the model's input size) for the input item");
-  cmd->add_flag("--measured", a.measured, "also run the model on this CPU through oneDNN (fp32) and compare every "
-                                          "layer with its bound (item 6); needs a CPU device, e.g. the file of "
-                                          "`rooflens probe cpu --out local.json`");
+  cmd->add_option("--jpeg-rate", a.jpeg_rate,
+                  "JPEG decode rate of this machine, images/s per core (rooflens probe jpeg)");
+  cmd->add_flag("--measure-jpeg", a.measure_jpeg,
+                "measure JPEG decoding on this machine now (1 s, libjpeg-turbo, at "
+                "the model's input size) for the input item");
+  cmd->add_flag("--measured", a.measured,
+                "also run the model on this CPU through oneDNN (fp32) and compare every "
+                "layer with its bound (item 6); needs a CPU device, e.g. the file of "
+                "`rooflens probe cpu --out local.json`");
   cmd->add_option("--threads", a.threads, "--measured: threads (default: all cores)")->check(at_least_one("all cores"));
-  cmd->add_option("--max-seconds", a.max_seconds, "--measured: time cap for the timed repeats")->check(positive_seconds())->capture_default_str();
-  cmd->add_option("--format", a.format, "table or json (default: from -o's extension, else table)")->check(CLI::IsMember({"table", "json"}));
+  cmd->add_option("--max-seconds", a.max_seconds, "--measured: time cap for the timed repeats")
+      ->check(positive_seconds())
+      ->capture_default_str();
+  cmd->add_option("--format", a.format, "table or json (default: from -o's extension, else table)")
+      ->check(CLI::IsMember({"table", "json"}));
   cmd->add_flag("--verbose", a.verbose, "also list the items that do not apply");
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
@@ -58,7 +66,8 @@ int run_doctor_zoo(const DoctorArgs& a) {
   } else {
     std::stringstream ss(a.models);
     for (std::string m; std::getline(ss, m, ',');) {
-      if (!zoo.count(m)) return report_error(Status::invalid("--models: '" + m + "' is not in the zoo (" + dir + "/zoo.json)"));
+      if (!zoo.count(m))
+        return report_error(Status::invalid("--models: '" + m + "' is not in the zoo (" + dir + "/zoo.json)"));
       names.push_back(m);
     }
   }
@@ -66,7 +75,8 @@ int run_doctor_zoo(const DoctorArgs& a) {
   for (size_t i = 0; i < names.size(); ++i) {
     std::fprintf(stderr, "doctor --zoo: [%zu/%zu] %s\n", i + 1, names.size(), names[i].c_str());
     report::DoctorZooRow row{names[i], std::nullopt, ""};
-    auto setup = make_whatif_setup(dir + "/" + names[i] + ".onnx", a.device, a.dtype, a.batch, {}, a.devices, a.devices_dir);
+    auto setup =
+        make_whatif_setup(dir + "/" + names[i] + ".onnx", a.device, a.dtype, a.batch, {}, a.devices, a.devices_dir);
     if (!setup) {
       // A bad device or dtype fails every model alike: stop at the first.
       if (setup.status().code() == StatusCode::kInvalidInput && i == 0) return report_error(setup.status());
@@ -75,13 +85,16 @@ int run_doctor_zoo(const DoctorArgs& a) {
       continue;
     }
     auto rep = rooflens::run_doctor(names[i], (*setup)->load, doctor_options(**setup, a.jpeg_rate));
-    if (rep) row.report = std::move(*rep);
-    else row.error = rep.status().message();
+    if (rep)
+      row.report = std::move(*rep);
+    else
+      row.error = rep.status().message();
     rows.push_back(std::move(row));
   }
   const std::string setting = a.device + ", " + a.dtype + ", batch " + a.batch;
-  const std::string out = a.format == "json" ? report::doctor_zoo_json(std::move(rows), a.device, a.dtype, a.batch).dump(2) + "\n"
-                                             : report::doctor_zoo_text(std::move(rows), setting);
+  const std::string out = a.format == "json"
+                              ? report::doctor_zoo_json(std::move(rows), a.device, a.dtype, a.batch).dump(2) + "\n"
+                              : report::doctor_zoo_text(std::move(rows), setting);
   Status w = write_output(a.output, out);
   return w ? kExitOk : report_error(w);
 }
@@ -99,12 +112,14 @@ int run_doctor(const DoctorArgs& args) {
     return report_error(Status::invalid("--measured: the CPU backend runs fp32, not " + a.dtype + " (--dtype fp32)"));
   auto setup = make_whatif_setup(a.file, a.device, a.dtype, a.batch, a.input_shapes, a.devices, a.devices_dir);
   if (!setup) return report_error(setup.status());
-  if (a.jpeg_rate > 0 && a.measure_jpeg) return report_error(Status::invalid("give --jpeg-rate or --measure-jpeg, not both"));
+  if (a.jpeg_rate > 0 && a.measure_jpeg)
+    return report_error(Status::invalid("give --jpeg-rate or --measure-jpeg, not both"));
   DoctorOptions o = doctor_options(**setup, a.jpeg_rate);
   if (a.measured && o.whatif.device.is_gpu())
-    return report_error(Status::invalid("--measured runs the model on this CPU: give a CPU device (--device "
-                                        "local.json from `rooflens probe cpu --out local.json`), not '" +
-                                        o.whatif.device.id + "'"));
+    return report_error(
+        Status::invalid("--measured runs the model on this CPU: give a CPU device (--device "
+                        "local.json from `rooflens probe cpu --out local.json`), not '" +
+                        o.whatif.device.id + "'"));
   if (a.measure_jpeg) {
     // The model's input size: the last two dims of its first input.
     auto l = (*setup)->load(1, *parse_dtype(a.dtype));
@@ -127,7 +142,8 @@ int run_doctor(const DoctorArgs& args) {
     auto l = (*setup)->load(rep->baseline.batch, DType::kF32);
     if (!l) return report_error(l.status());
     auto backend = make_onednn_backend();
-    if (!backend) return report_error(Status::unavailable("--measured needs the oneDNN backend (built without oneDNN)"));
+    if (!backend)
+      return report_error(Status::unavailable("--measured needs the oneDNN backend (built without oneDNN)"));
     MeasureOptions mo;
     mo.exec.threads = a.threads;
     mo.exec.tactic_cache = tactic_cache_path();
@@ -140,12 +156,15 @@ int run_doctor(const DoctorArgs& args) {
     for (const auto& ml : m->layers) layers.push_back({ml.name, ml.time_s, ml.impl});
     o.measured = std::move(layers);
     // Item 7: the clock right after the sustained run, as the CPU probe measures it.
-    if (auto clk = microbench::measure_core_clock_hz()) o.clock_measured_hz = *clk;
-    else std::fprintf(stderr, "doctor: clock not measured: %s\n", clk.status().message().c_str());
+    if (auto clk = microbench::measure_core_clock_hz())
+      o.clock_measured_hz = *clk;
+    else
+      std::fprintf(stderr, "doctor: clock not measured: %s\n", clk.status().message().c_str());
     rep = rooflens::run_doctor(a.file, (*setup)->load, o);
     if (!rep) return report_error(rep.status());
   }
-  const std::string out = a.format == "json" ? report::doctor_json(*rep).dump(2) + "\n" : report::doctor_text(*rep, a.verbose);
+  const std::string out =
+      a.format == "json" ? report::doctor_json(*rep).dump(2) + "\n" : report::doctor_text(*rep, a.verbose);
   Status w = write_output(a.output, out);
   return w ? kExitOk : report_error(w);
 }

@@ -45,15 +45,18 @@ int changed_layers(const ModelAnalysis& a, const ModelAnalysis& b) {
 std::string summary(const std::string& model, const ModelAnalysis& a, const ModelAnalysis& b, int64_t factor,
                     int64_t images, DType dtype, const std::string& out, const std::string& weights) {
   const double img = static_cast<double>(images);
-  const double fa = static_cast<double>(a.totals.flops) / img / 1e9, fb = static_cast<double>(b.totals.flops) / img / 1e9;
+  const double fa = static_cast<double>(a.totals.flops) / img / 1e9,
+               fb = static_cast<double>(b.totals.flops) / img / 1e9;
   auto pct = [](double x, double y) { return x > 0 ? fmt::format("{:+.1f}%", (y / x - 1) * 100) : std::string("-"); };
   auto shape0 = [](const std::vector<Shape>& v) { return v.empty() ? std::string("-") : shape_str(v[0]); };
   std::string s = fmt::format("fold {} by f={}: {} images = {} folded inputs, {}, engine fusion\n", model, factor,
                               images, images / factor, dtype_name(dtype));
   s += fmt::format("{:<26}{:>16}{:>16}{:>10}\n", "", "baseline", "folded", "change");
   s += fmt::format("{:<26}{:>16}{:>16}\n", "input", shape0(a.input_shapes), shape0(b.input_shapes));
-  std::string oa = a.layers.empty() || a.layers.back().out_shapes.empty() ? "-" : shape_str(a.layers.back().out_shapes[0]);
-  std::string ob = b.layers.empty() || b.layers.back().out_shapes.empty() ? "-" : shape_str(b.layers.back().out_shapes[0]);
+  std::string oa =
+      a.layers.empty() || a.layers.back().out_shapes.empty() ? "-" : shape_str(a.layers.back().out_shapes[0]);
+  std::string ob =
+      b.layers.empty() || b.layers.back().out_shapes.empty() ? "-" : shape_str(b.layers.back().out_shapes[0]);
   s += fmt::format("{:<26}{:>16}{:>16}\n", "output", oa, ob);
   s += fmt::format("{:<26}{:>16.4f}{:>16.4f}{:>10}\n", "GFLOP per image", fa, fb, pct(fa, fb));
   const double pa = static_cast<double>(a.params) / 1e6, pb = static_cast<double>(b.params) / 1e6;
@@ -69,13 +72,17 @@ std::string summary(const std::string& model, const ModelAnalysis& a, const Mode
 }  // namespace
 
 void add_fold(CLI::App& app, FoldArgs& a) {
-  auto* cmd = app.add_subcommand("fold", "FoldedCNNs transform: N images of C channels -> N/f inputs of C*f channels, "
-                                         "widths x sqrt(f); writes the folded ONNX model");
+  auto* cmd = app.add_subcommand("fold",
+                                 "FoldedCNNs transform: N images of C channels -> N/f inputs of C*f channels, "
+                                 "widths x sqrt(f); writes the folded ONNX model");
   cmd->add_option("model", a.model, "ONNX model file")->required();
   cmd->add_option("--factor", a.factor, "fold factor f, an integer >= 2")->required();
-  cmd->add_option("--align", a.align, "round hidden widths up to a multiple of this (0: no rounding)")->capture_default_str();
-  cmd->add_option("--batch", a.batch, "images per run, divisible by the factor (default: the factor, one folded input)");
-  cmd->add_option("--dtype", a.dtype, "precision for the summary's bytes: fp32, fp16, bf16, int8, fp8")->capture_default_str();
+  cmd->add_option("--align", a.align, "round hidden widths up to a multiple of this (0: no rounding)")
+      ->capture_default_str();
+  cmd->add_option("--batch", a.batch,
+                  "images per run, divisible by the factor (default: the factor, one folded input)");
+  cmd->add_option("--dtype", a.dtype, "precision for the summary's bytes: fp32, fp16, bf16, int8, fp8")
+      ->capture_default_str();
   cmd->add_option("--weights", a.weights, "stripped (external data in a missing file, as the zoo) or random")
       ->capture_default_str();
   cmd->add_option("-o,--output", a.output, "folded ONNX file to write (not the input model: it is never overwritten)")
@@ -100,7 +107,8 @@ int run_fold(const FoldArgs& a) {
   auto dt = parse_dtype_arg("--dtype", a.dtype);
   if (!dt) return report_error(dt.status());
   ExportOptions eo;
-  if (a.weights == "random") eo.weights = ExportWeights::kRandom;
+  if (a.weights == "random")
+    eo.weights = ExportWeights::kRandom;
   else if (a.weights != "stripped")
     return report_error(Status::invalid("--weights '" + a.weights + "': expected stripped or random"));
 

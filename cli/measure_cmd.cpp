@@ -3,12 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
+#include <map>
 #include "commands.h"
 #include "common.h"
 #include "loading.h"
@@ -18,7 +19,6 @@
 #include "rooflens/exec/measure.h"
 #include "rooflens/perf/model.h"
 #include "rooflens/report/table.h"
-#include <map>
 
 namespace rooflens::cli {
 namespace {
@@ -115,8 +115,11 @@ Expected<DeviceSpec> load_dev(const std::string& spec, const std::string& dir) {
 Status device_runs_backend(const DeviceSpec& dev, const std::string& given, const std::string& backend,
                            const std::string& gpu_name) {
   if (backend != "cuda" && dev.is_gpu())
-    return Status::invalid("--device '" + given + "' is a GPU (" + dev.name + "): its datasheet cannot describe this "
-                           "CPU, where the " + backend + " backend runs; give this CPU's file (`rooflens probe cpu "
+    return Status::invalid("--device '" + given + "' is a GPU (" + dev.name +
+                           "): its datasheet cannot describe this "
+                           "CPU, where the " +
+                           backend +
+                           " backend runs; give this CPU's file (`rooflens probe cpu "
                            "--out local.json`, then --device local.json) or leave --device out");
   if (backend == "cuda" && !dev.is_gpu())
     return Status::invalid("--device '" + given + "' is not a GPU: the cuda backend runs on '" + gpu_name +
@@ -127,27 +130,188 @@ Status device_runs_backend(const DeviceSpec& dev, const std::string& given, cons
 }  // namespace
 
 void add_measure(CLI::App& app, MeasureArgs& a) {
-  auto* cmd = app.add_subcommand("measure", "Run a model for real on this CPU (oneDNN) and set measured beside predicted");
+  auto* cmd =
+      app.add_subcommand("measure", "Run a model for real on this CPU (oneDNN) and set measured beside predicted");
   cmd->add_option("file", a.file, "ONNX model file (one)")->required();
   cmd->add_option("--backend", a.backend, "cpu (oneDNN), reference, or cuda (cuDNN/cuBLAS on an NVIDIA GPU)")
-      ->check(CLI::IsMember({"cpu", "onednn", "reference", "cuda"}))->capture_default_str();
+      ->check(CLI::IsMember({"cpu", "onednn", "reference", "cuda"}))
+      ->capture_default_str();
   cmd->add_option("--dtype", a.dtype, "fp32, or fp16 (tensor cores) on the cuda backend")
-      ->check(CLI::IsMember({"fp32", "fp16"}))->capture_default_str();
-  cmd->add_flag("--graph", a.graph, "cuda backend: replay the model as one CUDA graph (launch overhead removed; no per-layer times)");
-  cmd->add_option("--batch", a.batch, "batch size, or max (the largest that fits the device's memory)")->capture_default_str();
+      ->check(CLI::IsMember({"fp32", "fp16"}))
+      ->capture_default_str();
+  cmd->add_flag("--graph", a.graph,
+                "cuda backend: replay the model as one CUDA graph (launch overhead removed; no per-layer times)");
+  cmd->add_option("--batch", a.batch, "batch size, or max (the largest that fits the device's memory)")
+      ->capture_default_str();
   add_input_shape_option(cmd, &a.input_shapes);
   cmd->add_option("--threads", a.threads, "threads (default: all cores)")->check(at_least_one("all cores"));
-  cmd->add_option("--device", a.device, "device file or id for predictions and the peak (default: this machine's entry; `rooflens probe cpu --out local.json` measures one)")->capture_default_str();
-  cmd->add_option("--layout", a.layout, "cpu backend: activations between layers: channels-last, blocked (oneDNN's nChw16c where channels are a multiple of 16), or auto (each layer in the layout it ran faster in, from one timed run of each, reorders costed)")
-      ->check(CLI::IsMember({"channels-last", "blocked", "auto"}))->capture_default_str();
-  cmd->add_flag("--no-tune", a.no_tune, "cpu backend: take oneDNN's first implementation of each conv/inner product instead of timing its candidates while preparing");
-  cmd->add_flag("--no-buffer-reuse", a.no_buffer_reuse, "cpu backend: give every activation a buffer of its own instead of one arena shared by buffers whose lifetimes do not overlap");
+  cmd->add_option("--device", a.device,
+                  "device file or id for predictions and the peak (default: this machine's entry; `rooflens probe cpu "
+                  "--out local.json` measures one)")
+      ->capture_default_str();
+  cmd->add_option("--layout", a.layout,
+                  "cpu backend: activations between layers: channels-last, blocked (oneDNN's nChw16c where channels "
+                  "are a multiple of 16), or auto (each layer in the layout it ran faster in, from one timed run of "
+                  "each, reorders costed)")
+      ->check(CLI::IsMember({"channels-last", "blocked", "auto"}))
+      ->capture_default_str();
+  cmd->add_flag("--no-tune", a.no_tune,
+                "cpu backend: take oneDNN's first implementation of each conv/inner product instead of timing its "
+                "candidates while preparing");
+  cmd->add_flag("--no-buffer-reuse", a.no_buffer_reuse,
+                "cpu backend: give every activation a buffer of its own instead of one arena shared by buffers whose "
+                "lifetimes do not overlap");
   cmd->add_flag("--verify", a.verify, "also run the reference backend on the same input and report the relative error");
-  cmd->add_option("--format", a.format, "table or json (default: from -o's extension, else table)")->check(CLI::IsMember({"table", "json"}));
-  cmd->add_option("--max-seconds", a.max_seconds, "time cap for the repeats")->check(positive_seconds())->capture_default_str();
+  cmd->add_option("--format", a.format, "table or json (default: from -o's extension, else table)")
+      ->check(CLI::IsMember({"table", "json"}));
+  cmd->add_option("--max-seconds", a.max_seconds, "time cap for the repeats")
+      ->check(positive_seconds())
+      ->capture_default_str();
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
 }
+
+namespace {
+
+// What one `measure` run found, for the two renderings below.
+struct MeasureOutcome {
+  const Compared& c;
+  const DeviceSpec& dev;
+  const Expected<int64_t>& max_batch;
+  std::string gpu_name;
+  std::optional<double> verify_err;
+  std::vector<double> errs;
+};
+
+// Largest relative error per output of the chosen backend against the reference backend.
+Expected<std::vector<double>> verify_against_reference(const MeasureArgs& a,
+                                                       const std::vector<InputShapeOverride>& shapes,
+                                                       const BackendChoice& choice, int64_t batch,
+                                                       const ExecOptions& exec) {
+  auto loaded = load_model(a.file, shapes, choice.dtype, batch);
+  if (!loaded) return loaded.status();
+  auto be_or = make_backend(choice);
+  if (!be_or) return be_or.status();
+  auto& be = *be_or;
+  auto ref = make_reference_backend();
+  ExecOptions eo = exec;
+  Status s = be->prepare(loaded->graph, loaded->analysis, eo);
+  if (s) s = ref->prepare(loaded->graph, loaded->analysis, eo);
+  if (!s) return s;
+  return relative_errors(loaded->graph, *be, *ref, 12345);
+}
+
+std::string measure_json(const MeasureArgs& a, const MeasureOutcome& o) {
+  const Compared* c = &o.c;
+  const DeviceSpec* dev = &o.dev;
+  const auto& max_batch = o.max_batch;
+  const auto& gpu_name = o.gpu_name;
+  const auto& verify_err = o.verify_err;
+  const auto& errs = o.errs;
+  const Measurement& m = c->m;
+  const double util = c->peak > 0 ? m.achieved_flops / c->peak : 0;
+  std::string out;
+  nlohmann::json layers = nlohmann::json::array();
+  for (size_t i = 0; i < m.layers.size(); ++i) {
+    const auto& L = m.layers[i];
+    double pred = 0;
+    for (const auto& pl : c->p.layers)
+      if (pl.name == L.name) pred = pl.time_s;
+    layers.push_back(
+        {{"name", L.name}, {"op", L.op}, {"time_s", L.time_s}, {"predicted_time_s", pred}, {"impl", L.impl}});
+  }
+  nlohmann::json j = {{"schema", "rooflens.measure/1"},
+                      {"model", c->p.model},
+                      {"backend", m.backend},
+                      {"device", dev->id},
+                      {"batch", m.batch},
+                      {"inputs", c->inputs},
+                      {"threads", m.threads},
+                      {"dtype", a.dtype},
+                      {"cuda_graph", a.graph},
+                      {"gpu", gpu_name},
+                      {"throughput", m.throughput},
+                      {"throughput_iqr", m.throughput_q3 - m.throughput_q1},
+                      {"throughput_q1", m.throughput_q1},
+                      {"throughput_q3", m.throughput_q3},
+                      {"latency_s", m.timing.median},
+                      {"runs", m.timing.samples.size()},
+                      {"achieved_flops", m.achieved_flops},
+                      {"utilization", util},
+                      {"peak_flops", c->peak},
+                      {"peak_kind", c->peak_label},
+                      {"predicted_throughput", c->p.throughput},
+                      {"noisy", m.timing.noisy},
+                      {"warning", m.timing.warning},
+                      {"max_batch", max_batch ? nlohmann::json(*max_batch) : nlohmann::json(nullptr)},
+                      {"activation_bytes", m.activation_bytes},
+                      {"activation_bytes_unshared", m.activation_bytes_unshared},
+                      {"layout", m.layout},
+                      {"layers", layers}};
+  if (verify_err) {
+    j["verify_max_rel_error"] = *verify_err;
+    j["verify_rel_errors"] = errs;
+  }
+  out = j.dump(2) + "\n";
+  return out;
+}
+
+std::string measure_text(const MeasureArgs& a, const MeasureOutcome& o) {
+  const Compared* c = &o.c;
+  const DeviceSpec* dev = &o.dev;
+  const auto& max_batch = o.max_batch;
+  const auto& gpu_name = o.gpu_name;
+  const auto& verify_err = o.verify_err;
+  const Measurement& m = c->m;
+  const double util = c->peak > 0 ? m.achieved_flops / c->peak : 0;
+  std::string out;
+  report::Table t;
+  t.headers = {"layer", "op", "measured (us)", "predicted (us)", "measured (%)", "impl"};
+  t.numeric = {false, false, true, true, true, false};
+  double total = 0;
+  for (const auto& L : m.layers) total += L.time_s;
+  for (const auto& L : m.layers) {
+    double pred = 0;
+    for (const auto& pl : c->p.layers)
+      if (pl.name == L.name) pred = pl.time_s;
+    t.rows.push_back({L.name, L.op, report::fmt_fixed(L.time_s * 1e6, 1), report::fmt_fixed(pred * 1e6, 1),
+                      report::fmt_fixed(total > 0 ? 100 * L.time_s / total : 0, 1), L.impl});
+  }
+  out = report::render_text(t) + "\n";
+  if (a.backend == "cuda")
+    out += fmt::format("measured on {} ({} backend, {}{}): {}, batch {}\n", gpu_name, m.backend, a.dtype,
+                       a.graph ? ", one CUDA graph per batch" : "", c->p.model, m.batch);
+  else
+    out += fmt::format("measured on this machine ({} backend, {} thread(s)): {}, batch {}\n", m.backend, m.threads,
+                       c->p.model, m.batch);
+  out += fmt::format("  input           {}\n", c->inputs);
+  out += fmt::format("  throughput      {:>10.1f} images/s  (median of {} runs; interquartile {:.1f} .. {:.1f})\n",
+                     m.throughput, m.timing.samples.size(), m.throughput_q1, m.throughput_q3);
+  out += fmt::format("  latency         {:>10.3f} ms per batch (best {:.3f})\n", m.timing.median * 1e3,
+                     m.timing.min * 1e3);
+  if (max_batch)
+    out += fmt::format(
+        "  max batch       {:>10}  (largest that fits {:.1f} GB less {:.1f} GB reserved: weights + live activations "
+        "+ workspace)\n",
+        *max_batch, dev->mem_bytes / 1e9, dev->reserved_bytes / 1e9);
+  if (m.activation_bytes > 0)
+    out += fmt::format(
+        "  activations     {:>10.1f} MiB  (one arena, shared where lifetimes do not overlap; {:.1f} MiB with a "
+        "buffer each)\n",
+        m.activation_bytes / 1048576.0, m.activation_bytes_unshared / 1048576.0);
+  if (!m.layout.empty()) out += fmt::format("  layout          {}\n", m.layout);
+  out += fmt::format("  achieved        {:>10.1f} GFLOP/s\n", m.achieved_flops / 1e9);
+  out += fmt::format("  utilization     {:>10.1f} %  of the {} peak {:.1f} GFLOP/s ({})\n", 100 * util, c->peak_label,
+                     c->peak / 1e9, dev->id);
+  out += fmt::format("  predicted       {:>10.1f} images/s  (performance model on {}; measured/predicted {:.2f})\n",
+                     c->p.throughput, dev->id, m.throughput / c->p.throughput);
+  if (verify_err)
+    out += fmt::format("  verify          max relative error {:.2e} against the reference backend\n", *verify_err);
+  if (m.timing.noisy) out += "  warning: " + m.timing.warning + "\n";
+  return out;
+}
+
+}  // namespace
 
 int run_measure(const MeasureArgs& args) {
   MeasureArgs a = args;
@@ -200,107 +364,31 @@ int run_measure(const MeasureArgs& args) {
                                       : ActivationLayout::kChannelsLast;
   auto c = measure_and_predict(a.file, *shapes, choice, batch, exec, a.max_seconds, *dev);
   if (!c) return report_error(c.status());
-  std::optional<double> verify_err;
-  std::vector<double> errs;
+  MeasureOutcome o{*c, *dev, max_batch, gpu_name, std::nullopt, {}};
   if (a.verify) {
-    auto loaded = load_model(a.file, *shapes, choice.dtype, batch);
-    if (!loaded) return report_error(loaded.status());
-    auto be_or = make_backend(choice);
-    if (!be_or) return report_error(be_or.status());
-    auto& be = *be_or;
-    auto ref = make_reference_backend();
-    ExecOptions eo = exec;
-    Status s = be->prepare(loaded->graph, loaded->analysis, eo);
-    if (s) s = ref->prepare(loaded->graph, loaded->analysis, eo);
-    if (!s) return report_error(s);
-    auto e = relative_errors(loaded->graph, *be, *ref, 12345);
+    auto e = verify_against_reference(a, *shapes, choice, batch, exec);
     if (!e) return report_error(e.status());
-    errs = *e;
-    verify_err = *std::max_element(errs.begin(), errs.end());
+    o.errs = *e;
+    o.verify_err = *std::max_element(o.errs.begin(), o.errs.end());
   }
-  const Measurement& m = c->m;
-  const double util = c->peak > 0 ? m.achieved_flops / c->peak : 0;
-  std::string out;
-  if (a.format == "json") {
-    nlohmann::json layers = nlohmann::json::array();
-    for (size_t i = 0; i < m.layers.size(); ++i) {
-      const auto& L = m.layers[i];
-      double pred = 0;
-      for (const auto& pl : c->p.layers)
-        if (pl.name == L.name) pred = pl.time_s;
-      layers.push_back({{"name", L.name}, {"op", L.op}, {"time_s", L.time_s}, {"predicted_time_s", pred}, {"impl", L.impl}});
-    }
-    nlohmann::json j = {{"schema", "rooflens.measure/1"}, {"model", c->p.model}, {"backend", m.backend},
-                        {"device", dev->id}, {"batch", m.batch}, {"inputs", c->inputs}, {"threads", m.threads},
-                        {"dtype", a.dtype}, {"cuda_graph", a.graph}, {"gpu", gpu_name},
-                        {"throughput", m.throughput}, {"throughput_iqr", m.throughput_q3 - m.throughput_q1},
-                        {"throughput_q1", m.throughput_q1}, {"throughput_q3", m.throughput_q3},
-                        {"latency_s", m.timing.median}, {"runs", m.timing.samples.size()},
-                        {"achieved_flops", m.achieved_flops}, {"utilization", util}, {"peak_flops", c->peak},
-                        {"peak_kind", c->peak_label}, {"predicted_throughput", c->p.throughput},
-                        {"noisy", m.timing.noisy}, {"warning", m.timing.warning},
-                        {"max_batch", max_batch ? nlohmann::json(*max_batch) : nlohmann::json(nullptr)},
-                        {"activation_bytes", m.activation_bytes},
-                        {"activation_bytes_unshared", m.activation_bytes_unshared},
-                        {"layout", m.layout},
-                        {"layers", layers}};
-    if (verify_err) {
-      j["verify_max_rel_error"] = *verify_err;
-      j["verify_rel_errors"] = errs;
-    }
-    out = j.dump(2) + "\n";
-  } else {
-    report::Table t;
-    t.headers = {"layer", "op", "measured (us)", "predicted (us)", "measured (%)", "impl"};
-    t.numeric = {false, false, true, true, true, false};
-    double total = 0;
-    for (const auto& L : m.layers) total += L.time_s;
-    for (const auto& L : m.layers) {
-      double pred = 0;
-      for (const auto& pl : c->p.layers)
-        if (pl.name == L.name) pred = pl.time_s;
-      t.rows.push_back({L.name, L.op, report::fmt_fixed(L.time_s * 1e6, 1), report::fmt_fixed(pred * 1e6, 1),
-                        report::fmt_fixed(total > 0 ? 100 * L.time_s / total : 0, 1), L.impl});
-    }
-    out = report::render_text(t) + "\n";
-    if (a.backend == "cuda")
-      out += fmt::format("measured on {} ({} backend, {}{}): {}, batch {}\n", gpu_name, m.backend, a.dtype,
-                         a.graph ? ", one CUDA graph per batch" : "", c->p.model, m.batch);
-    else
-      out += fmt::format("measured on this machine ({} backend, {} thread(s)): {}, batch {}\n", m.backend, m.threads,
-                         c->p.model, m.batch);
-    out += fmt::format("  input           {}\n", c->inputs);
-    out += fmt::format("  throughput      {:>10.1f} images/s  (median of {} runs; interquartile {:.1f} .. {:.1f})\n",
-                       m.throughput, m.timing.samples.size(), m.throughput_q1, m.throughput_q3);
-    out += fmt::format("  latency         {:>10.3f} ms per batch (best {:.3f})\n", m.timing.median * 1e3, m.timing.min * 1e3);
-    if (max_batch)
-      out += fmt::format("  max batch       {:>10}  (largest that fits {:.1f} GB less {:.1f} GB reserved: weights + live activations + workspace)\n",
-                         *max_batch, dev->mem_bytes / 1e9, dev->reserved_bytes / 1e9);
-    if (m.activation_bytes > 0)
-      out += fmt::format("  activations     {:>10.1f} MiB  (one arena, shared where lifetimes do not overlap; {:.1f} MiB with a buffer each)\n",
-                         m.activation_bytes / 1048576.0, m.activation_bytes_unshared / 1048576.0);
-    if (!m.layout.empty()) out += fmt::format("  layout          {}\n", m.layout);
-    out += fmt::format("  achieved        {:>10.1f} GFLOP/s\n", m.achieved_flops / 1e9);
-    out += fmt::format("  utilization     {:>10.1f} %  of the {} peak {:.1f} GFLOP/s ({})\n", 100 * util, c->peak_label,
-                       c->peak / 1e9, dev->id);
-    out += fmt::format("  predicted       {:>10.1f} images/s  (performance model on {}; measured/predicted {:.2f})\n",
-                       c->p.throughput, dev->id, m.throughput / c->p.throughput);
-    if (verify_err) out += fmt::format("  verify          max relative error {:.2e} against the reference backend\n", *verify_err);
-    if (m.timing.noisy) out += "  warning: " + m.timing.warning + "\n";
-  }
+  const std::string out = a.format == "json" ? measure_json(a, o) : measure_text(a, o);
   Status w = write_output(a.output, out);
   return w ? kExitOk : report_error(w);
 }
 
 void add_validate(CLI::App& app, ValidateArgs& a) {
-  auto* cmd = app.add_subcommand("validate", "Measure bundled models on this CPU and compare with the performance model");
+  auto* cmd =
+      app.add_subcommand("validate", "Measure bundled models on this CPU and compare with the performance model");
   cmd->add_option("--device", a.device, "device file or id whose predictions are checked")->capture_default_str();
   cmd->add_flag("--zoo", a.zoo, "every bundled model");
   cmd->add_option("--models", a.models, "comma-separated model names from the zoo");
   cmd->add_option("--batch", a.batch, "batch size")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--threads", a.threads, "threads (default: all cores)")->check(at_least_one("all cores"));
-  cmd->add_option("--max-seconds", a.max_seconds, "time cap per model")->check(positive_seconds())->capture_default_str();
-  cmd->add_option("--format", a.format, "table or json (default: from -o's extension, else table)")->check(CLI::IsMember({"table", "json"}));
+  cmd->add_option("--max-seconds", a.max_seconds, "time cap per model")
+      ->check(positive_seconds())
+      ->capture_default_str();
+  cmd->add_option("--format", a.format, "table or json (default: from -o's extension, else table)")
+      ->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
   cmd->add_option("--fit", a.fit_out,
@@ -388,7 +476,8 @@ int run_validate(const ValidateArgs& args) {
     FitSums sums;
     for (size_t i = 0; i < train.size(); ++i) {
       std::fprintf(stderr, "validate: fitting on %s (%zu/%zu)\n", train[i].c_str(), i + 1, train.size());
-      auto c = measure_and_predict(dir + "/" + train[i] + ".onnx", {}, BackendChoice{}, a.batch, exec, a.max_seconds, *dev);
+      auto c =
+          measure_and_predict(dir + "/" + train[i] + ".onnx", {}, BackendChoice{}, a.batch, exec, a.max_seconds, *dev);
       if (!c) return report_error(c.status());
       sums.add(*c);
     }
@@ -400,7 +489,8 @@ int run_validate(const ValidateArgs& args) {
     if (dj.is_discarded()) return report_error(Status::invalid(dev->file + ": cannot re-read the device file"));
     dj["efficiency"] = fitted;
     std::string src = "fitted by rooflens validate --fit on " + std::to_string(train.size()) + " models at batch " +
-                      std::to_string(a.batch) + " (" + std::to_string(threads) + " threads): predicted roof time / "
+                      std::to_string(a.batch) + " (" + std::to_string(threads) +
+                      " threads): predicted roof time / "
                       "measured time less dispatch, summed over the layers each roof binds; models:";
     for (const auto& t : train) src += " " + t;
     dj["sources"]["efficiency"] = src;
@@ -409,7 +499,8 @@ int run_validate(const ValidateArgs& args) {
   }
   for (size_t i = 0; i < test.size(); ++i) {
     std::fprintf(stderr, "validate: %s (%zu/%zu)\n", test[i].c_str(), i + 1, test.size());
-    auto c = measure_and_predict(dir + "/" + test[i] + ".onnx", {}, BackendChoice{}, a.batch, exec, a.max_seconds, *dev);
+    auto c =
+        measure_and_predict(dir + "/" + test[i] + ".onnx", {}, BackendChoice{}, a.batch, exec, a.max_seconds, *dev);
     if (!c) return report_error(c.status());
     pts.push_back({test[i], c->m.throughput, c->p.throughput});
   }
@@ -419,31 +510,47 @@ int run_validate(const ValidateArgs& args) {
     nlohmann::json models = nlohmann::json::array();
     for (const auto& p : pts)
       models.push_back({{"name", p.name}, {"measured", p.measured}, {"predicted", p.predicted}, {"error", p.error()}});
-    out = nlohmann::json({{"schema", "rooflens.validate/1"}, {"device", dev->id}, {"batch", a.batch}, {"threads", threads},
-                          {"unit", "images/s"}, {"spearman", s.spearman}, {"median_abs_error", s.median_abs_error},
-                          {"within_10", s.within_10}, {"within_25", s.within_25}, {"models", models},
-                          {"fitted_efficiency", fitted}, {"fitted_on", train},
-                          {"kernel_table", dev->kernel_table ? nlohmann::json({{"file", dev->file},
-                                                                               {"backend", dev->kernel_table->backend},
-                                                                               {"threads", dev->kernel_table->threads},
-                                                                               {"measured", dev->kernel_table->measured}})
-                                                             : nlohmann::json(nullptr)}}).dump(2) + "\n";
+    out =
+        nlohmann::json({{"schema", "rooflens.validate/1"},
+                        {"device", dev->id},
+                        {"batch", a.batch},
+                        {"threads", threads},
+                        {"unit", "images/s"},
+                        {"spearman", s.spearman},
+                        {"median_abs_error", s.median_abs_error},
+                        {"within_10", s.within_10},
+                        {"within_25", s.within_25},
+                        {"models", models},
+                        {"fitted_efficiency", fitted},
+                        {"fitted_on", train},
+                        {"kernel_table", dev->kernel_table ? nlohmann::json({{"file", dev->file},
+                                                                             {"backend", dev->kernel_table->backend},
+                                                                             {"threads", dev->kernel_table->threads},
+                                                                             {"measured", dev->kernel_table->measured}})
+                                                           : nlohmann::json(nullptr)}})
+            .dump(2) +
+        "\n";
   } else {
     report::Table t;
     t.headers = {"model", "measured (img/s)", "predicted (img/s)", "error (%)"};
     t.numeric = {false, true, true, true};
     for (const auto& p : pts)
-      t.rows.push_back({p.name, report::fmt_fixed(p.measured, 1), report::fmt_fixed(p.predicted, 1), report::fmt_fixed(100 * p.error(), 1)});
-    out = report::render_text(t) +
-          fmt::format("\n{} models, batch {}, {} thread(s), predictions from {}\n  Spearman {:.3f}, median |error| {:.1f}%, "
-                      "within +-10%: {:.0f}%, within +-25%: {:.0f}%\n",
-                      s.n, a.batch, threads, dev->id, s.spearman, 100 * s.median_abs_error, 100 * s.within_10, 100 * s.within_25);
+      t.rows.push_back({p.name, report::fmt_fixed(p.measured, 1), report::fmt_fixed(p.predicted, 1),
+                        report::fmt_fixed(100 * p.error(), 1)});
+    out =
+        report::render_text(t) +
+        fmt::format(
+            "\n{} models, batch {}, {} thread(s), predictions from {}\n  Spearman {:.3f}, median |error| {:.1f}%, "
+            "within +-10%: {:.0f}%, within +-25%: {:.0f}%\n",
+            s.n, a.batch, threads, dev->id, s.spearman, 100 * s.median_abs_error, 100 * s.within_10, 100 * s.within_25);
     if (dev->kernel_table)
-      out += fmt::format("  layer times from the measured kernel table ({}, {} thread(s), measured {}); no model above "
-                         "was among its sampled kernels\n",
-                         dev->kernel_table->backend, dev->kernel_table->threads, dev->kernel_table->measured);
+      out += fmt::format(
+          "  layer times from the measured kernel table ({}, {} thread(s), measured {}); no model above "
+          "was among its sampled kernels\n",
+          dev->kernel_table->backend, dev->kernel_table->threads, dev->kernel_table->measured);
     if (!fitted.empty()) {
-      out += fmt::format("  held out: efficiencies were fitted on the other {} models and written to {}:", train.size(), a.fit_out);
+      out += fmt::format("  held out: efficiencies were fitted on the other {} models and written to {}:", train.size(),
+                         a.fit_out);
       for (const auto& [k, v] : fitted) out += fmt::format(" {} {:.3f}", k, v);
       out += "\n";
     }

@@ -11,15 +11,15 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "common.h"
 #include "loading.h"
+#include "nas_dist.h"
 #include "nas_measure.h"
 #include "nas_output.h"
-#include "nas_dist.h"
 #include "nats_progress.h"
 #include "rooflens/nas/experiment.h"
 #include "rooflens/nas/search.h"
@@ -35,17 +35,20 @@ using namespace rooflens::nas;
 
 void add_nas(CLI::App& app, NasArgs& a) {
   auto* cmd = app.add_subcommand(
-      "nas", "neural architecture search on the NATS-Bench size space, on a simulated clock: random, regularized "
-             "evolution, REINFORCE, or approximate filtering by the throughput-utilization frontier");
+      "nas",
+      "neural architecture search on the NATS-Bench size space, on a simulated clock: random, regularized "
+      "evolution, REINFORCE, or approximate filtering by the throughput-utilization frontier");
   cmd->add_option("--space", a.space, "search space (sss: NATS-Bench size space)")->capture_default_str();
-  cmd->add_option("--oracle", a.oracle, "accuracy source: nats:PATH (NATS-Bench SSS: the directory "
-                                        "NATS-sss-v1_0-50262-simple/ or the single file "
-                                        "NATS-sss-v1_0-50262.pickle.pbz2, read once, progress on stderr) or "
-                                        "csv:FILE (arch,accuracy[,train_seconds]), or train:fashion-mnist / "
-                                        "train:DIR[,KEY=VALUE]... (train each network with LibTorch; docs/nas.md)")
+  cmd->add_option("--oracle", a.oracle,
+                  "accuracy source: nats:PATH (NATS-Bench SSS: the directory "
+                  "NATS-sss-v1_0-50262-simple/ or the single file "
+                  "NATS-sss-v1_0-50262.pickle.pbz2, read once, progress on stderr) or "
+                  "csv:FILE (arch,accuracy[,train_seconds]), or train:fashion-mnist / "
+                  "train:DIR[,KEY=VALUE]... (train each network with LibTorch; docs/nas.md)")
       ->required();
   cmd->add_option("--epochs", a.epochs, "train: oracle: training epochs per network (default 1)")->type_name("INT");
-  cmd->add_option("--train-batch", a.train_batch, "train: oracle: images per SGD step (default 32; the benchmark's 256)")
+  cmd->add_option("--train-batch", a.train_batch,
+                  "train: oracle: images per SGD step (default 32; the benchmark's 256)")
       ->type_name("INT");
   cmd->add_option("--train-subset", a.train_subset, "train: oracle: first N training images, or all (default 3000)")
       ->type_name("INT|all");
@@ -54,16 +57,19 @@ void add_nas(CLI::App& app, NasArgs& a) {
   cmd->add_option("--train-threads", a.train_threads, "train: oracle: LibTorch threads (default 1)")->type_name("INT");
   cmd->add_option("--train-clock", a.train_clock, "train: oracle: measured (wall seconds, default) or simulated")
       ->type_name("measured|simulated");
-  cmd->add_option("--db", a.db, "train: oracle: SQLite file that keeps every training and answers repeats from it "
-                                "(default $ROOFLENS_CACHE_DIR, else $XDG_CACHE_HOME/rooflens, else "
-                                "~/.cache/rooflens: train-results.sqlite); none: memory only; rooflens nas-db reads it");
-  cmd->add_option("--strategy", a.strategies, "random, rea, reinforce, filter; several separated by commas; "
-                                              "NAME:N runs N seeds of that one (e.g. filter:1,reinforce:9)")
+  cmd->add_option("--db", a.db,
+                  "train: oracle: SQLite file that keeps every training and answers repeats from it "
+                  "(default $ROOFLENS_CACHE_DIR, else $XDG_CACHE_HOME/rooflens, else "
+                  "~/.cache/rooflens: train-results.sqlite); none: memory only; rooflens nas-db reads it");
+  cmd->add_option("--strategy", a.strategies,
+                  "random, rea, reinforce, filter; several separated by commas; "
+                  "NAME:N runs N seeds of that one (e.g. filter:1,reinforce:9)")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--budget", a.budget, "seconds per run on the search's clock, checked before each sample: the "
-                                        "recorded training times of nats: and csv:, the wall seconds of each "
-                                        "training for train: (--train-clock measured, its default)")
+  cmd->add_option("--budget", a.budget,
+                  "seconds per run on the search's clock, checked before each sample: the "
+                  "recorded training times of nats: and csv:, the wall seconds of each "
+                  "training for train: (--train-clock measured, its default)")
       ->capture_default_str();
   cmd->add_option("--seeds", a.seeds, "runs per strategy, seeds seed-base .. seed-base+N-1")->capture_default_str();
   cmd->add_option("--seed-base", a.seed_base, "first seed")->capture_default_str();
@@ -72,33 +78,38 @@ void add_nas(CLI::App& app, NasArgs& a) {
   cmd->add_option("--target-throughput", a.target_throughput, "G_T of the soft/hard reward, images/s")
       ->capture_default_str();
   cmd->add_option("--w", a.w, "exponent of the soft reward")->capture_default_str();
-  cmd->add_option("--filter-order", a.filter_order, "order filter evaluates the frontier in: spread, utilization, "
-                                                    "throughput")
+  cmd->add_option("--filter-order", a.filter_order,
+                  "order filter evaluates the frontier in: spread, utilization, "
+                  "throughput")
       ->capture_default_str();
-  cmd->add_option("--dataset", a.dataset, "cifar10, cifar100 or ImageNet16-120 (input size and classes of the "
-                                          "networks predicted; nats: oracle is cifar10; a train: oracle's networks take "
-                                          "its own data)")
+  cmd->add_option("--dataset", a.dataset,
+                  "cifar10, cifar100 or ImageNet16-120 (input size and classes of the "
+                  "networks predicted; nats: oracle is cifar10; a train: oracle's networks take "
+                  "its own data)")
       ->capture_default_str();
   cmd->add_option("--device", a.device, "device for throughput and utilization (rooflens devices, or a .json)")
       ->capture_default_str();
   cmd->add_option("--dtype", a.dtype, "fp32, fp16, bf16, int8 or fp8")->capture_default_str();
   cmd->add_option("--batch", a.batch, "images per batch: N, or max")->capture_default_str();
-  cmd->add_option("--throughput", a.throughput, "T of the reward and the logs: predicted (performance model, the "
-                                                "whole space), or measured (each evaluated network run on this CPU "
-                                                "through oneDNN, fp32; --device local.json)")
+  cmd->add_option("--throughput", a.throughput,
+                  "T of the reward and the logs: predicted (performance model, the "
+                  "whole space), or measured (each evaluated network run on this CPU "
+                  "through oneDNN, fp32; --device local.json)")
       ->check(CLI::IsMember({"predicted", "measured"}))
       ->capture_default_str();
   cmd->add_option("--max-seconds", a.max_seconds, "measured: timing budget per network (s)")->capture_default_str();
   cmd->add_option("-o,--out", a.out, "directory for the run logs (<strategy>-seed<k>.jsonl) and result.json")
       ->required();
-  cmd->add_option("--max-evals", a.max_evals, "at most N evaluations per run (0: no cap): the same networks "
-                                              "whether the run is spread over MPI ranks or not (random, filter)")
+  cmd->add_option("--max-evals", a.max_evals,
+                  "at most N evaluations per run (0: no cap): the same networks "
+                  "whether the run is spread over MPI ranks or not (random, filter)")
       ->capture_default_str();
   cmd->add_flag("--resume", a.resume, "continue the runs logged in --out (after a kill); finished runs are checked");
   cmd->add_option("--report", a.report, "write the HTML report (Figures 3, 5, 6 and the tables) into this directory");
-  cmd->add_option("--jobs", a.jobs, "runs at the same time and threads predicting the space (default: one per "
-                                    "core); results do not depend on it. Runs with a train: oracle or measured "
-                                    "throughput go one at a time whatever it says (--train-threads sets training's)");
+  cmd->add_option("--jobs", a.jobs,
+                  "runs at the same time and threads predicting the space (default: one per "
+                  "core); results do not depend on it. Runs with a train: oracle or measured "
+                  "throughput go one at a time whatever it says (--train-threads sets training's)");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
   cmd->add_flag("--datasheet-peak", a.datasheet_peak, "use datasheet peaks even where a measured peak exists");
 }
@@ -107,12 +118,9 @@ namespace {
 
 // --oracle with the training flags appended (train: only; the oracle's spec parser checks them).
 Expected<std::string> oracle_spec(const NasArgs& a) {
-  const std::pair<const char*, const std::string*> flags[] = {{"epochs", &a.epochs},
-                                                              {"train-batch", &a.train_batch},
-                                                              {"train-subset", &a.train_subset},
-                                                              {"test-subset", &a.test_subset},
-                                                              {"train-threads", &a.train_threads},
-                                                              {"train-clock", &a.train_clock}};
+  const std::pair<const char*, const std::string*> flags[] = {
+      {"epochs", &a.epochs},           {"train-batch", &a.train_batch},     {"train-subset", &a.train_subset},
+      {"test-subset", &a.test_subset}, {"train-threads", &a.train_threads}, {"train-clock", &a.train_clock}};
   std::string spec = a.oracle;
   for (const auto& [flag, value] : flags) {
     if (value->empty()) continue;
@@ -141,13 +149,18 @@ Expected<std::string> oracle_spec(const NasArgs& a) {
 class TrainProgress {
  public:
   TrainProgress(const NasArgs& a, const std::vector<ExperimentRun>& tasks)
-      : budget_(a.budget), max_evals_(a.max_evals), tasks_(tasks), clock_(tasks.size(), 0.0), evals_(tasks.size(), 0),
+      : budget_(a.budget),
+        max_evals_(a.max_evals),
+        tasks_(tasks),
+        clock_(tasks.size(), 0.0),
+        evals_(tasks.size(), 0),
         start_(std::chrono::steady_clock::now()) {}
 
   // `oracle`: the run's own; a TrainOracle says where a result came from (the database).
   EvalSink sink(size_t i, const AccuracyOracle* oracle) const {
     const auto* trainer = dynamic_cast<const train::TrainOracle*>(oracle);
-    return [this, i, trainer, best_arch = int64_t{-1}, best_reward = 0.0, best_accuracy = 0.0](const EvalRecord& r) mutable {
+    return [this, i, trainer, best_arch = int64_t{-1}, best_reward = 0.0,
+            best_accuracy = 0.0](const EvalRecord& r) mutable {
       if (best_arch < 0 || r.reward > best_reward) {
         best_arch = r.arch;
         best_reward = r.reward;
@@ -171,18 +184,19 @@ class TrainProgress {
         }
         eta_s = std::min(eta_s, static_cast<double>(to_do) * wall / static_cast<double>(std::max<int64_t>(done, 1)));
       }
-      const std::string eta = std::isfinite(eta_s) ? fmt::format("about {:.0f} s left", eta_s)
-                                                   : std::string("time left unknown");
+      const std::string eta =
+          std::isfinite(eta_s) ? fmt::format("about {:.0f} s left", eta_s) : std::string("time left unknown");
       const ExperimentRun& t = tasks_[i];
       const std::string from = trainer != nullptr && !trainer->last_origin().empty()
                                    ? fmt::format(" (from {})", trainer->last_origin())
                                : !r.where.empty() ? fmt::format(" ({})", r.where)  // MPI: the rank, or the cache
                                                   : std::string();
-      std::fprintf(stderr, "%s seed %llu, evaluation %lld: %s %.2f %% in %.1f s%s; clock %.1f of %g s; best %s %.2f %%; %s\n",
+      std::fprintf(stderr,
+                   "%s seed %llu, evaluation %lld: %s %.2f %% in %.1f s%s; clock %.1f of %g s; best %s %.2f %%; %s\n",
                    strategy_kind_name(t.strategy), static_cast<unsigned long long>(t.seed),
                    static_cast<long long>(r.step + 1), sss_arch_string(r.arch).c_str(), r.accuracy, r.cost_seconds,
-                   from.c_str(),
-                   r.clock_seconds, budget_, sss_arch_string(best_arch).c_str(), best_accuracy, eta.c_str());
+                   from.c_str(), r.clock_seconds, budget_, sss_arch_string(best_arch).c_str(), best_accuracy,
+                   eta.c_str());
       return Status::ok();
     };
   }
@@ -192,7 +206,7 @@ class TrainProgress {
   int64_t max_evals_;  // --max-evals, 0: none
   const std::vector<ExperimentRun>& tasks_;
   mutable std::mutex mu_;
-  mutable std::vector<double> clock_;  // per run, the clock after its latest evaluation
+  mutable std::vector<double> clock_;   // per run, the clock after its latest evaluation
   mutable std::vector<int64_t> evals_;  // per run, evaluations so far
   std::chrono::steady_clock::time_point start_;
 };
@@ -230,10 +244,11 @@ Expected<std::shared_ptr<const NatsIndex>> load_nats_index(const NasArgs& a) {
 // --throughput measured: what it can measure (this CPU, fp32, a fixed batch, no filter).
 Status check_measured(const NasArgs& a, const DeviceSpec& dev, const SssBatch& batch, const NasExperiment& x) {
   if (dev.is_gpu())
-    return Status::invalid(fmt::format("--throughput measured runs the networks on this CPU; --device {} is a GPU "
-                                       "(pass this CPU's probe file: rooflens probe cpu --out local.json, then "
-                                       "--device local.json)",
-                                       a.device));
+    return Status::invalid(
+        fmt::format("--throughput measured runs the networks on this CPU; --device {} is a GPU "
+                    "(pass this CPU's probe file: rooflens probe cpu --out local.json, then "
+                    "--device local.json)",
+                    a.device));
   if (a.dtype != "fp32") return Status::invalid("--throughput measured: the CPU backend runs fp32; pass --dtype fp32");
   if (batch.max) return Status::invalid("--throughput measured: give a fixed --batch N");
   if (!(a.max_seconds > 0) || a.max_seconds > 600)
@@ -264,9 +279,10 @@ Expected<SpaceTable> space_table(const NasArgs& a, const SssNetInput& net_input,
                              net_input.name, dev.name, dev.id, a.dtype,
                              batch.max ? std::string("max batch") : fmt::format("batch {}", batch.size));
   if (a.throughput == "measured") {
-    space.source = fmt::format("measured on this CPU through oneDNN (fp32, batch {}, {} s per network; utilization "
-                               "over {}'s fp32 peak); NATS-SSS {}",
-                               batch.size, a.max_seconds, dev.id, net_input.name);
+    space.source = fmt::format(
+        "measured on this CPU through oneDNN (fp32, batch {}, {} s per network; utilization "
+        "over {}'s fp32 peak); NATS-SSS {}",
+        batch.size, a.max_seconds, dev.id, net_input.name);
     measure = cpu_throughput_fn(net_input, batch.size, dev, a.max_seconds);
   }
   std::fprintf(stderr, "space: %lld networks predicted in %.2f s (%s)\n", static_cast<long long>(space.points.size()),
@@ -319,7 +335,8 @@ int run_nas(const NasArgs& a) {
   }
   if (*mpi && (*mpi)->rank() > 0) return run_nas_worker(**mpi);
   if (a.space != "sss")
-    return report_error(Status::invalid(fmt::format("--space '{}': only sss (NATS-Bench size space) is built", a.space)));
+    return report_error(
+        Status::invalid(fmt::format("--space '{}': only sss (NATS-Bench size space) is built", a.space)));
   auto base = base_config(a);
   if (!base) return report_error(base.status());
   ExperimentSpec xs;
@@ -333,9 +350,10 @@ int run_nas(const NasArgs& a) {
   auto ds = sss_dataset_from_name(a.dataset);
   if (!ds) return report_error(ds.status().with_context("--dataset"));
   if (a.oracle.rfind("nats:", 0) == 0 && *ds != SssDataset::kCifar10)
-    return report_error(Status::invalid(fmt::format("--dataset {}: the nats: oracle answers for CIFAR-10 (the "
-                                                    "benchmark's cifar10-valid / cifar10 entries); use cifar10",
-                                                    a.dataset)));
+    return report_error(
+        Status::invalid(fmt::format("--dataset {}: the nats: oracle answers for CIFAR-10 (the "
+                                    "benchmark's cifar10-valid / cifar10 entries); use cifar10",
+                                    a.dataset)));
   if (!parse_dtype(a.dtype))
     return report_error(Status::invalid("--dtype '" + a.dtype + "': expected fp32, fp16, bf16, int8 or fp8"));
   auto batch_opt = parse_batch_or_max(a.batch);
@@ -382,8 +400,7 @@ int run_nas(const NasArgs& a) {
   opt.resume = a.resume;
   opt.measure = measure;
   opt.pool = mpi_pool.get();
-  if (training)
-    opt.progress = [&](size_t i, const AccuracyOracle* o) { return train_progress.sink(i, o); };
+  if (training) opt.progress = [&](size_t i, const AccuracyOracle* o) { return train_progress.sink(i, o); };
   opt.on_lost = [&](size_t i, const LostEvaluation& l) { return print_lost(experiment->runs()[i], l); };
   size_t finished = 0;
   opt.on_run_done = [&](size_t i, const Expected<LoggedSearch>& r, double wall) {
@@ -396,9 +413,9 @@ int run_nas(const NasArgs& a) {
   NasOutcome outcome;
   outcome.space = &*space;
   outcome.oracle = oracle_desc;
-  outcome.device = fmt::format("{} ({}), {}, {}, NATS-SSS {}", dev->name, dev->id, a.dtype,
-                               batch.max ? std::string("max batch") : fmt::format("batch {}", batch.size),
-                               net_input.name);
+  outcome.device =
+      fmt::format("{} ({}), {}, {}, NATS-SSS {}", dev->name, dev->id, a.dtype,
+                  batch.max ? std::string("max batch") : fmt::format("batch {}", batch.size), net_input.name);
   outcome.args = &a;
   for (auto& r : *results) outcome.runs.push_back(std::move(r.result));
   const bool tty = isatty(fileno(stderr)) != 0;

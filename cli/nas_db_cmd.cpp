@@ -1,8 +1,8 @@
 // `rooflens nas-db list|export|check [FILE]`: the training oracle's results database
 // (store/train_store.h): what it holds, its accuracies as CSV for the csv: oracle, and whether
 // it is sound. FILE defaults to the database `rooflens nas` uses without --db.
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -36,7 +36,8 @@ void add_nas_db(CLI::App& app, NasDbArgs& a) {
           [](std::string& v) -> std::string {
             char* end = nullptr;
             const long long n = std::strtoll(v.c_str(), &end, 10);
-            return !v.empty() && *end == '\0' && n >= 1 ? std::string() : "expected an integer N >= 1 (trainings to list)";
+            return !v.empty() && *end == '\0' && n >= 1 ? std::string()
+                                                        : "expected an integer N >= 1 (trainings to list)";
           },
           "N>=1", "positive"));
   add_filters(list);

@@ -55,24 +55,28 @@ MpiLaunch detect_mpi_launch() {
 Expected<std::unique_ptr<dist::MpiSession>> start_nas_mpi(const NasArgs& a, const MpiLaunch& launch) {
   if (launch.size <= 1) return std::unique_ptr<dist::MpiSession>();
   if (a.oracle.rfind("train:", 0) != 0)
-    return Status::invalid(fmt::format("running under mpirun with {} ranks: only the training oracle (--oracle "
-                                       "train:...) is spread over ranks; run --oracle {} without mpirun",
-                                       launch.size, a.oracle));
+    return Status::invalid(
+        fmt::format("running under mpirun with {} ranks: only the training oracle (--oracle "
+                    "train:...) is spread over ranks; run --oracle {} without mpirun",
+                    launch.size, a.oracle));
   if (a.resume)
-    return Status::invalid("--resume under mpirun: an MPI run's order depends on when results arrive, so its log "
-                           "cannot be replayed step by step; start again into a fresh --out with the same --db, "
-                           "which answers every network already trained without training it (docs/nas.md)");
+    return Status::invalid(
+        "--resume under mpirun: an MPI run's order depends on when results arrive, so its log "
+        "cannot be replayed step by step; start again into a fresh --out with the same --db, "
+        "which answers every network already trained without training it (docs/nas.md)");
   if (a.throughput != "predicted")
-    return Status::invalid("--throughput measured under mpirun: measurements are not spread over ranks; use "
-                           "predicted throughput, or run without mpirun");
+    return Status::invalid(
+        "--throughput measured under mpirun: measurements are not spread over ranks; use "
+        "predicted throughput, or run without mpirun");
   auto s = dist::MpiSession::start();
   if (!s) return s.status().with_context(fmt::format("running under mpirun (rank {} of {})", launch.rank, launch.size));
   if ((*s)->rank() == 0) {
     // Open MPI 4.1: without --enable-recovery mpirun kills every rank when one dies.
     const char* recovery = std::getenv("OMPI_MCA_orte_enable_recovery");
     if (recovery == nullptr || (std::strcmp(recovery, "1") != 0 && std::strcmp(recovery, "true") != 0))
-      std::fprintf(stderr, "nas: note: mpirun ends the whole job if a worker rank dies; start it with "
-                           "--enable-recovery to keep the run going without that rank (docs/nas.md)\n");
+      std::fprintf(stderr,
+                   "nas: note: mpirun ends the whole job if a worker rank dies; start it with "
+                   "--enable-recovery to keep the run going without that rank (docs/nas.md)\n");
   }
   return s;
 }

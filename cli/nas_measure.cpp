@@ -15,7 +15,8 @@
 
 namespace rooflens::cli {
 
-nas::ThroughputFn cpu_throughput_fn(const SssNetInput& input, int64_t batch, const DeviceSpec& device, double max_seconds) {
+nas::ThroughputFn cpu_throughput_fn(const SssNetInput& input, int64_t batch, const DeviceSpec& device,
+                                    double max_seconds) {
   struct State {
     std::mutex mu;
     std::map<int64_t, std::pair<double, double>> cache;

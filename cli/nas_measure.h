@@ -11,6 +11,7 @@ namespace rooflens::cli {
 
 // Utilization is over the device's datasheet fp32 peak (`device` should be this CPU's probe
 // file). Thread-safe: measurements are serialised (two at once would share the cores).
-nas::ThroughputFn cpu_throughput_fn(const SssNetInput& input, int64_t batch, const DeviceSpec& device, double max_seconds);
+nas::ThroughputFn cpu_throughput_fn(const SssNetInput& input, int64_t batch, const DeviceSpec& device,
+                                    double max_seconds);
 
 }  // namespace rooflens::cli

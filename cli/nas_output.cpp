@@ -46,8 +46,11 @@ nlohmann::json result_json(const NasOutcome& o, const report::NasReportInput& in
   } else {
     nlohmann::json tf = nlohmann::json::array();
     for (int64_t i : in.true_frontier)
-      tf.push_back({{"index", i}, {"arch", sss_arch_string(i)}, {"throughput", pts[i].throughput},
-                    {"utilization", pts[i].utilization}, {"final_accuracy", in.final_accuracy[i]}});
+      tf.push_back({{"index", i},
+                    {"arch", sss_arch_string(i)},
+                    {"throughput", pts[i].throughput},
+                    {"utilization", pts[i].utilization},
+                    {"final_accuracy", in.final_accuracy[i]}});
     j["true_frontier"] = tf;
     // Partial: the frontier of the networks whose final accuracy is known, not of the space.
     j["true_frontier_is_reference_of_known"] = in.final_known_networks < static_cast<int64_t>(pts.size());
@@ -66,21 +69,30 @@ nlohmann::json result_json(const NasOutcome& o, const report::NasReportInput& in
                          {"evaluations", s.evaluations.size()},
                          {"clock_s", s.clock_seconds}};
     if (s.best_arch >= 0)
-      rj["best"] = {{"index", s.best_arch}, {"arch", sss_arch_string(s.best_arch)}, {"reward", s.best_reward},
+      rj["best"] = {{"index", s.best_arch},
+                    {"arch", sss_arch_string(s.best_arch)},
+                    {"reward", s.best_reward},
                     {"final_accuracy", final_of(in, oracle, s.best_arch)}};
     nlohmann::json fr = nlohmann::json::array();
     for (size_t k : s.frontier) {
       const EvalRecord& e = s.evaluations[k];
-      fr.push_back({{"index", e.arch}, {"arch", sss_arch_string(e.arch)}, {"throughput", e.throughput},
-                    {"utilization", e.utilization}, {"accuracy", e.accuracy},
+      fr.push_back({{"index", e.arch},
+                    {"arch", sss_arch_string(e.arch)},
+                    {"throughput", e.throughput},
+                    {"utilization", e.utilization},
+                    {"accuracy", e.accuracy},
                     {"final_accuracy", final_of(in, oracle, e.arch)}});
     }
     rj["frontier_search_accuracy"] = fr;  // on the accuracy the search saw
-    if (!s.lost.empty()) {  // asynchronous (MPI) runs: evaluations lost with their worker rank
+    if (!s.lost.empty()) {                // asynchronous (MPI) runs: evaluations lost with their worker rank
       nlohmann::json lost = nlohmann::json::array();
       for (const LostEvaluation& l : s.lost)
-        lost.push_back({{"index", l.arch}, {"arch", sss_arch_string(l.arch)}, {"oracle_seed", l.oracle_seed},
-                        {"where", l.where}, {"start_s", l.start_seconds}, {"reason", l.reason}});
+        lost.push_back({{"index", l.arch},
+                        {"arch", sss_arch_string(l.arch)},
+                        {"oracle_seed", l.oracle_seed},
+                        {"where", l.where},
+                        {"start_s", l.start_seconds},
+                        {"reason", l.reason}});
       rj["lost"] = lost;
     }
     if (run.score) {
@@ -112,18 +124,20 @@ int write_nas_outputs(NasOutcome o, AccuracyOracle& oracle) {
   in->reward = reward_text(a);
   const bool wall_clock = a.oracle.rfind("train:", 0) == 0 && a.train_clock != "simulated" &&
                           a.oracle.find("clock=simulated") == std::string::npos;
-  in->budget = wall_clock ? fmt::format("{} seconds of measured training time per run (checked before each sample)",
-                                        a.budget)
-                          : fmt::format("{} simulated seconds per run (checked before each sample)", a.budget);
+  in->budget = wall_clock
+                   ? fmt::format("{} seconds of measured training time per run (checked before each sample)", a.budget)
+                   : fmt::format("{} simulated seconds per run (checked before each sample)", a.budget);
   if (o.final_accuracy.empty()) in->notes.push_back("No true frontier: " + o.no_truth_reason);
   if (a.throughput == "measured")
-    in->notes.push_back("Throughput and utilization of the evaluated networks were measured on this CPU (oneDNN, "
-                        "fp32) while the searches ran; Figure 3 and the true frontier use the performance model's "
-                        "predictions for the whole space. Measurements do not repeat exactly: the JSONL logs are the "
-                        "record, and --resume takes them from there.");
+    in->notes.push_back(
+        "Throughput and utilization of the evaluated networks were measured on this CPU (oneDNN, "
+        "fp32) while the searches ran; Figure 3 and the true frontier use the performance model's "
+        "predictions for the whole space. Measurements do not repeat exactly: the JSONL logs are the "
+        "record, and --resume takes them from there.");
   else
-    in->notes.push_back("Throughput and utilization are predictions of the rooflens performance model, not "
-                        "measurements; the filter's cost on the simulated clock is therefore 0.");
+    in->notes.push_back(
+        "Throughput and utilization are predictions of the rooflens performance model, not "
+        "measurements; the filter's cost on the simulated clock is therefore 0.");
   const std::string path = (std::filesystem::path(a.out) / "result.json").string();
   Status w = write_output(path, result_json(o, *in, oracle).dump(1) + "\n");
   if (!w) return report_error(w);
@@ -144,9 +158,10 @@ int write_nas_outputs(NasOutcome o, AccuracyOracle& oracle) {
   out += report::render_text(report::nas_runs_table(*in));
   if (o.final_accuracy.empty()) out += fmt::format("\nno true frontier: {}\n", o.no_truth_reason);
   if (in->final_known_networks > 0 && in->final_known_networks < static_cast<int64_t>(o.final_accuracy.size()))
-    out += fmt::format("\nreference frontier ({} networks): the accuracy-throughput frontier of the {} networks whose "
-                       "final accuracy is known; HV ratio, IGD and \"true-frontier\" counts are against it\n",
-                       in->true_frontier.size(), in->final_known_networks);
+    out += fmt::format(
+        "\nreference frontier ({} networks): the accuracy-throughput frontier of the {} networks whose "
+        "final accuracy is known; HV ratio, IGD and \"true-frontier\" counts are against it\n",
+        in->true_frontier.size(), in->final_known_networks);
   if (in->utilization_accuracy_spearman)
     out += fmt::format("utilization vs final accuracy: Spearman {:.3f} over {} distinct evaluated networks\n",
                        *in->utilization_accuracy_spearman, in->correlation_networks);
@@ -155,14 +170,15 @@ int write_nas_outputs(NasOutcome o, AccuracyOracle& oracle) {
   for (const auto& run : in->runs)
     if (!run.result.lost.empty()) {
       lost += run.result.lost.size();
-      lost_runs += fmt::format("{}{} seed {}: {}", lost_runs.empty() ? "" : "; ",
-                               strategy_kind_name(run.result.config.strategy), run.result.config.seed,
-                               run.result.lost.size());
+      lost_runs +=
+          fmt::format("{}{} seed {}: {}", lost_runs.empty() ? "" : "; ", strategy_kind_name(run.result.config.strategy),
+                      run.result.config.seed, run.result.lost.size());
     }
   if (lost > 0)
-    out += fmt::format("\nlost: {} evaluation(s) with their worker rank, never charged nor counted ({}); the logs and "
-                       "result.json list them\n",
-                       lost, lost_runs);
+    out += fmt::format(
+        "\nlost: {} evaluation(s) with their worker rank, never charged nor counted ({}); the logs and "
+        "result.json list them\n",
+        lost, lost_runs);
   out += fmt::format("\nresult: {}\n", path);
   if (!a.report.empty()) out += fmt::format("report: {}\n", (std::filesystem::path(a.report) / "index.html").string());
   std::fputs(out.c_str(), stdout);

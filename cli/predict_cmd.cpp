@@ -59,8 +59,10 @@ Expected<std::vector<Prediction>> predict_model(const std::string& path, const P
     return estimate_memory(an->graph, an->analysis, dev).total();
   };
   auto mb = find_max_batch(memory_at, capacity);
-  if (mb) max_batch = *mb;
-  else if (req.max) return mb.status().with_context(path + " on " + dev.id);
+  if (mb)
+    max_batch = *mb;
+  else if (req.max)
+    return mb.status().with_context(path + " on " + dev.id);
   std::vector<int64_t> batches = req.batches;
   if (req.max) batches.push_back(*max_batch);
   std::vector<Prediction> out;
@@ -80,19 +82,25 @@ Expected<std::vector<Prediction>> predict_model(const std::string& path, const P
 }  // namespace
 
 void add_predict(CLI::App& app, PredictArgs& a) {
-  auto* cmd = app.add_subcommand("predict", "Predicted per-layer time, bound, throughput and utilization on a device (performance model)");
+  auto* cmd =
+      app.add_subcommand("predict",
+                         "Predicted per-layer time, bound, throughput and utilization on a device (performance model)");
   cmd->add_option("files", a.files, "ONNX model files (several: one summary row per model)");
   cmd->add_flag("--zoo", a.zoo, "predict every bundled zoo model");
-  cmd->add_option("--device", a.device, "device id or alias (rooflens devices), a device .json file, or custom:fp16=125e12,bw=900e9,mem=16e9")
+  cmd->add_option("--device", a.device,
+                  "device id or alias (rooflens devices), a device .json file, or custom:fp16=125e12,bw=900e9,mem=16e9")
       ->capture_default_str();
   cmd->add_option("--dtype", a.dtype, "fp32, fp16, bf16, int8 or fp8")->capture_default_str();
-  cmd->add_option("--batch", a.batch, "batch sizes: N, max (largest that fits), or a list like 1,8,64,max")->capture_default_str();
+  cmd->add_option("--batch", a.batch, "batch sizes: N, max (largest that fits), or a list like 1,8,64,max")
+      ->capture_default_str();
   add_input_shape_option(cmd, &a.input_shapes);
-  cmd->add_option("--format", a.format, "table, csv or json (default: from -o's extension, else table)")->check(CLI::IsMember({"table", "csv", "json"}));
+  cmd->add_option("--format", a.format, "table, csv or json (default: from -o's extension, else table)")
+      ->check(CLI::IsMember({"table", "csv", "json"}));
   cmd->add_option("--roofline", a.roofline, "write the roofline chart (SVG) of the (last) prediction here");
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files (default: the bundled data/devices)");
-  cmd->add_flag("--datasheet-peak", a.datasheet_peak, "model compute roofs with datasheet peaks even where a measured peak exists");
+  cmd->add_flag("--datasheet-peak", a.datasheet_peak,
+                "model compute roofs with datasheet peaks even where a measured peak exists");
 }
 
 int run_predict(const PredictArgs& args) {
@@ -123,7 +131,11 @@ int run_predict(const PredictArgs& args) {
   for (const auto& f : files) {
     auto ps = predict_model(f, a, *shapes, *dt, *dev, *req);
     if (!ps) return report_error(ps.status());
-    std::fprintf(stderr, "%s", files.size() > 1 ? fmt::format("predicted {} ({}/{})\r", std::filesystem::path(f).stem().string(), all.size() + 1, files.size()).c_str() : "");
+    std::fprintf(stderr, "%s",
+                 files.size() > 1 ? fmt::format("predicted {} ({}/{})\r", std::filesystem::path(f).stem().string(),
+                                                all.size() + 1, files.size())
+                                        .c_str()
+                                  : "");
     all.push_back(std::move(*ps));
   }
   if (files.size() > 1) std::fprintf(stderr, "\n");
@@ -132,9 +144,12 @@ int run_predict(const PredictArgs& args) {
   const bool csv = a.format == "csv";
   if (files.size() == 1 && all[0].size() == 1) {
     const Prediction& p = all[0][0];
-    if (a.format == "json") out = report::predict_json(p).dump(2) + "\n";
-    else if (csv) out = report::render_csv(report::predict_layers_table(p, true));
-    else out = report::render_text(report::predict_layers_table(p, false)) + "\n" + report::predict_summary_text(p, *dev);
+    if (a.format == "json")
+      out = report::predict_json(p).dump(2) + "\n";
+    else if (csv)
+      out = report::render_csv(report::predict_layers_table(p, true));
+    else
+      out = report::render_text(report::predict_layers_table(p, false)) + "\n" + report::predict_summary_text(p, *dev);
   } else if (files.size() == 1) {
     if (a.format == "json") {
       nlohmann::json arr = nlohmann::json::array();
@@ -143,17 +158,19 @@ int run_predict(const PredictArgs& args) {
     } else {
       auto t = report::batch_sweep_table(all[0], csv);
       out = csv ? report::render_csv(t)
-                : fmt::format("prediction (performance model): {} on {} ({}), {}{}\n\n", all[0][0].model, dev->name, dev->id,
-                              a.dtype, all[0][0].images_per_input > 1
-                                           ? fmt::format(" (folded: {} images per input)", all[0][0].images_per_input)
-                                           : "") +
+                : fmt::format("prediction (performance model): {} on {} ({}), {}{}\n\n", all[0][0].model, dev->name,
+                              dev->id, a.dtype,
+                              all[0][0].images_per_input > 1
+                                  ? fmt::format(" (folded: {} images per input)", all[0][0].images_per_input)
+                                  : "") +
                       report::render_text(t);
     }
   } else {
     // One row per model (the last requested batch).
     report::Table t;
-    t.headers = {"model", "acc@1 (%)", "batch", "throughput (img/s)", "util. datasheet (%)", "util. measured (%)",
-                 "GFLOP/img", "AI (FLOP/B)", "AI vs CMR", "top bound (time %)"};
+    t.headers = {
+        "model",     "acc@1 (%)",   "batch",     "throughput (img/s)", "util. datasheet (%)", "util. measured (%)",
+        "GFLOP/img", "AI (FLOP/B)", "AI vs CMR", "top bound (time %)"};
     t.numeric = {false, true, true, true, true, true, true, true, false, false};
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& ps : all) {
@@ -174,11 +191,14 @@ int run_predict(const PredictArgs& args) {
                         top == by.end() ? "-" : fmt::format("{} ({:.0f}%)", top->first, 100 * top->second)});
       arr.push_back(report::predict_json(p, false));
     }
-    if (a.format == "json") out = arr.dump(2) + "\n";
-    else if (csv) out = report::render_csv(t);
+    if (a.format == "json")
+      out = arr.dump(2) + "\n";
+    else if (csv)
+      out = report::render_csv(t);
     else
       out = fmt::format("prediction (performance model): {} models on {} ({}), {}, CMR {:.1f} FLOP/B\n\n", all.size(),
-                        dev->name, dev->id, a.dtype, dev->cmr(a.dtype)) + report::render_text(t);
+                        dev->name, dev->id, a.dtype, dev->cmr(a.dtype)) +
+            report::render_text(t);
   }
   if (!a.roofline.empty()) {
     Status s = write_output(a.roofline, report::roofline_svg(all.back().back(), *dev));

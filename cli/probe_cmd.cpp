@@ -12,12 +12,12 @@
 #include <map>
 
 #include "commands.h"
+#include "common.h"
+#include "rooflens/calibration/kernel_probe.h"
+#include "rooflens/device/device.h"
 #include "rooflens/exec/backend.h"
 #include "rooflens/exec/dispatch_probe.h"
-#include "common.h"
-#include "rooflens/device/device.h"
 #include "rooflens/microbench/jpeg_decode.h"
-#include "rooflens/calibration/kernel_probe.h"
 #include "rooflens/microbench/probe.h"
 #include "rooflens/report/table.h"
 
@@ -40,8 +40,8 @@ std::string render_table(const ProbeResult& r) {
   std::string isa;
   for (const auto& n : c.isa.names()) isa += (isa.empty() ? "" : " ") + n;
   out += fmt::format("rooflens probe cpu, {}\n", r.date);
-  out += fmt::format("cpu:    {} ({}), cpuid family 0x{:x} model 0x{:x}; {} core(s), {} logical CPU(s)\n",
-                     c.model_name, c.brand, c.family, c.model, c.cores, c.threads);
+  out += fmt::format("cpu:    {} ({}), cpuid family 0x{:x} model 0x{:x}; {} core(s), {} logical CPU(s)\n", c.model_name,
+                     c.brand, c.family, c.model, c.cores, c.threads);
   out += fmt::format("isa:    {} (detected at run time)\n", isa.empty() ? "none of the probe's" : isa);
   out += fmt::format("caches: L1d {} and L2 {} per core, L3 {} ({})\n", bytes_label(c.l1d_bytes),
                      bytes_label(c.l2_bytes), bytes_label(c.l3_bytes), c.cache_source);
@@ -49,14 +49,16 @@ std::string render_table(const ProbeResult& r) {
     out += fmt::format("        last-level cache used: {}; {}\n", bytes_label(r.llc_bytes), r.llc_source);
   out += fmt::format("memory: {:.1f} GiB (MemTotal)\n", c.mem_total_bytes / (1u << 30));
   out += fmt::format("clock:  {:.3f} GHz used for the theoretical peaks: {}\n", r.clock_hz / 1e9, r.clock_source);
-  out += fmt::format("runs:   {} repeats per figure; {:.2f} s per compute repeat, {:.2f} s per bandwidth repeat; "
-                     "{:.0f} s in all\n\n",
-                     r.repeats, r.compute_seconds, r.bandwidth_seconds, r.wall_seconds);
+  out += fmt::format(
+      "runs:   {} repeats per figure; {:.2f} s per compute repeat, {:.2f} s per bandwidth repeat; "
+      "{:.0f} s in all\n\n",
+      r.repeats, r.compute_seconds, r.bandwidth_seconds, r.wall_seconds);
 
   if (!r.compute.empty()) {
     Table t;
-    t.headers = {"dtype", "isa", "instruction", "threads", "median (GFLOP/s)", "best (GFLOP/s)", "spread (%)",
-                 "theoretical (GFLOP/s)", "median/theor. (%)", "best/theor. (%)", "on CPU (%)"};
+    t.headers = {"dtype",          "isa",        "instruction",           "threads",           "median (GFLOP/s)",
+                 "best (GFLOP/s)", "spread (%)", "theoretical (GFLOP/s)", "median/theor. (%)", "best/theor. (%)",
+                 "on CPU (%)"};
     t.numeric = {false, false, false, true, true, true, true, true, true, true, true};
     for (const auto& m : r.compute)
       t.rows.push_back({m.dtype, m.isa, m.instruction, std::to_string(m.threads),
@@ -85,7 +87,8 @@ std::string render_table(const ProbeResult& r) {
       for (const auto& m : r.bandwidth)
         if (m.threads == threads && m.kind == BandwidthKind::kRead) sizes.push_back(m.working_set_bytes);
       for (double ws : sizes) {
-        std::vector<std::string> row = {bytes_label(ws), microbench::cache_level(ws, threads, c.l1d_bytes, c.l2_bytes, r.llc_bytes),
+        std::vector<std::string> row = {bytes_label(ws),
+                                        microbench::cache_level(ws, threads, c.l1d_bytes, c.l2_bytes, r.llc_bytes),
                                         std::to_string(threads)};
         for (BandwidthKind k : microbench::kBandwidthKinds) {
           std::string cell = "-";
@@ -103,9 +106,10 @@ std::string render_table(const ProbeResult& r) {
         t.rows.push_back(std::move(row));
       }
     }
-    out += "Bandwidth (STREAM counting: read and write n x 4 B, triad 3 x n x 4 B; level: smallest cache holding "
-           "each core's share, L3 the whole set)\n" +
-           report::render_text(t) + "\n";
+    out +=
+        "Bandwidth (STREAM counting: read and write n x 4 B, triad 3 x n x 4 B; level: smallest cache holding "
+        "each core's share, L3 the whole set)\n" +
+        report::render_text(t) + "\n";
   }
 
   if (!r.dispatch.empty()) {
@@ -115,9 +119,10 @@ std::string render_table(const ProbeResult& r) {
     for (const auto& m : r.dispatch)
       t.rows.push_back({std::to_string(m.threads), report::fmt_scaled(m.seconds.median, 1e-6, 3),
                         report::fmt_scaled(m.seconds.best, 1e-6, 3), report::fmt_fixed(100 * m.seconds.spread, 1)});
-    out += "Dispatch overhead (fork/join of an almost empty parallel region on the pinned team; --out records a "
-           "oneDNN primitive's dispatch as launch_overhead_s when oneDNN is built)\n" +
-           report::render_text(t) + "\n";
+    out +=
+        "Dispatch overhead (fork/join of an almost empty parallel region on the pinned team; --out records a "
+        "oneDNN primitive's dispatch as launch_overhead_s when oneDNN is built)\n" +
+        report::render_text(t) + "\n";
   }
 
   const int n = microbench::max_threads(r);
@@ -159,30 +164,38 @@ std::string render_jpeg_table(const JpegRuns& runs) {
   std::string out = fmt::format("rooflens probe jpeg, {}\n", first.date);
   out += fmt::format("library: {}; one thread (one core); load average {} (1 min) at the start\n", first.library,
                      first.load_average_1m >= 0 ? fmt::format("{:.2f}", first.load_average_1m) : "unknown");
-  out += fmt::format("image:   synthetic photo (gradients, sharp-edged objects, texture, noise), quality {}, {}, "
-                     "decoded to packed RGB (accurate IDCT, fancy upsampling: the libjpeg-turbo defaults)\n\n",
-                     first.quality, microbench::chroma_subsampling_name(first.subsampling));
+  out += fmt::format(
+      "image:   synthetic photo (gradients, sharp-edged objects, texture, noise), quality {}, {}, "
+      "decoded to packed RGB (accurate IDCT, fancy upsampling: the libjpeg-turbo defaults)\n\n",
+      first.quality, microbench::chroma_subsampling_name(first.subsampling));
   Table t;
-  t.headers = {"role", "size", "JPEG (KB)", "bits/pixel", "PSNR (dB)", "images/s per core, median", "IQR (images/s)",
-               "images per CPU-s", "decoded (MB/s)", "on CPU (%)", "decodes"};
+  t.headers = {"role",           "size",
+               "JPEG (KB)",      "bits/pixel",
+               "PSNR (dB)",      "images/s per core, median",
+               "IQR (images/s)", "images per CPU-s",
+               "decoded (MB/s)", "on CPU (%)",
+               "decodes"};
   t.numeric = {false, false, true, true, true, true, true, true, true, true, true};
   for (const auto& [role, r] : runs)
     t.rows.push_back({role, fmt::format("{}x{}", r.size.width, r.size.height),
-                      report::fmt_scaled(static_cast<double>(r.jpeg_bytes), 1e3, 1), report::fmt_fixed(r.bits_per_pixel, 2),
-                      report::fmt_fixed(r.psnr_db, 1), report::fmt_fixed(r.images_per_s.median, 0),
-                      report::fmt_fixed(r.images_per_s_iqr, 0), report::fmt_fixed(r.images_per_cpu_s.median, 0),
+                      report::fmt_scaled(static_cast<double>(r.jpeg_bytes), 1e3, 1),
+                      report::fmt_fixed(r.bits_per_pixel, 2), report::fmt_fixed(r.psnr_db, 1),
+                      report::fmt_fixed(r.images_per_s.median, 0), report::fmt_fixed(r.images_per_s_iqr, 0),
+                      report::fmt_fixed(r.images_per_cpu_s.median, 0),
                       report::fmt_scaled(r.decoded_bytes_per_s, 1e6, 1), report::fmt_fixed(100 * r.on_cpu, 0),
                       std::to_string(r.decodes)});
   out += report::render_text(t);
-  out += "\nimages/s per core: wall-clock rate of one thread (median and interquartile range of the repeats).\n"
-         "images per CPU-s: decodes per second of the thread's own CPU time, the rate of a core nobody else uses.\n"
-         "Cores to feed a device = its images/s / images/s per core (decode only; resize, crop and normalisation come on "
-         "top).\n";
+  out +=
+      "\nimages/s per core: wall-clock rate of one thread (median and interquartile range of the repeats).\n"
+      "images per CPU-s: decodes per second of the thread's own CPU time, the rate of a core nobody else uses.\n"
+      "Cores to feed a device = its images/s / images/s per core (decode only; resize, crop and normalisation come on "
+      "top).\n";
   for (const auto& [role, r] : runs)
     if (r.on_cpu < 0.9)
-      out += fmt::format("warning: {}: the thread ran on its CPU {:.0f}% of the wall time: this machine is shared "
-                         "(load average {:.2f}); images per CPU-s is the better per-core figure\n",
-                         role, 100 * r.on_cpu, r.load_average_1m);
+      out += fmt::format(
+          "warning: {}: the thread ran on its CPU {:.0f}% of the wall time: this machine is shared "
+          "(load average {:.2f}); images per CPU-s is the better per-core figure\n",
+          role, 100 * r.on_cpu, r.load_average_1m);
   return out;
 }
 
@@ -192,7 +205,8 @@ int run_probe_jpeg(const ProbeArgs& a) {
   auto source = microbench::parse_image_size(a.jpeg_source_size);
   if (!source) return report_error(source.status().with_context("--source-size"));
   JpegRuns runs;
-  for (const auto& [role, size] : {std::pair{std::string("model input"), *model}, std::pair{std::string("source"), *source}}) {
+  for (const auto& [role, size] :
+       {std::pair{std::string("model input"), *model}, std::pair{std::string("source"), *source}}) {
     microbench::JpegDecodeOptions o;
     o.size = size;
     o.seconds = a.jpeg_seconds;
@@ -200,7 +214,8 @@ int run_probe_jpeg(const ProbeArgs& a) {
     if (!r) return report_error(r.status());
     runs.emplace_back(role, std::move(*r));
   }
-  const std::string text = a.format == "json" ? microbench::jpeg_decode_json(runs).dump(2) + "\n" : render_jpeg_table(runs);
+  const std::string text =
+      a.format == "json" ? microbench::jpeg_decode_json(runs).dump(2) + "\n" : render_jpeg_table(runs);
   Status w = write_output("", text);
   return w ? kExitOk : report_error(w);
 }
@@ -293,7 +308,8 @@ int run_probe(const ProbeArgs& a) {
   o.isa = a.isa;
   if (!a.quiet) o.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   if (a.kernels && a.out.empty())
-    return report_error(Status::invalid("--kernels: give --out FILE, the device file the kernel table is written into"));
+    return report_error(
+        Status::invalid("--kernels: give --out FILE, the device file the kernel table is written into"));
   auto r = microbench::run_cpu_probe(o);
   if (!r) return report_error(r.status());
   if (!a.out.empty()) {
@@ -305,7 +321,8 @@ int run_probe(const ProbeArgs& a) {
         (*dev)["launch_overhead_s"] = d->median_s;
         (*dev)["sources"]["launch_overhead_s"] = fmt::format(
             "measured by rooflens probe cpu: oneDNN eltwise primitive over 64 floats, median {:.3g} s (best {:.3g} s) "
-            "of {} batches of 200 executions", d->median_s, d->best_s, d->samples);
+            "of {} batches of 200 executions",
+            d->median_s, d->best_s, d->samples);
       }
     }
     if (!dev) return report_error(dev.status());
@@ -318,8 +335,8 @@ int run_probe(const ProbeArgs& a) {
     if (a.out != "-") {
       auto check = load_device_file(a.out);
       if (!check)
-        return report_error(Status::internal("the device file the probe wrote does not load: " +
-                                             check.status().message()));
+        return report_error(
+            Status::internal("the device file the probe wrote does not load: " + check.status().message()));
       std::fprintf(stderr, "probe: wrote %s (use --device %s)\n", a.out.c_str(), a.out.c_str());
     }
   }
@@ -327,8 +344,7 @@ int run_probe(const ProbeArgs& a) {
     Status w = write_output(a.json_out, microbench::probe_json(*r).dump(2) + "\n");
     if (!w) return report_error(w);
   }
-  const std::string text =
-      a.format == "json" ? microbench::probe_json(*r).dump(2) + "\n" : render_table(*r);
+  const std::string text = a.format == "json" ? microbench::probe_json(*r).dump(2) + "\n" : render_table(*r);
   Status w = write_output("", text);
   return w ? kExitOk : report_error(w);
 }

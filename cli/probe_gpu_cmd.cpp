@@ -36,12 +36,11 @@ std::string comparison_table(const std::vector<GpuComparison>& rows, const std::
   t.numeric = {false, true, true, true, true, true, true, false};
   for (const auto& c : rows) {
     if (c.unit != unit) continue;
-    t.rows.push_back({c.what, report::fmt_scaled(c.measured.median, scale, decimals),
-                      report::fmt_scaled(c.measured.best, scale, decimals),
-                      report::fmt_fixed(100 * c.measured.spread, 1),
-                      c.datasheet > 0 ? report::fmt_scaled(c.datasheet, scale, decimals) : "-",
-                      pct(c.measured.median, c.datasheet), pct(c.measured.best, c.datasheet),
-                      c.datasheet > 0 ? c.datasheet_note : "-"});
+    t.rows.push_back(
+        {c.what, report::fmt_scaled(c.measured.median, scale, decimals),
+         report::fmt_scaled(c.measured.best, scale, decimals), report::fmt_fixed(100 * c.measured.spread, 1),
+         c.datasheet > 0 ? report::fmt_scaled(c.datasheet, scale, decimals) : "-", pct(c.measured.median, c.datasheet),
+         pct(c.measured.best, c.datasheet), c.datasheet > 0 ? c.datasheet_note : "-"});
   }
   return t.rows.empty() ? "" : report::render_text(t);
 }
@@ -58,16 +57,19 @@ std::string render_gpu_table(const GpuProbeResult& r, const DeviceSpec* ds) {
                      f.clock_hz > 0 ? fmt::format("{:.0f} MHz", f.clock_hz / 1e6) : "unknown",
                      f.mem_clock_hz > 0 ? fmt::format("{:.0f} MHz", f.mem_clock_hz / 1e6) : "unknown",
                      f.mem_bus_width_bits);
-  out += fmt::format("software:  driver supports CUDA {}, runtime CUDA {}, cuBLAS {}.{}.{}\n", version(f.driver_version),
-                     version(f.runtime_version), f.cublas_version / 10000, f.cublas_version / 100 % 100,
-                     f.cublas_version % 100);
-  out += fmt::format("host link: {} now, {} at most (sysfs)\n", f.pcie_link_current.empty() ? "unknown" : f.pcie_link_current,
+  out += fmt::format("software:  driver supports CUDA {}, runtime CUDA {}, cuBLAS {}.{}.{}\n",
+                     version(f.driver_version), version(f.runtime_version), f.cublas_version / 10000,
+                     f.cublas_version / 100 % 100, f.cublas_version % 100);
+  out += fmt::format("host link: {} now, {} at most (sysfs)\n",
+                     f.pcie_link_current.empty() ? "unknown" : f.pcie_link_current,
                      f.pcie_link_max.empty() ? "unknown" : f.pcie_link_max);
   if (ds) {
     out += fmt::format("datasheet: {} ({}), {}\n", ds->id, ds->name, ds->file);
     if (ds->mem_bytes > 0 && std::fabs(ds->mem_bytes - f.global_mem_bytes) > 0.1 * ds->mem_bytes)
-      out += fmt::format("           note: its memory ({:.1f} GiB) differs from this device's by more than 10%: another "
-                         "variant?\n", ds->mem_bytes / (1u << 30));
+      out += fmt::format(
+          "           note: its memory ({:.1f} GiB) differs from this device's by more than 10%: another "
+          "variant?\n",
+          ds->mem_bytes / (1u << 30));
   } else {
     out += fmt::format("datasheet: no database device matches '{}': measured figures only\n", f.name);
   }
@@ -75,9 +77,10 @@ std::string render_gpu_table(const GpuProbeResult& r, const DeviceSpec* ds) {
                      r.repeats, r.warmups, r.quick ? ", --quick" : "", r.wall_seconds);
 
   const auto rows = microbench::compare_with_datasheet(r, ds);
-  out += "Matrix peaks: cublasGemmEx, square, FLOP = 2 m n k; fp32 without TF32 (CUBLAS_COMPUTE_32F_PEDANTIC), others on "
-         "tensor cores with fp32 accumulation\n" +
-         comparison_table(rows, "FLOP/s", 1e12, 1, "TFLOP/s") + "\n";
+  out +=
+      "Matrix peaks: cublasGemmEx, square, FLOP = 2 m n k; fp32 without TF32 (CUBLAS_COMPUTE_32F_PEDANTIC), others on "
+      "tensor cores with fp32 accumulation\n" +
+      comparison_table(rows, "FLOP/s", 1e12, 1, "TFLOP/s") + "\n";
   out += "Bandwidth: device copies count bytes read + written; host copies from/to pinned memory, one direction\n" +
          comparison_table(rows, "B/s", 1e9, 1, "GB/s") + "\n";
   out += "Launch overhead: empty kernel, time per launch (graph: per node; round trip: launch + synchronise)\n" +
@@ -95,10 +98,10 @@ std::string render_gpu_table(const GpuProbeResult& r, const DeviceSpec* ds) {
     }
   if (const auto* c = microbench::find_copy(r, "kernel"))
     out += fmt::format("  memory bandwidth (copy kernel): {:.0f} GB/s{}\n", c->bytes_per_s.best / 1e9,
-                       ds && ds->mem_bandwidth > 0 ? fmt::format("; {:.0f}% of the datasheet's {:.0f}",
-                                                                 100 * c->bytes_per_s.best / ds->mem_bandwidth,
-                                                                 ds->mem_bandwidth / 1e9)
-                                                   : "");
+                       ds && ds->mem_bandwidth > 0
+                           ? fmt::format("; {:.0f}% of the datasheet's {:.0f}",
+                                         100 * c->bytes_per_s.best / ds->mem_bandwidth, ds->mem_bandwidth / 1e9)
+                           : "");
   if (const auto* l = microbench::find_launch(r, "stream"))
     out += fmt::format("  launch overhead: {:.2f} us per back-to-back launch (median)\n", l->seconds.median * 1e6);
   if (const auto* h = microbench::find_host_copy(r, "host_to_device"))
@@ -157,7 +160,8 @@ int run_probe_gpu(const ProbeArgs& a) {
     if (!dev) return report_error(dev.status());
     // Parse before writing so that a file `predict` would refuse is never left behind.
     if (auto check = parse_device_json(dev->dump(2), a.out); !check)
-      return report_error(Status::internal("the device file the probe built does not parse: " + check.status().message()));
+      return report_error(
+          Status::internal("the device file the probe built does not parse: " + check.status().message()));
     Status w = write_output(a.out, dev->dump(2) + "\n");
     if (!w) return report_error(w);
     if (a.out != "-") std::fprintf(stderr, "probe: wrote %s (use --device %s)\n", a.out.c_str(), a.out.c_str());

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -32,8 +32,9 @@
 namespace rooflens::cli {
 
 void add_sss(CLI::App& app, SssArgs& a) {
-  auto* cmd = app.add_subcommand("sss", "NATS-Bench size search space on a device: one network (arch or --index) or --all "
-                                        "32768 predicted, their throughput-utilization Pareto frontier, a Figure 3 scatter");
+  auto* cmd = app.add_subcommand("sss",
+                                 "NATS-Bench size search space on a device: one network (arch or --index) or --all "
+                                 "32768 predicted, their throughput-utilization Pareto frontier, a Figure 3 scatter");
   cmd->add_option("arch", a.arch, "widths c0:c1:c2:c3:c4, each one of 8,16,...,64 (e.g. 8:16:24:32:64)");
   cmd->add_option("--index", a.index, "network index 0..32767 instead of the arch string");
   cmd->add_flag("--all", a.all, "predict every network of the space");
@@ -41,22 +42,27 @@ void add_sss(CLI::App& app, SssArgs& a) {
   cmd->add_option("--device", a.device, "device id or alias (rooflens devices), a device .json file, or custom:...")
       ->capture_default_str();
   cmd->add_option("--dtype", a.dtype, "fp32, fp16, bf16, int8 or fp8")->capture_default_str();
-  cmd->add_option("--batch", a.batch, "images per batch: N, or max (largest that fits the device)")->capture_default_str();
+  cmd->add_option("--batch", a.batch, "images per batch: N, or max (largest that fits the device)")
+      ->capture_default_str();
   cmd->add_option("--onnx", a.onnx, "one network: also write it as ONNX here (weights stripped)");
   cmd->add_option("--format", a.format, "table, csv or json (default: table; with -o, from its extension)")
       ->check(CLI::IsMember({"table", "csv", "json"}));
-  cmd->add_option("-o,--output", a.output, "write the result here (atomically); with --all, every network, and the "
-                                           "frontier summary goes to stdout");
+  cmd->add_option("-o,--output", a.output,
+                  "write the result here (atomically); with --all, every network, and the "
+                  "frontier summary goes to stdout");
   cmd->add_option("--report", a.report, "--all: write sss.svg, index.html and frontier.csv into this directory");
-  cmd->add_option("--accuracy", a.accuracy, "accuracy source: csv:FILE or FILE (arch,accuracy[,train_seconds]) or "
-                                            "nats:PATH; colours Figure 3 (--all) or is shown for one network");
-  cmd->add_option("--nats", a.nats, "NATS-Bench SSS data: the directory NATS-sss-v1_0-50262-simple/ or the single "
-                                    "file NATS-sss-v1_0-50262.pickle.pbz2 (streamed, minutes; progress on stderr): "
-                                    "same as --accuracy nats:PATH; for one network also the benchmark's stored "
-                                    "costs, accuracies and training times");
+  cmd->add_option("--accuracy", a.accuracy,
+                  "accuracy source: csv:FILE or FILE (arch,accuracy[,train_seconds]) or "
+                  "nats:PATH; colours Figure 3 (--all) or is shown for one network");
+  cmd->add_option("--nats", a.nats,
+                  "NATS-Bench SSS data: the directory NATS-sss-v1_0-50262-simple/ or the single "
+                  "file NATS-sss-v1_0-50262.pickle.pbz2 (streamed, minutes; progress on stderr): "
+                  "same as --accuracy nats:PATH; for one network also the benchmark's stored "
+                  "costs, accuracies and training times");
   cmd->add_option("--jobs", a.jobs, "threads (default: one per core)");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
-  cmd->add_flag("--datasheet-peak", a.datasheet_peak, "model compute roofs with datasheet peaks even where a measured peak exists");
+  cmd->add_flag("--datasheet-peak", a.datasheet_peak,
+                "model compute roofs with datasheet peaks even where a measured peak exists");
 }
 
 namespace {
@@ -81,20 +87,29 @@ Expected<int64_t> parse_index(const std::string& s) {
 std::string format_for(const SssArgs& a) { return a.format; }
 
 nlohmann::json point_json(const SssPoint& p, bool frontier) {
-  return {{"index", p.index}, {"arch", p.arch}, {"macs", p.macs}, {"flop_benchmark", p.flop_benchmark},
-          {"flops", p.flops}, {"params", p.params}, {"ai", p.ai}, {"batch", p.batch},
-          {"throughput", p.throughput}, {"utilization", p.utilization}, {"frontier", frontier}};
+  return {{"index", p.index},
+          {"arch", p.arch},
+          {"macs", p.macs},
+          {"flop_benchmark", p.flop_benchmark},
+          {"flops", p.flops},
+          {"params", p.params},
+          {"ai", p.ai},
+          {"batch", p.batch},
+          {"throughput", p.throughput},
+          {"utilization", p.utilization},
+          {"frontier", frontier}};
 }
 
 report::Table points_table(const std::vector<SssPoint>& pts, const std::vector<size_t>& which,
                            const std::set<size_t>& frontier, bool csv) {
   report::Table t;
-  t.headers = {"index", "arch", "MACs/img (M)", "benchmark flop/img (M)", "GFLOP/img", "params (M)", "AI (FLOP/B)",
-               "batch", "throughput (img/s)", "utilization (%)", "frontier"};
+  t.headers = {"index",       "arch",  "MACs/img (M)",       "benchmark flop/img (M)", "GFLOP/img", "params (M)",
+               "AI (FLOP/B)", "batch", "throughput (img/s)", "utilization (%)",        "frontier"};
   t.numeric = {true, false, true, true, true, true, true, true, true, true, false};
   for (size_t i : which) {
     const SssPoint& p = pts[i];
-    t.rows.push_back({std::to_string(p.index), p.arch, report::fmt_scaled(static_cast<double>(p.macs), 1e6, csv ? 6 : 2),
+    t.rows.push_back({std::to_string(p.index), p.arch,
+                      report::fmt_scaled(static_cast<double>(p.macs), 1e6, csv ? 6 : 2),
                       report::fmt_scaled(static_cast<double>(p.flop_benchmark), 1e6, csv ? 6 : 2),
                       report::fmt_scaled(static_cast<double>(p.flops), 1e9, 4),
                       report::fmt_scaled(static_cast<double>(p.params), 1e6, csv ? 6 : 3), report::fmt_fixed(p.ai, 2),
@@ -158,12 +173,14 @@ Expected<std::vector<std::vector<std::string>>> nats_rows(nas::NatsOracle& oracl
     for (const auto& r : hp.results)
       if (!stored && (r.dataset == dname || (ds == SssDataset::kCifar10 && r.dataset == "cifar10-valid"))) stored = &r;
   if (stored) {
-    rows.push_back({fmt::format("NATS-Bench stored flop/img (M, {})", stored->dataset),
-                    fmt::format("{:.6f} ({})", stored->flop,
-                                std::abs(stored->flop - p.flop_benchmark / 1e6) < 5e-6 ? "= rooflens" : "differs from rooflens")});
-    rows.push_back({"NATS-Bench stored params (M)",
-                    fmt::format("{:.6f} ({})", stored->params,
-                                std::abs(stored->params - p.params / 1e6) < 5e-6 ? "= rooflens" : "differs from rooflens")});
+    rows.push_back(
+        {fmt::format("NATS-Bench stored flop/img (M, {})", stored->dataset),
+         fmt::format("{:.6f} ({})", stored->flop,
+                     std::abs(stored->flop - p.flop_benchmark / 1e6) < 5e-6 ? "= rooflens" : "differs from rooflens")});
+    rows.push_back(
+        {"NATS-Bench stored params (M)",
+         fmt::format("{:.6f} ({})", stored->params,
+                     std::abs(stored->params - p.params / 1e6) < 5e-6 ? "= rooflens" : "differs from rooflens")});
   }
   if (ds == SssDataset::kCifar10) {
     const nas::NatsHpResults* hp12 = (*net)->find("12");
@@ -211,9 +228,11 @@ int run_one(const SssArgs& a, const SssWidths& widths, SssDataset ds, const Devi
     t.headers = {"quantity", "value"};
     t.numeric = {false, true};
     t.rows = {{"index", std::to_string(pt->index)},
-              {"dataset", fmt::format("{} ({} classes, {}x{} input)", info.name, info.classes, info.image_size, info.image_size)},
+              {"dataset",
+               fmt::format("{} ({} classes, {}x{} input)", info.name, info.classes, info.image_size, info.image_size)},
               {"MACs/img (M)", report::fmt_scaled(static_cast<double>(pt->macs), 1e6, 6)},
-              {"benchmark flop/img (M) = MACs + classes", report::fmt_scaled(static_cast<double>(pt->flop_benchmark), 1e6, 6)},
+              {"benchmark flop/img (M) = MACs + classes",
+               report::fmt_scaled(static_cast<double>(pt->flop_benchmark), 1e6, 6)},
               {"FLOPs/img (G, 2 x MACs + other)", report::fmt_scaled(static_cast<double>(pt->flops), 1e9, 5)},
               {"params (M)", report::fmt_scaled(static_cast<double>(pt->params), 1e6, 6)},
               {"AI (FLOP/B)", report::fmt_fixed(pt->ai, 2)},
@@ -266,18 +285,22 @@ int run_all(const SssArgs& a, SssDataset ds, const DeviceSpec& dev, const PerfOp
   if (!front) return report_error(front.status());
   const std::set<size_t> on(front->begin(), front->end());
   const std::string batch_s = batch.max ? "max batch" : "batch " + std::to_string(batch.size);
-  const std::string head = fmt::format("NATS-SSS ({}) on {} ({}), {}, {}: {} networks predicted in {:.2f} s; "
-                                       "{} on the throughput-utilization Pareto frontier\n\n",
-                                       sss_dataset_info(ds).name, dev.name, dev.id, a.dtype, batch_s, pts->size(), secs,
-                                       front->size());
+  const std::string head = fmt::format(
+      "NATS-SSS ({}) on {} ({}), {}, {}: {} networks predicted in {:.2f} s; "
+      "{} on the throughput-utilization Pareto frontier\n\n",
+      sss_dataset_info(ds).name, dev.name, dev.id, a.dtype, batch_s, pts->size(), secs, front->size());
   const std::string fmt_s = format_for(a);
   std::vector<size_t> every(pts->size());
   for (size_t i = 0; i < every.size(); ++i) every[i] = i;
   std::string data;
   if (fmt_s == "json") {
-    nlohmann::json j = {{"schema", "rooflens.sss/1"}, {"dataset", sss_dataset_info(ds).name}, {"device", dev.id},
-                        {"dtype", a.dtype}, {"batch", batch.max ? nlohmann::json("max") : nlohmann::json(batch.size)},
-                        {"frontier_size", front->size()}, {"networks", nlohmann::json::array()}};
+    nlohmann::json j = {{"schema", "rooflens.sss/1"},
+                        {"dataset", sss_dataset_info(ds).name},
+                        {"device", dev.id},
+                        {"dtype", a.dtype},
+                        {"batch", batch.max ? nlohmann::json("max") : nlohmann::json(batch.size)},
+                        {"frontier_size", front->size()},
+                        {"networks", nlohmann::json::array()}};
     for (size_t i : every) j["networks"].push_back(point_json((*pts)[i], on.count(i) > 0));
     data = j.dump() + "\n";
   } else if (fmt_s == "csv") {
@@ -293,12 +316,15 @@ int run_all(const SssArgs& a, SssDataset ds, const DeviceSpec& dev, const PerfOp
     fig.id = "sss-figure3";
     fig.title = fmt::format("NATS-SSS {} on {} ({}, {})", sss_dataset_info(ds).name, dev.name, a.dtype, batch_s);
     fig.source = "predicted by the rooflens performance model (not measured)";
-    if (oracle != nullptr) fig.accuracy_label = fmt::format("final accuracy ({} of {} networks known)", known, pts->size());
+    if (oracle != nullptr)
+      fig.accuracy_label = fmt::format("final accuracy ({} of {} networks known)", known, pts->size());
     const std::string svg = report::sss_figure3_svg(*pts, *front, acc_by_point, fig);
-    const std::string html = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>rooflens sss</title></head><body>\n"
-                             "<h1>NATS-Bench size space: throughput vs utilization</h1>\n<p>" +
-                             report::xml_escape(head) + "</p>\n" + svg + "\n</body></html>\n";
-    for (const auto& [name, text] : {std::pair<std::string, std::string>{"sss.svg", svg}, {"index.html", html},
+    const std::string html =
+        "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>rooflens sss</title></head><body>\n"
+        "<h1>NATS-Bench size space: throughput vs utilization</h1>\n<p>" +
+        report::xml_escape(head) + "</p>\n" + svg + "\n</body></html>\n";
+    for (const auto& [name, text] : {std::pair<std::string, std::string>{"sss.svg", svg},
+                                     {"index.html", html},
                                      {"frontier.csv", report::render_csv(points_table(*pts, *front, on, true))}}) {
       Status s = write_output((std::filesystem::path(a.report) / name).string(), text);
       if (!s) return report_error(s);

@@ -39,14 +39,17 @@ int run_zoo(const ZooArgs& a) {
     t.numeric = {false, false, false, true, true, true, true, false};
     for (const auto& m : j["models"]) {
       std::string input;
-      for (const auto& d : m.value("input_shape", nlohmann::json::array())) input += (input.empty() ? "" : "x") + std::to_string(d.get<int64_t>());
+      for (const auto& d : m.value("input_shape", nlohmann::json::array()))
+        input += (input.empty() ? "" : "x") + std::to_string(d.get<int64_t>());
       auto num = [&](const char* k, double scale, int dec) {
-        return m.contains(k) && m[k].is_number() ? report::fmt_scaled(m[k].get<double>(), scale, dec) : std::string("-");
+        return m.contains(k) && m[k].is_number() ? report::fmt_scaled(m[k].get<double>(), scale, dec)
+                                                 : std::string("-");
       };
       t.rows.push_back({m.value("name", ""), m.value("family", ""), input, num("acc1", 1, 3), num("acc5", 1, 3),
                         num("num_params", 1e6, 3), num("ref_macs", 1e9, 3), m.value("file", "")});
     }
-    out = a.format == "csv" ? report::render_csv(t) : report::render_text(t) + fmt::format("\n{} models in {}\n", t.rows.size(), dir);
+    out = a.format == "csv" ? report::render_csv(t)
+                            : report::render_text(t) + fmt::format("\n{} models in {}\n", t.rows.size(), dir);
   }
   Status w = write_output("", out);
   return w ? kExitOk : report_error(w);

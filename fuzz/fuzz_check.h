@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define ROOFLENS_FUZZ_CHECK(cond, what)                                                  \
-  do {                                                                                    \
-    if (!(cond)) {                                                                        \
+#define ROOFLENS_FUZZ_CHECK(cond, what)                                                    \
+  do {                                                                                     \
+    if (!(cond)) {                                                                         \
       std::fprintf(stderr, "%s:%d: fuzz property failed: %s\n", __FILE__, __LINE__, what); \
-      std::abort();                                                                       \
-    }                                                                                     \
+      std::abort();                                                                        \
+    }                                                                                      \
   } while (0)

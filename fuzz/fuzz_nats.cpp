@@ -76,13 +76,13 @@ void stream(std::string_view bytes, bool compressed) {
     return;
   }
   rooflens::MemorySource mem(bytes);
-  auto r = rooflens::pickle::load_streaming(
-      mem, "fuzz.pickle", stream_options(),
-      [](const rooflens::pickle::Value&, const rooflens::pickle::Value& v) -> rooflens::Expected<bool> {
-        auto net = nas::nats_network_from_pickle(v, "fuzz.pickle record");
-        if (net) use(*net);
-        return true;
-      });
+  auto r = rooflens::pickle::load_streaming(mem, "fuzz.pickle", stream_options(),
+                                            [](const rooflens::pickle::Value&,
+                                               const rooflens::pickle::Value& v) -> rooflens::Expected<bool> {
+                                              auto net = nas::nats_network_from_pickle(v, "fuzz.pickle record");
+                                              if (net) use(*net);
+                                              return true;
+                                            });
   if (r && *r) walk(**r, "fuzz.pickle");
   if (!r) ROOFLENS_FUZZ_CHECK(!r.status().message().empty(), "error Status without a message");
 }

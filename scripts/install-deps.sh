@@ -7,6 +7,7 @@ set -euo pipefail
 PKGS=(
   build-essential cmake pkg-config
   universal-ctags  # scripts/check-function-length.sh (CI and `make test`)
+  clang-format  # scripts/check-format.sh (CI and `make test`): Debian 12's is version 14, the tree's
   libonnx-dev libprotobuf-dev protobuf-compiler
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers
   nlohmann-json3-dev libfmt-dev libcli11-dev

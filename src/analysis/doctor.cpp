@@ -65,8 +65,8 @@ void sort_remedies(std::vector<Remedy>& rs) {
   });
 }
 
-void collect_layers(Finding& f, const Prediction& p, const std::function<std::optional<std::string>(const LayerPrediction&)>& pick,
-                    size_t max_layers) {
+void collect_layers(Finding& f, const Prediction& p,
+                    const std::function<std::optional<std::string>(const LayerPrediction&)>& pick, size_t max_layers) {
   std::vector<DoctorLayer> all;
   for (const LayerPrediction& l : p.layers) {
     auto detail = pick(l);
@@ -74,7 +74,8 @@ void collect_layers(Finding& f, const Prediction& p, const std::function<std::op
     all.push_back({l.name, l.op, l.time_share, *detail});
     f.time_share += l.time_share;
   }
-  std::stable_sort(all.begin(), all.end(), [](const DoctorLayer& a, const DoctorLayer& b) { return a.time_share > b.time_share; });
+  std::stable_sort(all.begin(), all.end(),
+                   [](const DoctorLayer& a, const DoctorLayer& b) { return a.time_share > b.time_share; });
   f.layers_total = static_cast<int64_t>(all.size());
   if (all.size() > max_layers) all.resize(max_layers);
   f.layers = std::move(all);
@@ -110,7 +111,9 @@ Expected<DoctorReport> run_doctor(const std::string& model, const TypedLoader& l
   rep.findings.push_back(doctor::heterogeneity(ctx));
   rep.findings.push_back(doctor::launch_overhead(ctx));
   for (Finding& f : rep.findings) doctor::sort_remedies(f.remedies);
-  auto rank = [](const Finding& f) { return f.verdict == Verdict::kApplies ? 0 : f.verdict == Verdict::kCannotTell ? 1 : 2; };
+  auto rank = [](const Finding& f) {
+    return f.verdict == Verdict::kApplies ? 0 : f.verdict == Verdict::kCannotTell ? 1 : 2;
+  };
   std::stable_sort(rep.findings.begin(), rep.findings.end(), [&](const Finding& a, const Finding& b) {
     if (rank(a) != rank(b)) return rank(a) < rank(b);
     if (a.best_time_saved() != b.best_time_saved()) return a.best_time_saved() > b.best_time_saved();

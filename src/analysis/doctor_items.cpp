@@ -52,7 +52,8 @@ void add_dtype_remedies(const Context& c, Finding& f) {
 
 void add_pad_remedy(const Context& c, Finding& f) {
   for (const WhatIfRow& r : c.rows)
-    if (r.group == "pad") f.remedies.push_back(remedy_from_row(c.rows.front(), r, r.variant, "predicted on the padded graph"));
+    if (r.group == "pad")
+      f.remedies.push_back(remedy_from_row(c.rows.front(), r, r.variant, "predicted on the padded graph"));
 }
 
 // The fastest other device of the database at the same dtype (at the baseline's batch, or
@@ -60,7 +61,8 @@ void add_pad_remedy(const Context& c, Finding& f) {
 void add_device_remedy(const Context& c, Finding& f) {
   const WhatIfRow* best = nullptr;
   for (const WhatIfRow& r : c.rows)
-    if (r.group == "device" && r.ok && r.throughput > c.rows.front().throughput && (!best || r.throughput > best->throughput))
+    if (r.group == "device" && r.ok && r.throughput > c.rows.front().throughput &&
+        (!best || r.throughput > best->throughput))
       best = &r;
   if (!best) return;
   Remedy m = remedy_from_row(c.rows.front(), *best, "another device: " + best->device_id,
@@ -114,16 +116,20 @@ Remedy capped_remedy(std::string name, std::string how, double thr, double cap_b
 
 Finding memory_bound(const Context& c) {
   Finding f = make(1, "memory-bound", "Memory-bound layers");
-  collect_layers(f, c.p, [&](const LayerPrediction& l) -> std::optional<std::string> {
-    if (l.bound != Bound::kMemory) return std::nullopt;
-    return fmt::format("{}AI {:.1f} FLOP/B below the ridge {:.1f}; memory {} vs compute {}",
-                       l.kernel_class == "depthwise" ? "depthwise; " : "", l.ai, c.p.cmr, us(l.t_memory),
-                       us(l.t_compute));
-  }, c.o.max_layers);
+  collect_layers(
+      f, c.p,
+      [&](const LayerPrediction& l) -> std::optional<std::string> {
+        if (l.bound != Bound::kMemory) return std::nullopt;
+        return fmt::format("{}AI {:.1f} FLOP/B below the ridge {:.1f}; memory {} vs compute {}",
+                           l.kernel_class == "depthwise" ? "depthwise; " : "", l.ai, c.p.cmr, us(l.t_memory),
+                           us(l.t_compute));
+      },
+      c.o.max_layers);
   verdict_by_share(c, f);
-  f.summary = fmt::format("{} layers holding {} of the time are bound by memory bandwidth (arithmetic intensity "
-                          "below the device's compute-to-memory ratio {:.1f} FLOP/B; model AI {:.1f})",
-                          f.layers_total, pct(f.time_share), c.p.cmr, c.p.ai);
+  f.summary = fmt::format(
+      "{} layers holding {} of the time are bound by memory bandwidth (arithmetic intensity "
+      "below the device's compute-to-memory ratio {:.1f} FLOP/B; model AI {:.1f})",
+      f.layers_total, pct(f.time_share), c.p.cmr, c.p.ai);
   add_fold_remedies(c, f);
   add_dtype_remedies(c, f);
   add_batch_remedies(c, f);
@@ -134,15 +140,20 @@ Finding memory_bound(const Context& c) {
 Finding starvation(const Context& c) {
   Finding f = make(2, "starvation", "Work starvation");
   const DeviceSpec& d = c.o.whatif.device;
-  collect_layers(f, c.p, [&](const LayerPrediction& l) -> std::optional<std::string> {
-    if (l.bound != Bound::kStarved && !has_flag(l, "starved")) return std::nullopt;
-    return fmt::format("wave efficiency {:.0f}% of {} {}{}", 100 * l.wave_efficiency, d.is_gpu() ? d.sm_count : 1,
-                       d.is_gpu() ? "SMs" : "core groups", l.split_k > 1 ? fmt::format(", split-K {}", l.split_k) : "");
-  }, c.o.max_layers);
+  collect_layers(
+      f, c.p,
+      [&](const LayerPrediction& l) -> std::optional<std::string> {
+        if (l.bound != Bound::kStarved && !has_flag(l, "starved")) return std::nullopt;
+        return fmt::format("wave efficiency {:.0f}% of {} {}{}", 100 * l.wave_efficiency, d.is_gpu() ? d.sm_count : 1,
+                           d.is_gpu() ? "SMs" : "core groups",
+                           l.split_k > 1 ? fmt::format(", split-K {}", l.split_k) : "");
+      },
+      c.o.max_layers);
   verdict_by_share(c, f);
-  f.summary = fmt::format("{} layers holding {} of the time have too little parallel work to fill the device at "
-                          "batch {}",
-                          f.layers_total, pct(f.time_share), c.p.batch);
+  f.summary = fmt::format(
+      "{} layers holding {} of the time have too little parallel work to fill the device at "
+      "batch {}",
+      f.layers_total, pct(f.time_share), c.p.batch);
   add_batch_remedies(c, f);
   add_fold_remedies(c, f);
   return f;
@@ -153,9 +164,10 @@ Finding input_loading(const Context& c) {
   const double bpi = input_bytes_per_image(c);
   const double need = c.p.throughput * bpi;
   const double util_per_thr = c.p.throughput > 0 ? c.p.utilization / c.p.throughput : 0;
-  f.evidence.push_back(fmt::format("input {:.0f} bytes per image; at the predicted {:.0f} img/s the device needs "
-                                   "{:.2f} GB/s of input",
-                                   bpi, c.p.throughput, need / 1e9));
+  f.evidence.push_back(
+      fmt::format("input {:.0f} bytes per image; at the predicted {:.0f} img/s the device needs "
+                  "{:.2f} GB/s of input",
+                  bpi, c.p.throughput, need / 1e9));
   bool applies = false;
   bool known = false;
   double cap = std::numeric_limits<double>::infinity();
@@ -163,9 +175,10 @@ Finding input_loading(const Context& c) {
     known = true;
     const double link = *c.o.host_link_bytes_per_s;
     cap = link / bpi;
-    f.evidence.push_back(fmt::format("host link {}: {:.2f} GB/s per direction = {:.0f} img/s at most ({} of the link "
-                                     "needed)",
-                                     c.o.host_link_name, link / 1e9, cap, pct(need / link)));
+    f.evidence.push_back(
+        fmt::format("host link {}: {:.2f} GB/s per direction = {:.0f} img/s at most ({} of the link "
+                    "needed)",
+                    c.o.host_link_name, link / 1e9, cap, pct(need / link)));
     if (cap < c.p.throughput) applies = true;
     const double elems = input_elements_per_image(c);
     if (elems > 0 && bpi / elems > 1)
@@ -180,14 +193,15 @@ Finding input_loading(const Context& c) {
     known = true;
     const double rate = *c.o.jpeg_images_per_s_per_core;
     const double cores = c.p.throughput / rate;
-    f.evidence.push_back(fmt::format("JPEG decoding measured on this machine: {:.0f} img/s per core, so {:.0f} img/s "
-                                     "needs {:.1f} cores{}",
-                                     rate, c.p.throughput, cores,
-                                     c.o.host_cores > 0 ? fmt::format(" (this machine has {})", c.o.host_cores) : ""));
+    f.evidence.push_back(fmt::format(
+        "JPEG decoding measured on this machine: {:.0f} img/s per core, so {:.0f} img/s "
+        "needs {:.1f} cores{}",
+        rate, c.p.throughput, cores, c.o.host_cores > 0 ? fmt::format(" (this machine has {})", c.o.host_cores) : ""));
     if (c.o.host_cores > 0 && cores > c.o.host_cores) {
       applies = true;
       const double dec_cap = rate * c.o.host_cores;
-      f.evidence.push_back(fmt::format("decoding on {} cores caps the pipeline at {:.0f} img/s", c.o.host_cores, dec_cap));
+      f.evidence.push_back(
+          fmt::format("decoding on {} cores caps the pipeline at {:.0f} img/s", c.o.host_cores, dec_cap));
       f.remedies.push_back(capped_remedy(fmt::format("decode on {:.0f} cores (or on the device)", std::ceil(cores)),
                                          "decode-capped throughput with enough cores", c.p.throughput,
                                          std::min(cap, dec_cap), cap, util_per_thr));
@@ -195,8 +209,9 @@ Finding input_loading(const Context& c) {
   }
   if (!known) {
     f.verdict = Verdict::kCannotTell;
-    f.measurement_needed = "the device's host link (host_link in its device file) and this machine's JPEG decode "
-                           "rate (rooflens probe jpeg)";
+    f.measurement_needed =
+        "the device's host link (host_link in its device file) and this machine's JPEG decode "
+        "rate (rooflens probe jpeg)";
     f.summary = "input needs are known but neither the host link nor the decode rate is";
     return f;
   }
@@ -251,17 +266,21 @@ Finding specialized_units(const Context& c) {
     return f;
   }
   const bool dtype_has_tc = d.unit_peak(c.p.dtype, ComputeUnit::kTensor).has_value();
-  collect_layers(f, c.p, [&](const LayerPrediction& l) -> std::optional<std::string> {
-    if (l.unit != ComputeUnit::kCuda || l.flops == 0) return std::nullopt;
-    if (!l.tensor_eligible) {
-      if (l.kernel_class == "depthwise") return std::string("depthwise convolution: no tensor-core kernel");
-      return std::nullopt;  // pooling, elementwise: no matrix work to move
-    }
-    if (!dtype_has_tc) return fmt::format("{} has no tensor-core rate on {}", c.p.dtype, d.id);
-    if (!l.aligned) return fmt::format("channels not multiples of {} (tensor-core tile)",
-                                       d.tc_channel_multiple.count(c.p.dtype) ? d.tc_channel_multiple.at(c.p.dtype) : 8);
-    return std::string("runs on CUDA cores");
-  }, c.o.max_layers);
+  collect_layers(
+      f, c.p,
+      [&](const LayerPrediction& l) -> std::optional<std::string> {
+        if (l.unit != ComputeUnit::kCuda || l.flops == 0) return std::nullopt;
+        if (!l.tensor_eligible) {
+          if (l.kernel_class == "depthwise") return std::string("depthwise convolution: no tensor-core kernel");
+          return std::nullopt;  // pooling, elementwise: no matrix work to move
+        }
+        if (!dtype_has_tc) return fmt::format("{} has no tensor-core rate on {}", c.p.dtype, d.id);
+        if (!l.aligned)
+          return fmt::format("channels not multiples of {} (tensor-core tile)",
+                             d.tc_channel_multiple.count(c.p.dtype) ? d.tc_channel_multiple.at(c.p.dtype) : 8);
+        return std::string("runs on CUDA cores");
+      },
+      c.o.max_layers);
   verdict_by_share(c, f);
   f.summary = fmt::format("{} layers holding {} of the time run on CUDA cores", f.layers_total, pct(f.time_share));
   add_pad_remedy(c, f);
@@ -296,7 +315,8 @@ Finding unoptimized_code(const Context& c) {
                    fmt::format("measured {} vs bound {} ({:.1f}x){}", us(m.time_s), us(it->second->time_s), ratio,
                                m.implementation.empty() ? "" : ", " + m.implementation)});
   }
-  std::stable_sort(all.begin(), all.end(), [](const DoctorLayer& a, const DoctorLayer& b) { return a.time_share > b.time_share; });
+  std::stable_sort(all.begin(), all.end(),
+                   [](const DoctorLayer& a, const DoctorLayer& b) { return a.time_share > b.time_share; });
   f.layers_total = static_cast<int64_t>(all.size());
   if (all.size() > c.o.max_layers) all.resize(c.o.max_layers);
   f.layers = std::move(all);
@@ -326,14 +346,16 @@ Finding thermal(const Context& c) {
   const double reference = d.clock_boost_hz > 0 ? d.clock_boost_hz : d.clock_base_hz;
   if (c.o.clock_measured_hz && reference > 0 && !d.is_gpu()) {
     const double ratio = *c.o.clock_measured_hz / reference;
-    f.evidence.push_back(fmt::format("core clock right after the sustained run: {:.2f} GHz (dependent-add chain); the "
-                                     "device file's clock: {:.2f} GHz",
-                                     *c.o.clock_measured_hz / 1e9, reference / 1e9));
+    f.evidence.push_back(
+        fmt::format("core clock right after the sustained run: {:.2f} GHz (dependent-add chain); the "
+                    "device file's clock: {:.2f} GHz",
+                    *c.o.clock_measured_hz / 1e9, reference / 1e9));
     f.verdict = ratio < c.o.throttle_factor ? Verdict::kApplies : Verdict::kDoesNotApply;
     f.time_share = ratio < 1 ? 1 - ratio : 0;
-    f.summary = ratio < c.o.throttle_factor
-                    ? fmt::format("the cores ran at {:.0f}% of the device file's clock after sustained load", 100 * ratio)
-                    : fmt::format("the cores held {:.0f}% of the device file's clock under sustained load", 100 * ratio);
+    f.summary =
+        ratio < c.o.throttle_factor
+            ? fmt::format("the cores ran at {:.0f}% of the device file's clock after sustained load", 100 * ratio)
+            : fmt::format("the cores held {:.0f}% of the device file's clock under sustained load", 100 * ratio);
     return f;
   }
   f.verdict = Verdict::kCannotTell;
@@ -357,9 +379,10 @@ Finding heterogeneity(const Context& c) {
   f.evidence.push_back("time by unit: " + parts);
   f.time_share = 1 - share[peak_unit];
   f.verdict = f.time_share >= c.o.min_time_share && share.size() > 1 ? Verdict::kApplies : Verdict::kDoesNotApply;
-  f.summary = fmt::format("{} of the time runs on units other than the one the {} peak counts ({}); that time "
-                          "cannot approach the peak",
-                          pct(f.time_share), c.p.dtype, compute_unit_name(peak_unit));
+  f.summary = fmt::format(
+      "{} of the time runs on units other than the one the {} peak counts ({}); that time "
+      "cannot approach the peak",
+      pct(f.time_share), c.p.dtype, compute_unit_name(peak_unit));
   if (f.verdict == Verdict::kApplies) f.evidence.push_back("remedies: see specialized units (item 5)");
   return f;
 }
@@ -372,15 +395,19 @@ Finding launch_overhead(const Context& c) {
   for (const LayerPrediction& l : c.p.layers)
     if (l.time_s > 0) ++kernels, gaps += l.t_gap;
   const double launches = static_cast<double>(kernels) * d.launch_overhead_s;
-  collect_layers(f, c.p, [&](const LayerPrediction& l) -> std::optional<std::string> {
-    if (l.bound != Bound::kLaunch && !has_flag(l, "launch")) return std::nullopt;
-    return fmt::format("work {} shorter than the launch overhead {}", us(std::max(l.t_compute, l.t_memory)),
-                       us(l.t_launch));
-  }, c.o.max_layers);
-  f.evidence.push_back(fmt::format("{} kernels x {} launch = {} against {} per batch ({}); serialized gaps between "
-                                   "dependent kernels {}",
-                                   kernels, us(d.launch_overhead_s), us(launches), us(c.p.time_s),
-                                   pct(c.p.time_s > 0 ? launches / c.p.time_s : 0), us(gaps)));
+  collect_layers(
+      f, c.p,
+      [&](const LayerPrediction& l) -> std::optional<std::string> {
+        if (l.bound != Bound::kLaunch && !has_flag(l, "launch")) return std::nullopt;
+        return fmt::format("work {} shorter than the launch overhead {}", us(std::max(l.t_compute, l.t_memory)),
+                           us(l.t_launch));
+      },
+      c.o.max_layers);
+  f.evidence.push_back(
+      fmt::format("{} kernels x {} launch = {} against {} per batch ({}); serialized gaps between "
+                  "dependent kernels {}",
+                  kernels, us(d.launch_overhead_s), us(launches), us(c.p.time_s),
+                  pct(c.p.time_s > 0 ? launches / c.p.time_s : 0), us(gaps)));
   verdict_by_share(c, f);
   f.summary = fmt::format("{} layers holding {} of the time are shorter than a kernel launch", f.layers_total,
                           pct(f.time_share));

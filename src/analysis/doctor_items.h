@@ -12,9 +12,9 @@
 namespace rooflens::doctor {
 
 struct Context {
-  const Prediction& p;                  // the baseline
-  const std::vector<WhatIfRow>& rows;   // rows[0] is the baseline
-  const LoadedModel& model;             // the baseline model as predicted
+  const Prediction& p;                 // the baseline
+  const std::vector<WhatIfRow>& rows;  // rows[0] is the baseline
+  const LoadedModel& model;            // the baseline model as predicted
   const DoctorOptions& o;
   const TypedLoader& load;
 };

@@ -68,10 +68,14 @@ Expected<Done> study_one(const Ctx& c, const StudyEntry& e) {
   auto mb = max_batch_for(c.o.device, e.load);
   if (mb) m.max_batch = *mb;
   int64_t batch = 0;
-  if (e.given_batch) batch = *e.given_batch;
-  else if (o.batch) batch = *o.batch;
-  else if (mb) batch = *mb;
-  else return ctx(mb.status());
+  if (e.given_batch)
+    batch = *e.given_batch;
+  else if (o.batch)
+    batch = *o.batch;
+  else if (mb)
+    batch = *mb;
+  else
+    return ctx(mb.status());
   auto l = e.load(batch);
   if (!l) return ctx(l.status());
   auto p = predict_loaded(c, *l);
@@ -110,9 +114,12 @@ Expected<Done> study_one(const Ctx& c, const StudyEntry& e) {
   if (!fold) return d;
   if (!o.fold) return Status::internal("study: folding asked for without a folder");
   auto r = fold_one(c, e, m, batch, before_predicted);
-  if (r) d.fold = *r;
-  else if (e.fold || r.status().code() != StatusCode::kUnsupported) return r.status();
-  else d.fold_skipped = r.status().message();  // the model is studied; the what-if says why it is missing
+  if (r)
+    d.fold = *r;
+  else if (e.fold || r.status().code() != StatusCode::kUnsupported)
+    return r.status();
+  else
+    d.fold_skipped = r.status().message();  // the model is studied; the what-if says why it is missing
   return d;
 }
 
@@ -239,8 +246,8 @@ Expected<Study> run_study(const std::vector<StudyEntry>& entries, const StudyOpt
   s.device_name = o.device.name;
   s.dtype = o.dtype;
   s.batch_spec = o.source == StudySource::kMeasurements ? "as measured (per model)"
-                 : o.batch                                 ? std::to_string(*o.batch)
-                                                           : "max";
+                 : o.batch                              ? std::to_string(*o.batch)
+                                                        : "max";
   s.source = o.source;
   s.source_detail = o.source_detail;
   s.peak_datasheet = peak->flops;
@@ -272,11 +279,12 @@ Expected<Study> run_study(const std::vector<StudyEntry>& entries, const StudyOpt
     if ((*r)->fold) s.folds.push_back(*(*r)->fold);
     if (!(*r)->fold_skipped.empty()) s.notes.push_back("not folded: " + (*r)->fold_skipped);
   }
-  if (s.utilization_uses_measured_peak)
-    s.notes.push_back("utilization in the plots is over the measured peak");
+  if (s.utilization_uses_measured_peak) s.notes.push_back("utilization in the plots is over the measured peak");
   if (o.source == StudySource::kMeasurements && !s.folds.empty())
-    s.notes.push_back(fmt::format("folded points are the measured throughput times the predicted speedup of "
-                                  "folding at f={} (no measurement of a folded model exists)", o.fold_factor));
+    s.notes.push_back(
+        fmt::format("folded points are the measured throughput times the predicted speedup of "
+                    "folding at f={} (no measurement of a folded model exists)",
+                    o.fold_factor));
   Status fs = compute_frontiers(s);
   if (!fs) return fs;
   return s;

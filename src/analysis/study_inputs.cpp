@@ -82,23 +82,27 @@ Expected<std::vector<MeasuredRow>> parse_measurements_csv(const std::string& tex
   const auto batch = b->header.find({"batch", "infer_batch_size"});
   const auto thr = b->header.find({"throughput", "infer_samples_per_sec"});
   if (!model || !batch || !thr)
-    return Status::invalid(fmt::format("{}: missing column '{}' (header is '{}'; expected model,batch,throughput or "
-                                       "timm's model,infer_samples_per_sec,infer_batch_size)",
-                                       file, !model ? "model" : !batch ? "batch" : "throughput",
-                                       header_list(b->header)));
+    return Status::invalid(
+        fmt::format("{}: missing column '{}' (header is '{}'; expected model,batch,throughput or "
+                    "timm's model,infer_samples_per_sec,infer_batch_size)",
+                    file,
+                    !model   ? "model"
+                    : !batch ? "batch"
+                             : "throughput",
+                    header_list(b->header)));
   std::vector<MeasuredRow> out;
   std::set<std::string> seen;
   for (const auto& [line, row] : b->rows) {
     const std::string where = fmt::format("{}:{}", file, line);
     const size_t need = std::max({*model, *batch, *thr});
     if (row.size() <= need)
-      return Status::invalid(fmt::format("{}: {} field(s), the header has {}", where, row.size(), b->header.col.size()));
+      return Status::invalid(
+          fmt::format("{}: {} field(s), the header has {}", where, row.size(), b->header.col.size()));
     MeasuredRow m;
     m.line = line;
     m.model = trim(row[*model]);
     if (m.model.empty()) return Status::invalid(where + ": empty model name");
-    if (!seen.insert(m.model).second)
-      return Status::invalid(where + ": model '" + m.model + "' is listed twice");
+    if (!seen.insert(m.model).second) return Status::invalid(where + ": model '" + m.model + "' is listed twice");
     auto bt = number(row[*batch], where + " batch");
     if (!bt) return bt.status();
     if (*bt < 1 || *bt != std::floor(*bt) || *bt > 1e9)
@@ -129,7 +133,8 @@ Expected<std::vector<AccuracyRow>> parse_accuracy_csv(const std::string& text, c
   for (const auto& [line, row] : b->rows) {
     const std::string where = fmt::format("{}:{}", file, line);
     if (row.size() <= std::max(*model, *acc1) || (acc5 && row.size() <= *acc5))
-      return Status::invalid(fmt::format("{}: {} field(s), the header has {}", where, row.size(), b->header.col.size()));
+      return Status::invalid(
+          fmt::format("{}: {} field(s), the header has {}", where, row.size(), b->header.col.size()));
     AccuracyRow a;
     a.line = line;
     a.model = trim(row[*model]);
@@ -137,7 +142,8 @@ Expected<std::vector<AccuracyRow>> parse_accuracy_csv(const std::string& text, c
     auto check = [&, &row = row](size_t col, const char* what) -> Expected<double> {
       auto v = number(row[col], where + " " + what);
       if (!v) return v.status();
-      if (*v < 0 || *v > 100) return Status::invalid(fmt::format("{} {}: {} is outside 0..100 (percent)", where, what, *v));
+      if (*v < 0 || *v > 100)
+        return Status::invalid(fmt::format("{} {}: {} is outside 0..100 (percent)", where, what, *v));
       return *v;
     };
     auto a1 = check(*acc1, "acc1");

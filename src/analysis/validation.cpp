@@ -21,8 +21,10 @@ ValidationSummary summarize(const std::vector<ValidationPoint>& points) {
   std::sort(abs_err.begin(), abs_err.end());
   const size_t k = abs_err.size();
   s.median_abs_error = k % 2 ? abs_err[k / 2] : (abs_err[k / 2 - 1] + abs_err[k / 2]) / 2;
-  s.within_10 = static_cast<double>(std::count_if(abs_err.begin(), abs_err.end(), [](double e) { return e <= 0.10; })) / static_cast<double>(k);
-  s.within_25 = static_cast<double>(std::count_if(abs_err.begin(), abs_err.end(), [](double e) { return e <= 0.25; })) / static_cast<double>(k);
+  s.within_10 = static_cast<double>(std::count_if(abs_err.begin(), abs_err.end(), [](double e) { return e <= 0.10; })) /
+                static_cast<double>(k);
+  s.within_25 = static_cast<double>(std::count_if(abs_err.begin(), abs_err.end(), [](double e) { return e <= 0.25; })) /
+                static_cast<double>(k);
   return s;
 }
 

@@ -100,7 +100,8 @@ Expected<std::vector<WhatIfRow>> run_whatif(const TypedLoader& load, const WhatI
     Expected<int64_t> inputs = Status::invalid("");
     if (o.batch) {
       if (*o.batch % f != 0) {
-        rows.push_back(failed("fold", v, base, Status::invalid(fmt::format("f={} does not divide the batch {}", f, *o.batch))));
+        rows.push_back(
+            failed("fold", v, base, Status::invalid(fmt::format("f={} does not divide the batch {}", f, *o.batch))));
         continue;
       }
       inputs = *o.batch / f;
@@ -121,8 +122,10 @@ Expected<std::vector<WhatIfRow>> run_whatif(const TypedLoader& load, const WhatI
   if (o.pad) {
     const std::string v = fmt::format("pad channels to {}", o.pad_multiple);
     auto lp = o.pad(*l0);
-    if (lp) push(row_for(*lp, base, o.perf, 1), "pad", v, base);
-    else rows.push_back(failed("pad", v, base, lp.status()));
+    if (lp)
+      push(row_for(*lp, base, o.perf, 1), "pad", v, base);
+    else
+      rows.push_back(failed("pad", v, base, lp.status()));
   }
   for (const auto& d : o.dtypes) {
     if (d == o.dtype) continue;

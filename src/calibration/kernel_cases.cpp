@@ -21,7 +21,9 @@ class Rng {
     return z ^ (z >> 31);
   }
   template <typename T>
-  T pick(const std::vector<T>& v) { return v[next() % v.size()]; }
+  T pick(const std::vector<T>& v) {
+    return v[next() % v.size()];
+  }
 
  private:
   uint64_t s_;
@@ -29,7 +31,8 @@ class Rng {
 
 const std::vector<int64_t> kBatches = {1, 1, 2, 4, 8, 8, 16, 32};
 const std::vector<int64_t> kSpatial = {7, 14, 14, 28, 28, 56, 56, 112};
-const std::vector<int64_t> kChannels = {8, 16, 24, 32, 40, 48, 64, 96, 112, 128, 160, 192, 256, 320, 384, 512, 576, 960, 1024};
+const std::vector<int64_t> kChannels = {8,   16,  24,  32,  40,  48,  64,  96,  112, 128,
+                                        160, 192, 256, 320, 384, 512, 576, 960, 1024};
 
 std::map<std::string, AttrValue> pool_attrs(int64_t k, int64_t s, int64_t p) {
   return {{"kernel_shape", std::vector<int64_t>{k, k}},
@@ -73,7 +76,9 @@ KernelCase dense_conv(Rng& r, bool pointwise) {
     const bool stem = !pointwise && r.next() % 8 == 0;
     const int64_t hw = stem ? 224 : r.pick(kSpatial);
     const int64_t cin = stem ? 3 : r.pick(kChannels);
-    const int64_t k = pointwise ? 1 : stem ? r.pick(std::vector<int64_t>{3, 7}) : r.pick(std::vector<int64_t>{3, 3, 3, 5, 7});
+    const int64_t k = pointwise ? 1
+                      : stem    ? r.pick(std::vector<int64_t>{3, 7})
+                                : r.pick(std::vector<int64_t>{3, 3, 3, 5, 7});
     const bool residual = !stem && stride == 1 && r.next() % 3 == 0;
     const int64_t cout = residual ? cin : r.pick(kChannels);
     // Grouped 3x3 convolutions (ResNeXt, RegNet: 2-64 groups of 4 or more channels).
@@ -117,8 +122,9 @@ KernelCase gemm(Rng& r) {
     const bool per_pixel = r.next() % 3 == 0;
     const int64_t m = per_pixel ? r.pick(std::vector<int64_t>{49, 196, 784, 3136, 6272, 25088})
                                 : r.pick(std::vector<int64_t>{1, 1, 2, 4, 8, 8, 16, 32, 64});
-    const int64_t k = per_pixel ? r.pick(std::vector<int64_t>{96, 192, 384, 768, 1536, 3072})
-                                : r.pick(std::vector<int64_t>{256, 512, 576, 960, 1024, 1280, 1536, 2048, 4096, 9216, 25088});
+    const int64_t k = per_pixel
+                          ? r.pick(std::vector<int64_t>{96, 192, 384, 768, 1536, 3072})
+                          : r.pick(std::vector<int64_t>{256, 512, 576, 960, 1024, 1280, 1536, 2048, 4096, 9216, 25088});
     const int64_t nn = per_pixel ? r.pick(std::vector<int64_t>{96, 192, 384, 768, 1536, 3072})
                                  : r.pick(std::vector<int64_t>{10, 100, 1000, 1000, 1024, 2048, 4096});
     if (static_cast<double>(k) * static_cast<double>(nn) > 1.1e8) continue;
@@ -206,13 +212,20 @@ std::vector<KernelCase> kernel_cases(const std::string& cls, int count, uint64_t
   Rng r(seed ^ h);
   std::vector<KernelCase> out;
   for (int i = 0; i < count; ++i) {
-    if (cls == "conv") out.push_back(dense_conv(r, false));
-    else if (cls == "pointwise") out.push_back(dense_conv(r, true));
-    else if (cls == "depthwise") out.push_back(depthwise(r));
-    else if (cls == "gemm") out.push_back(gemm(r));
-    else if (cls == "pool") out.push_back(pool(r));
-    else if (cls == "eltwise") out.push_back(eltwise(r));
-    else if (cls == "move") out.push_back(move(r));
+    if (cls == "conv")
+      out.push_back(dense_conv(r, false));
+    else if (cls == "pointwise")
+      out.push_back(dense_conv(r, true));
+    else if (cls == "depthwise")
+      out.push_back(depthwise(r));
+    else if (cls == "gemm")
+      out.push_back(gemm(r));
+    else if (cls == "pool")
+      out.push_back(pool(r));
+    else if (cls == "eltwise")
+      out.push_back(eltwise(r));
+    else if (cls == "move")
+      out.push_back(move(r));
   }
   return out;
 }

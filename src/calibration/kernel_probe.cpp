@@ -18,7 +18,8 @@ namespace {
 
 // Layout conversions: timed directly, both directions, over activation sizes of CNNs.
 Expected<std::vector<KernelSample>> reorder_samples(const KernelProbeOptions& o) {
-  const std::vector<int64_t> batches = {1, 2, 8, 32}, spatial = {7, 14, 28, 56, 112}, channels = {3, 16, 32, 64, 128, 256, 512, 1024};
+  const std::vector<int64_t> batches = {1, 2, 8, 32}, spatial = {7, 14, 28, 56, 112},
+                             channels = {3, 16, 32, 64, 128, 256, 512, 1024};
   const int count = o.quick ? 12 : 32;
   std::vector<KernelSample> out;
   uint64_t s = o.seed * 2654435761u + 7;
@@ -26,7 +27,10 @@ Expected<std::vector<KernelSample>> reorder_samples(const KernelProbeOptions& o)
     s = s * 6364136223846793005ull + 1442695040888963407ull;
     const int64_t n = batches[(s >> 33) % batches.size()], hw = spatial[(s >> 40) % spatial.size()],
                   c = channels[(s >> 47) % channels.size()];
-    if (static_cast<double>(n * c * hw * hw) > 4e7) { --i; continue; }
+    if (static_cast<double>(n * c * hw * hw) > 4e7) {
+      --i;
+      continue;
+    }
     const bool to_rowmajor = i % 2 == 0;
     auto t = time_onednn_reorder(n, c, hw, hw, to_rowmajor, o.threads, o.quick ? 0.03 : 0.1);
     if (!t) return t.status();
@@ -99,10 +103,11 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
   t.classes["reorder"] = *rf;
   res.samples["reorder"] = std::move(*ro);
   if (o.progress)
-    o.progress(fmt::format("kernels: reorder, {} samples, fit median |error| {:.1f}%", rf->samples, 100 * rf->median_abs_error));
+    o.progress(fmt::format("kernels: reorder, {} samples, fit median |error| {:.1f}%", rf->samples,
+                           100 * rf->median_abs_error));
   const std::vector<std::pair<std::string, int>> plan = {
-      {"conv", o.quick ? 12 : 40},    {"pointwise", o.quick ? 12 : 40}, {"depthwise", o.quick ? 10 : 30},
-      {"gemm", o.quick ? 10 : 28},    {"pool", o.quick ? 9 : 24},       {"eltwise", o.quick ? 9 : 24},
+      {"conv", o.quick ? 12 : 40}, {"pointwise", o.quick ? 12 : 40}, {"depthwise", o.quick ? 10 : 30},
+      {"gemm", o.quick ? 10 : 28}, {"pool", o.quick ? 9 : 24},       {"eltwise", o.quick ? 9 : 24},
       {"move", o.quick ? 9 : 27}};
   for (const auto& [cls, count] : plan) {
     if (!wanted(cls)) continue;
@@ -123,10 +128,11 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
       t.cold[cls] = *fc;
     }
     if (o.progress)
-      o.progress(fmt::format("kernels: {}, {} shapes, fit median |error| warm {:.1f}% (max {:.0f}%), cold {:.1f}%; {:.0f} s so far",
-                             cls, f->samples, 100 * f->median_abs_error, 100 * f->max_abs_error,
-                             t.cold.count(cls) ? 100 * t.cold.at(cls).median_abs_error : 0.0,
-                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+      o.progress(fmt::format(
+          "kernels: {}, {} shapes, fit median |error| warm {:.1f}% (max {:.0f}%), cold {:.1f}%; {:.0f} s so far", cls,
+          f->samples, 100 * f->median_abs_error, 100 * f->max_abs_error,
+          t.cold.count(cls) ? 100 * t.cold.at(cls).median_abs_error : 0.0,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
     res.samples[cls] = std::move(warm);
     if (!flush.empty()) res.samples[cls + ".cold"] = std::move(cold);
   }

@@ -32,9 +32,7 @@ std::string conv_desc(const Graph& g, const Node& n) {
   const std::vector<int64_t>* strides = &win->strides;
   const std::vector<int64_t>* pads = &win->pads;  // begins (auto_pad resolved)
   const std::vector<int64_t>* dilations = &win->dilations;
-  auto at = [](const std::vector<int64_t>* v, size_t i, int64_t def) {
-    return v && i < v->size() ? (*v)[i] : def;
-  };
+  auto at = [](const std::vector<int64_t>* v, size_t i, int64_t def) { return v && i < v->size() ? (*v)[i] : def; };
   const int64_t group = win->groups;
   Desc d;
   d.put("mb", x[0]);
@@ -73,8 +71,7 @@ std::string matmul_desc(const Graph& g, const Node& n, int64_t macs) {
 }
 
 bool has_bias(const Node& n) {
-  return (n.kind == OpKind::kConv || n.kind == OpKind::kGemm) && n.inputs.size() > 2 &&
-         n.inputs[2] != kNoValue;
+  return (n.kind == OpKind::kConv || n.kind == OpKind::kGemm) && n.inputs.size() > 2 && n.inputs[2] != kNoValue;
 }
 
 }  // namespace
@@ -121,10 +118,8 @@ ModelAnalysis analyze_graph(const Graph& g, const InferResult& inferred, const A
   m.folded_nodes = inferred.folded_nodes;
   for (ValueId in : g.inputs) m.input_shapes.push_back(*g.value(in).shape);
   m.batch = m.input_shapes.empty() || m.input_shapes[0].empty() ? 1 : m.input_shapes[0][0];
-  for (NodeId n : inferred.unknown_nodes)
-    m.unknown_nodes.push_back(g.node(n).name + " (" + g.node(n).op_type + ")");
-  for (NodeId n : inferred.unresolved)
-    m.unresolved_nodes.push_back(g.node(n).name + " (" + g.node(n).op_type + ")");
+  for (NodeId n : inferred.unknown_nodes) m.unknown_nodes.push_back(g.node(n).name + " (" + g.node(n).op_type + ")");
+  for (NodeId n : inferred.unresolved) m.unresolved_nodes.push_back(g.node(n).name + " (" + g.node(n).op_type + ")");
   std::vector<bool> unresolved(g.nodes.size(), false);
   for (NodeId n : inferred.unresolved) unresolved[static_cast<size_t>(n)] = true;
   // layer_of[n]: the index of the layer node n was last seen in (in_layer below).
@@ -216,7 +211,8 @@ ModelAnalysis analyze_graph(const Graph& g, const InferResult& inferred, const A
         for (NodeId cons : g.value(out).consumers) escapes |= !in_layer(cons);
         if (escapes || L.nodes.size() == 1) r.out_shapes.push_back(*g.value(out).shape);
       }
-    if (anchor.kind == OpKind::kConv) r.desc = conv_desc(g, anchor);
+    if (anchor.kind == OpKind::kConv)
+      r.desc = conv_desc(g, anchor);
     else if (anchor.kind == OpKind::kGemm || anchor.kind == OpKind::kMatMul) {
       CostContext ctx(g, L.anchor, opts.cost);
       r.desc = matmul_desc(g, anchor, cost_node(anchor.kind, ctx).macs);

@@ -1,10 +1,10 @@
 // Device database loading and lookup (see device.h).
 #include "rooflens/device/device.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fmt/format.h>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -31,8 +31,8 @@ class Reader {
     (void)path;
     return &obj.at(key);
   }
-  Status number(const json& obj, const std::string& key, const std::string& path, double* out,
-                bool required = true, bool positive = true) const {
+  Status number(const json& obj, const std::string& key, const std::string& path, double* out, bool required = true,
+                bool positive = true) const {
     const json* v = get(obj, key, path);
     if (!v || v->is_null()) return required ? err(path, "missing") : Status::ok();
     if (!v->is_number()) return err(path, "must be a number, got " + std::string(v->type_name()));
@@ -69,8 +69,7 @@ Status parse_unit(const Reader& r, const std::string& s, const std::string& path
   return Status::ok();
 }
 
-Status parse_peaks(const Reader& r, const json& j, const std::string& key, std::vector<Peak>* out,
-                   bool required) {
+Status parse_peaks(const Reader& r, const json& j, const std::string& key, std::vector<Peak>* out, bool required) {
   if (!j.contains(key) || j[key].is_null()) return required ? r.err(key, "missing") : Status::ok();
   if (!j[key].is_array()) return r.err(key, "must be a list");
   for (size_t i = 0; i < j[key].size(); ++i) {
@@ -117,7 +116,8 @@ Status parse_host_link(const Reader& r, const json& j, bool gpu, std::optional<H
   if (!j.contains("host_link") || j["host_link"].is_null()) return Status::ok();
   const json& h = j["host_link"];
   if (!h.is_object()) return r.err("host_link", "must be an object {name, bandwidth} or null");
-  if (!gpu) return r.err("host_link", "a cpu device has no host link (its inputs are already in host memory); use null");
+  if (!gpu)
+    return r.err("host_link", "a cpu device has no host link (its inputs are already in host memory); use null");
   for (const auto& [k, v] : h.items())
     if (k != "name" && k != "bandwidth")
       return r.err("host_link." + k, "unknown key (expected name and bandwidth; the source goes in sources.host_link)");
@@ -152,10 +152,11 @@ Status parse_host_link(const Reader& r, const json& j, bool gpu, std::optional<H
 
 Expected<double> pcie_bandwidth(const std::string& name) {
   // Per lane, one direction, B/s: transfer rate x encoding efficiency / 8 bits.
-  static const std::map<std::string, double> kPerLane = {
-      {"1.0", 2.5e9 * 8 / 10 / 8}, {"2.0", 5e9 * 8 / 10 / 8},          {"3.0", 8e9 * 128 / 130 / 8},
-      {"4.0", 16e9 * 128 / 130 / 8}, {"5.0", 32e9 * 128 / 130 / 8}, {"6.0", 64e9 / 8}};
-  const std::string rule = "'" + name + "' is not a PCIe link name of the form \"PCIe <generation> x<lanes>\" "
+  static const std::map<std::string, double> kPerLane = {{"1.0", 2.5e9 * 8 / 10 / 8},   {"2.0", 5e9 * 8 / 10 / 8},
+                                                         {"3.0", 8e9 * 128 / 130 / 8},  {"4.0", 16e9 * 128 / 130 / 8},
+                                                         {"5.0", 32e9 * 128 / 130 / 8}, {"6.0", 64e9 / 8}};
+  const std::string rule = "'" + name +
+                           "' is not a PCIe link name of the form \"PCIe <generation> x<lanes>\" "
                            "(generation 1.0 to 6.0, lanes 1, 2, 4, 8, 16 or 32), e.g. \"PCIe 4.0 x16\"";
   std::stringstream ss(name);
   std::string pcie, gen, width, rest;
@@ -362,11 +363,20 @@ ojson cpu_json(const std::optional<CpuInfo>& cpu) {
 
 // Sources in the order of the fields they are for, then any others by name.
 ojson sources_json(const DeviceSpec& d) {
-  static const char* const kOrder[] = {"peaks",          "measured_peaks",     "memory",
-                                       "sm_count",       "clock_hz",           "l2_bytes",
-                                       "tensor_core",    "launch_overhead_s",  "max_threads_per_sm",
-                                       "max_blocks_per_sm", "cpu",             "workspace_bytes",
-                                       "reserved_bytes", "host_link"};
+  static const char* const kOrder[] = {"peaks",
+                                       "measured_peaks",
+                                       "memory",
+                                       "sm_count",
+                                       "clock_hz",
+                                       "l2_bytes",
+                                       "tensor_core",
+                                       "launch_overhead_s",
+                                       "max_threads_per_sm",
+                                       "max_blocks_per_sm",
+                                       "cpu",
+                                       "workspace_bytes",
+                                       "reserved_bytes",
+                                       "host_link"};
   std::map<std::string, std::string> all = d.sources;
   if (d.host_link && !d.host_link->source.empty()) all.emplace("host_link", d.host_link->source);
   ojson out = ojson::object();
@@ -436,7 +446,11 @@ Expected<std::vector<DeviceSpec>> load_device_dir(const std::string& dir) {
   for (const auto& f : files) {
     auto d = load_device_file(f);
     if (!d) return d.status();
-    for (const auto& n : [&] { auto v = d->aliases; v.push_back(d->id); return v; }())
+    for (const auto& n : [&] {
+           auto v = d->aliases;
+           v.push_back(d->id);
+           return v;
+         }())
       if (!names.insert(n).second) return Status::invalid(f + ": id or alias '" + n + "' is used by another device");
     out.push_back(std::move(*d));
   }
@@ -472,10 +486,12 @@ Expected<DeviceSpec> resolve_device(const std::string& spec, const std::vector<D
     std::string kv;
     while (std::getline(ss, kv, ',')) {
       auto eq = kv.find('=');
-      if (eq == std::string::npos)
-        return Status::invalid("--device '" + spec + "': '" + kv + "' is not key=value");
+      if (eq == std::string::npos) return Status::invalid("--device '" + spec + "': '" + kv + "' is not key=value");
       const std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
-      if (k == "name") { d.name = v; continue; }
+      if (k == "name") {
+        d.name = v;
+        continue;
+      }
       if (k == "kind") {
         if (v != "gpu" && v != "cpu") return Status::invalid("--device '" + spec + "': kind must be gpu or cpu");
         d.kind = v;
@@ -492,13 +508,19 @@ Expected<DeviceSpec> resolve_device(const std::string& spec, const std::vector<D
         p.accumulator = k == "int8" ? "int32" : "fp32";
         p.flops = x;
         d.peaks.push_back(p);
-      } else if (k == "bw") d.mem_bandwidth = x;
-      else if (k == "mem") d.mem_bytes = x;
-      else if (k == "sms") d.sm_count = static_cast<int>(x);
-      else if (k == "launch") d.launch_overhead_s = x;
-      else if (k == "l2") d.l2_bytes = x;
-      else return Status::invalid("--device '" + spec + "': unknown key '" + k +
-                                  "' (fp32, tf32, fp16, bf16, int8, fp8, bw, mem, sms, launch, l2, name, kind)");
+      } else if (k == "bw")
+        d.mem_bandwidth = x;
+      else if (k == "mem")
+        d.mem_bytes = x;
+      else if (k == "sms")
+        d.sm_count = static_cast<int>(x);
+      else if (k == "launch")
+        d.launch_overhead_s = x;
+      else if (k == "l2")
+        d.l2_bytes = x;
+      else
+        return Status::invalid("--device '" + spec + "': unknown key '" + k +
+                               "' (fp32, tf32, fp16, bf16, int8, fp8, bw, mem, sms, launch, l2, name, kind)");
     }
     if (d.peaks.empty()) return Status::invalid("--device '" + spec + "': needs at least one peak, e.g. fp16=125e12");
     if (d.mem_bandwidth <= 0) return Status::invalid("--device '" + spec + "': needs bw=<bytes/s>");
@@ -506,7 +528,8 @@ Expected<DeviceSpec> resolve_device(const std::string& spec, const std::vector<D
     if (d.sm_count <= 0) d.sm_count = 80;
     d.sources["all"] = "given on the command line";
     for (const Peak& p : d.peaks)
-      if (p.unit == ComputeUnit::kTensor) d.tc_channel_multiple[p.dtype] = p.dtype == "int8" || p.dtype == "fp8" ? 16 : 8;
+      if (p.unit == ComputeUnit::kTensor)
+        d.tc_channel_multiple[p.dtype] = p.dtype == "int8" || p.dtype == "fp8" ? 16 : 8;
     return d;
   }
   if (spec.size() > 5 && spec.substr(spec.size() - 5) == ".json") return load_device_file(spec);

@@ -56,18 +56,18 @@ Expected<KernelFit> parse_fit(const json& c, const std::string& file, const std:
     for (const auto& s : want) w += (w.empty() ? "" : ", ") + s;
     return field_error(file, path + ".features", "foreign feature list; this version fits [" + w + "]");
   }
-  if (!c.contains("coef") || !c["coef"].is_array())
-    return field_error(file, path + ".coef", "missing or not a list");
+  if (!c.contains("coef") || !c["coef"].is_array()) return field_error(file, path + ".coef", "missing or not a list");
   if (c["coef"].size() != want.size() + 1)
-    return field_error(file, path + ".coef", "expected " + std::to_string(want.size() + 1) +
-                                                 " coefficients (intercept + one per feature), got " +
-                                                 std::to_string(c["coef"].size()));
+    return field_error(file, path + ".coef",
+                       "expected " + std::to_string(want.size() + 1) +
+                           " coefficients (intercept + one per feature), got " + std::to_string(c["coef"].size()));
   for (size_t i = 0; i < c["coef"].size(); ++i) {
     auto v = finite(c["coef"][i], file, path + ".coef[" + std::to_string(i) + "]");
     if (!v) return v.status();
     f.coef.push_back(*v);
   }
-  if (!c.contains("samples") || !c["samples"].is_number_integer() || c["samples"].get<int>() < static_cast<int>(want.size()) + 1)
+  if (!c.contains("samples") || !c["samples"].is_number_integer() ||
+      c["samples"].get<int>() < static_cast<int>(want.size()) + 1)
     return field_error(file, path + ".samples", "must be an integer of at least " + std::to_string(want.size() + 1));
   f.samples = c["samples"].get<int>();
   if (c.contains("fixed_s")) {
@@ -100,13 +100,16 @@ Expected<KernelTable> parse_kernel_table(const std::string& json_text, const std
   const json j = json::parse(json_text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return field_error(file, "", "must be a JSON object");
   if (!j.contains("schema") || !j["schema"].is_string())
-    return field_error(file, "schema", "missing (a kernel table names its schema, " + std::string(kKernelTableSchema) + ")");
+    return field_error(file, "schema",
+                       "missing (a kernel table names its schema, " + std::string(kKernelTableSchema) + ")");
   if (j["schema"].get<std::string>() != kKernelTableSchema)
-    return field_error(file, "schema", "'" + j["schema"].get<std::string>() + "' is foreign; this version reads " +
-                                           kKernelTableSchema);
+    return field_error(file, "schema",
+                       "'" + j["schema"].get<std::string>() + "' is foreign; this version reads " + kKernelTableSchema);
   KernelTable t;
-  for (auto [key, out] : {std::pair<const char*, std::string*>{"backend", &t.backend}, {"host", &t.host},
-                          {"measured", &t.measured}, {"dtype", &t.dtype}}) {
+  for (auto [key, out] : {std::pair<const char*, std::string*>{"backend", &t.backend},
+                          {"host", &t.host},
+                          {"measured", &t.measured},
+                          {"dtype", &t.dtype}}) {
     if (!j.contains(key)) continue;
     if (!j[key].is_string()) return field_error(file, key, "must be a string");
     *out = j[key].get<std::string>();
@@ -161,21 +164,21 @@ std::string kernel_table_json(const KernelTable& t) {
   j["dispatch_s"] = t.dispatch_s;
   if (!t.cold.empty()) j["cache_bytes"] = t.cache_bytes;
   auto fits_json = [](const std::map<std::string, KernelFit>& fits) {
-  nlohmann::ordered_json classes = nlohmann::ordered_json::object();
-  for (const auto& [name, f] : fits) {
-    nlohmann::ordered_json c;
-    c["features"] = f.features;
-    c["coef"] = f.coef;
-    c["fixed_s"] = f.fixed_s;
-    c["samples"] = f.samples;
-    c["median_abs_error"] = f.median_abs_error;
-    c["max_abs_error"] = f.max_abs_error;
-    nlohmann::ordered_json r = nlohmann::ordered_json::object();
-    for (const auto& [k, mm] : f.range) r[k] = {mm.first, mm.second};
-    c["range"] = r;
-    classes[name] = c;
-  }
-  return classes;
+    nlohmann::ordered_json classes = nlohmann::ordered_json::object();
+    for (const auto& [name, f] : fits) {
+      nlohmann::ordered_json c;
+      c["features"] = f.features;
+      c["coef"] = f.coef;
+      c["fixed_s"] = f.fixed_s;
+      c["samples"] = f.samples;
+      c["median_abs_error"] = f.median_abs_error;
+      c["max_abs_error"] = f.max_abs_error;
+      nlohmann::ordered_json r = nlohmann::ordered_json::object();
+      for (const auto& [k, mm] : f.range) r[k] = {mm.first, mm.second};
+      c["range"] = r;
+      classes[name] = c;
+    }
+    return classes;
   };
   j["classes"] = fits_json(t.classes);
   if (!t.cold.empty()) j["classes_cold"] = fits_json(t.cold);

@@ -55,8 +55,8 @@ Status send_text(const std::string& text, int dest, int tag) {
   reap_sends();
   PendingSend p;
   p.text = std::make_unique<std::string>(text);
-  const int rc = MPI_Isend(p.text->data(), static_cast<int>(p.text->size()), MPI_CHAR, dest, tag, MPI_COMM_WORLD,
-                           &p.request);
+  const int rc =
+      MPI_Isend(p.text->data(), static_cast<int>(p.text->size()), MPI_CHAR, dest, tag, MPI_COMM_WORLD, &p.request);
   if (rc != MPI_SUCCESS) return mpi_error(rc, fmt::format("sending to rank {}", dest));
   outbox().push_back(std::move(p));
   return Status::ok();
@@ -111,9 +111,10 @@ Expected<std::unique_ptr<MpiSession>> MpiSession::start() {
   if (rc != MPI_SUCCESS) return Status::unavailable("MPI: MPI_Init_thread failed");
   if (provided < MPI_THREAD_SERIALIZED) {
     MPI_Finalize();
-    return Status::unsupported(fmt::format("MPI: this MPI library gives thread level {} (the workers' heartbeat "
-                                           "thread needs MPI_THREAD_SERIALIZED)",
-                                           provided));
+    return Status::unsupported(
+        fmt::format("MPI: this MPI library gives thread level {} (the workers' heartbeat "
+                    "thread needs MPI_THREAD_SERIALIZED)",
+                    provided));
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   std::unique_ptr<MpiSession> s(new MpiSession());

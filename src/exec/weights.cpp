@@ -30,8 +30,7 @@ uint64_t fnv1a(const std::string& s) {
 
 // Uniform in [lo, hi) from the raw 64-bit stream: std::uniform_real_distribution differs
 // between standard libraries, and every backend on every platform must see the same numbers.
-std::vector<float> uniform(const std::string& name, uint64_t seed, int64_t n, double lo,
-                           double hi) {
+std::vector<float> uniform(const std::string& name, uint64_t seed, int64_t n, double lo, double hi) {
   std::mt19937_64 gen(splitmix64(seed ^ fnv1a(name)));
   std::vector<float> out(static_cast<size_t>(n));
   for (auto& v : out) {
@@ -74,8 +73,7 @@ std::optional<Range> role_of_use(const Node& n, size_t i, const Shape& shape) {
     case OpKind::kMatMul:
       if (i != 1 || shape.empty()) return std::nullopt;
       return he(shape.size() == 1 ? shape[0] : shape[shape.size() - 2]);  // B is [.., K, N]
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 
@@ -86,8 +84,7 @@ std::optional<Range> role_of(const Graph& g, ValueId v, int depth = 0) {
     const Node& n = g.node(c);
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       if (n.inputs[i] != v) continue;
-      if (is_view_op(n.kind) && i == 0 &&
-          !n.outputs.empty() && n.outputs[0] != kNoValue && depth < 16) {
+      if (is_view_op(n.kind) && i == 0 && !n.outputs.empty() && n.outputs[0] != kNoValue && depth < 16) {
         if (auto r = role_of(g, n.outputs[0], depth + 1)) return r;
         continue;
       }
@@ -104,9 +101,8 @@ Expected<Tensor> from_contents(const Value& v, const Shape& shape, int64_t numel
   const bool as_ints = dtype_is_integer(v.dtype) || v.dtype == DType::kBool;
   const size_t have = v.ints ? v.ints->size() : v.reals->size();
   if (static_cast<int64_t>(have) != numel)
-    return Status::invalid("stored value '" + v.name + "' holds " + std::to_string(have) +
-                           " elements, its shape " + shape_str(shape) + " needs " +
-                           std::to_string(numel));
+    return Status::invalid("stored value '" + v.name + "' holds " + std::to_string(have) + " elements, its shape " +
+                           shape_str(shape) + " needs " + std::to_string(numel));
   if (as_ints) {
     t.dtype = DType::kI64;
     if (v.ints)
@@ -127,32 +123,28 @@ Expected<Tensor> from_contents(const Value& v, const Shape& shape, int64_t numel
 
 Expected<Tensor> stored_tensor(const Graph& g, ValueId id, uint64_t seed) {
   if (id < 0 || static_cast<size_t>(id) >= g.values.size())
-    return Status::invalid("stored_tensor: value id " + std::to_string(id) +
-                           " is not in the graph");
+    return Status::invalid("stored_tensor: value id " + std::to_string(id) + " is not in the graph");
   const Value& v = g.value(id);
-  if (!v.shape)
-    return Status::invalid("stored value '" + v.name + "' has no shape (run infer_shapes first)");
+  if (!v.shape) return Status::invalid("stored value '" + v.name + "' has no shape (run infer_shapes first)");
   auto numel = checked_numel(*v.shape);
   if (!numel) return Status::invalid("stored value '" + v.name + "': element count overflows");
   if (v.ints || v.reals) return from_contents(v, *v.shape, *numel);
   // A view of stored data holds the same elements as its source, in the same order.
   if (v.producer >= 0) {
     const Node& p = g.node(v.producer);
-    if (is_view_op(p.kind) &&
-        !p.inputs.empty() && p.inputs[0] != kNoValue && g.value(p.inputs[0]).is_stored) {
+    if (is_view_op(p.kind) && !p.inputs.empty() && p.inputs[0] != kNoValue && g.value(p.inputs[0]).is_stored) {
       auto src = stored_tensor(g, p.inputs[0], seed);
       if (!src) return src.status();
       if (src->numel() != *numel)
-        return Status::invalid("stored value '" + v.name + "' (" + shape_str(*v.shape) +
-                               ") is a view of '" + g.value(p.inputs[0]).name + "' (" +
-                               shape_str(src->shape) + ") with a different element count");
+        return Status::invalid("stored value '" + v.name + "' (" + shape_str(*v.shape) + ") is a view of '" +
+                               g.value(p.inputs[0]).name + "' (" + shape_str(src->shape) +
+                               ") with a different element count");
       src->shape = *v.shape;
       return src;
     }
   }
   if (dtype_is_integer(v.dtype) || v.dtype == DType::kBool)
-    return Status::unsupported("stored integer value '" + v.name + "' (" +
-                               std::string(dtype_name(v.dtype)) +
+    return Status::unsupported("stored integer value '" + v.name + "' (" + std::string(dtype_name(v.dtype)) +
                                ") has no data; only float weights can be generated");
   const Range r = role_of(g, id).value_or(Range{});
   Tensor t;
@@ -192,7 +184,8 @@ Status fold_batchnorm(const Graph& g, NodeId bn, uint64_t seed, Tensor* w, Tenso
   const size_t m = static_cast<size_t>(w->shape[0]);
   for (const Tensor& p : t)
     if (p.data.size() != m)
-      return Status::invalid("BatchNormalization node '" + n.name + "': parameters do not have " + std::to_string(m) + " channels");
+      return Status::invalid("BatchNormalization node '" + n.name + "': parameters do not have " + std::to_string(m) +
+                             " channels");
   const size_t per = w->data.size() / m;
   for (size_t o = 0; o < m; ++o) {
     const double s = t[0].data[o] / std::sqrt(static_cast<double>(t[3].data[o]) + eps);

@@ -5,23 +5,29 @@ namespace rooflens {
 
 int dtype_bytes(DType t) {
   switch (t) {
-    case DType::kF32: case DType::kI32: return 4;
-    case DType::kF16: case DType::kBF16: case DType::kI16: return 2;
-    case DType::kF64: case DType::kI64: return 8;
-    case DType::kF8E4M3: case DType::kI8: case DType::kU8: case DType::kBool: return 1;
+    case DType::kF32:
+    case DType::kI32: return 4;
+    case DType::kF16:
+    case DType::kBF16:
+    case DType::kI16: return 2;
+    case DType::kF64:
+    case DType::kI64: return 8;
+    case DType::kF8E4M3:
+    case DType::kI8:
+    case DType::kU8:
+    case DType::kBool: return 1;
     case DType::kUnknown: return 0;
   }
   return 0;
 }
 
 bool dtype_is_float(DType t) {
-  return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16 || t == DType::kF64 ||
-         t == DType::kF8E4M3;
+  return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16 || t == DType::kF64 || t == DType::kF8E4M3;
 }
 
 bool dtype_is_integer(DType t) {
-  return t == DType::kI8 || t == DType::kU8 || t == DType::kI16 || t == DType::kI32 ||
-         t == DType::kI64 || t == DType::kBool;
+  return t == DType::kI8 || t == DType::kU8 || t == DType::kI16 || t == DType::kI32 || t == DType::kI64 ||
+         t == DType::kBool;
 }
 
 std::string_view dtype_name(DType t) {

@@ -88,7 +88,7 @@ Expected<std::vector<NodeId>> Graph::topo_order() const {
   std::vector<NodeId> ready;  // heap, smallest id on top
   for (size_t i = 0; i < nodes.size(); ++i)
     if (pending[i] == 0) ready.push_back(static_cast<NodeId>(i));  // ascending: already a min-heap
-  std::vector<NodeId> cons;  // scratch, reused
+  std::vector<NodeId> cons;                                        // scratch, reused
   while (!ready.empty()) {
     std::pop_heap(ready.begin(), ready.end(), std::greater<>());
     const NodeId n = ready.back();
@@ -112,8 +112,7 @@ Expected<std::vector<NodeId>> Graph::topo_order() const {
   if (order.size() != nodes.size()) {
     for (size_t i = 0; i < nodes.size(); ++i)
       if (pending[i] > 0)
-        return Status::invalid("graph has a cycle through node '" + nodes[i].name + "' (" +
-                               nodes[i].op_type + ")");
+        return Status::invalid("graph has a cycle through node '" + nodes[i].name + "' (" + nodes[i].op_type + ")");
   }
   return order;
 }

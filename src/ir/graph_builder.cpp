@@ -53,8 +53,7 @@ ValueId GraphBuilder::reals(const std::string& name, Shape shape, std::vector<do
   return g_.add_value(std::move(v));
 }
 
-std::vector<ValueId> GraphBuilder::add(const std::string& op_type, const std::string& name,
-                                       std::vector<ValueId> inputs,
+std::vector<ValueId> GraphBuilder::add(const std::string& op_type, const std::string& name, std::vector<ValueId> inputs,
                                        std::map<std::string, AttrValue> attrs, int num_outputs) {
   Node n;
   n.name = name;
@@ -72,13 +71,12 @@ std::vector<ValueId> GraphBuilder::add(const std::string& op_type, const std::st
   return outs;
 }
 
-ValueId GraphBuilder::add1(const std::string& op_type, const std::string& name,
-                           std::vector<ValueId> inputs, std::map<std::string, AttrValue> attrs) {
+ValueId GraphBuilder::add1(const std::string& op_type, const std::string& name, std::vector<ValueId> inputs,
+                           std::map<std::string, AttrValue> attrs) {
   return add(op_type, name, std::move(inputs), std::move(attrs), 1)[0];
 }
 
-ValueId GraphBuilder::conv(const std::string& name, ValueId x, int64_t cin, int64_t cout, int64_t k,
-                           ConvSpec spec) {
+ValueId GraphBuilder::conv(const std::string& name, ValueId x, int64_t cin, int64_t cout, int64_t k, ConvSpec spec) {
   ValueId w = weight(name + ".weight", {cout, cin / spec.group, k, k});
   std::vector<ValueId> ins = {x, w};
   if (spec.bias) ins.push_back(weight(name + ".bias", {cout}));
@@ -95,8 +93,8 @@ ValueId GraphBuilder::conv(const std::string& name, ValueId x, int64_t cin, int6
 
 ValueId GraphBuilder::batchnorm(const std::string& name, ValueId x, int64_t c) {
   return add1("BatchNormalization", name,
-              {x, weight(name + ".scale", {c}), weight(name + ".bias", {c}),
-               weight(name + ".mean", {c}), weight(name + ".var", {c})},
+              {x, weight(name + ".scale", {c}), weight(name + ".bias", {c}), weight(name + ".mean", {c}),
+               weight(name + ".var", {c})},
               {{"epsilon", 1e-5}});
 }
 

@@ -6,8 +6,7 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#define ROOFLENS_FOR12(OP) \
-  OP(0) OP(1) OP(2) OP(3) OP(4) OP(5) OP(6) OP(7) OP(8) OP(9) OP(10) OP(11)
+#define ROOFLENS_FOR12(OP) OP(0) OP(1) OP(2) OP(3) OP(4) OP(5) OP(6) OP(7) OP(8) OP(9) OP(10) OP(11)
 static_assert(rooflens::microbench::kAccumulatorsAvx2 == 12, "ROOFLENS_FOR12 lists 12 accumulators");
 
 namespace rooflens::microbench {

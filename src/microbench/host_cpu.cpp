@@ -70,9 +70,12 @@ bool caches_from_sysfs(HostCpu* h) {
     const double bytes = parse_cache_size(trim(read_text(dir + "size")));
     if (bytes <= 0 || type == "Instruction") continue;
     any = true;
-    if (level == "1") h->l1d_bytes = bytes;
-    else if (level == "2") h->l2_bytes = bytes;
-    else if (level == "3") h->l3_bytes = bytes;
+    if (level == "1")
+      h->l1d_bytes = bytes;
+    else if (level == "2")
+      h->l2_bytes = bytes;
+    else if (level == "3")
+      h->l3_bytes = bytes;
   }
   if (any) h->cache_source = "sysfs /sys/devices/system/cpu/cpu0/cache";
   return any;
@@ -100,9 +103,12 @@ void caches_from_cpuid(HostCpu* h) {
       const unsigned level = (r.a >> 5) & 7;
       const double bytes = static_cast<double>(((r.b >> 22) & 0x3ff) + 1) * (((r.b >> 12) & 0x3ff) + 1) *
                            ((r.b & 0xfff) + 1) * (static_cast<double>(r.c) + 1);
-      if (level == 1) h->l1d_bytes = bytes;
-      else if (level == 2) h->l2_bytes = bytes;
-      else if (level == 3) h->l3_bytes = bytes;
+      if (level == 1)
+        h->l1d_bytes = bytes;
+      else if (level == 2)
+        h->l2_bytes = bytes;
+      else if (level == 3)
+        h->l3_bytes = bytes;
     }
     h->cache_source = "cpuid leaf 4";
   }
@@ -134,7 +140,7 @@ IsaFeatures detect_isa() {
   const bool osxsave = bit(l1.c, 27), avx = bit(l1.c, 28);
   if (!osxsave || !avx) return f;
   const unsigned long long xcr0 = xgetbv0();
-  const bool os_avx = (xcr0 & 0x6) == 0x6;           // XMM and YMM state
+  const bool os_avx = (xcr0 & 0x6) == 0x6;                 // XMM and YMM state
   const bool os_avx512 = os_avx && (xcr0 & 0xe0) == 0xe0;  // opmask, ZMM_Hi256, Hi16_ZMM
   if (!os_avx) return f;
   f.fma = bit(l1.c, 12);
@@ -232,8 +238,7 @@ std::vector<int> pinning_order(const std::vector<LogicalCpu>& cpus, const std::v
     }
     ranked.push_back({rank, static_cast<int>(i)});
   }
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<int> order;
   for (const auto& r : ranked) order.push_back(allowed[r.second]);
   if (distinct_cores) *distinct_cores = static_cast<int>(seen.size()) + unknown;
@@ -256,7 +261,7 @@ Expected<HostCpu> detect_host_cpu() {
     h.stepping = static_cast<int>(l1.a & 0xf);
     h.family = static_cast<int>(base_family == 0xf ? base_family + ((l1.a >> 20) & 0xff) : base_family);
     h.model = static_cast<int>((base_family == 0x6 || base_family == 0xf) ? (((l1.a >> 16) & 0xf) << 4) | base_model
-                                                                           : base_model);
+                                                                          : base_model);
     if (max_leaf(0x80000000u) >= 0x80000004u) {
       char brand[49] = {};
       for (unsigned i = 0; i < 3; ++i) {
@@ -320,10 +325,11 @@ std::vector<SimdPath> simd_paths(const HostCpu& cpu) {
     SimdPath p{"avx512", 512, 512, 2, ""};
     if (amd && cpu.family == 0x19) {
       p.datapath_bits = 256;
-      p.assumption = "AMD " + fam + " (Zen 4): 2 FMA pipes of 256 bits; 512-bit FMAs are double-pumped, "
+      p.assumption = "AMD " + fam +
+                     " (Zen 4): 2 FMA pipes of 256 bits; 512-bit FMAs are double-pumped, "
                      "so AVX-512 has the same FLOP/cycle as AVX2";
-    } else if (amd && cpu.family == 0x1a && ((cpu.model >= 0x20 && cpu.model <= 0x2f) ||
-                                             (cpu.model >= 0x60 && cpu.model <= 0x7f))) {
+    } else if (amd && cpu.family == 0x1a &&
+               ((cpu.model >= 0x20 && cpu.model <= 0x2f) || (cpu.model >= 0x60 && cpu.model <= 0x7f))) {
       p.datapath_bits = 256;
       p.assumption = "AMD " + fam + " (Zen 5 mobile): assumed 256-bit datapath, 512-bit FMAs double-pumped";
     } else if (amd && cpu.family >= 0x1a) {

@@ -149,8 +149,8 @@ Expected<std::vector<uint8_t>> encode(const std::vector<uint8_t>& rgb, ImageSize
   TjHandle h(tjInitCompress());
   if (!h) return Status::unavailable("jpeg decode: tjInitCompress failed");
   unsigned long size = 0;
-  if (tjCompress2(h.get(), rgb.data(), s.width, 0, s.height, TJPF_RGB, &buf, &size, tj_subsampling(sub), quality,
-                  0) != 0) {
+  if (tjCompress2(h.get(), rgb.data(), s.width, 0, s.height, TJPF_RGB, &buf, &size, tj_subsampling(sub), quality, 0) !=
+      0) {
     tjFree(buf);
     return Status::unavailable("jpeg decode: encoding the test image failed: " + tj_error(h.get()));
   }
@@ -269,7 +269,8 @@ std::vector<uint8_t> synthetic_photo(ImageSize size, uint64_t seed) {
   std::vector<Wave> waves;
   for (int i = 0; i < 4; ++i) {
     const double period = 2.5 + 6 * rng.uniform(), angle = kPi * rng.uniform();
-    waves.push_back({std::cos(angle) / period, std::sin(angle) / period, 2 * kPi * rng.uniform(), 6 + 8 * rng.uniform()});
+    waves.push_back(
+        {std::cos(angle) / period, std::sin(angle) / period, 2 * kPi * rng.uniform(), 6 + 8 * rng.uniform()});
   }
   const double mask_phase = 2 * kPi * rng.uniform();
 
@@ -351,8 +352,7 @@ Expected<JpegDecodeResult> measure_jpeg_decode(const JpegDecodeOptions& o) {
     elapsed = std::chrono::duration<double>(Clock::now() - c0).count();
   }
   const double per_image = elapsed / static_cast<double>(n);
-  const int64_t per_repeat =
-      std::max<int64_t>(1, std::llround(o.seconds / o.repeats / std::max(per_image, 1e-9)));
+  const int64_t per_repeat = std::max<int64_t>(1, std::llround(o.seconds / o.repeats / std::max(per_image, 1e-9)));
 
   std::vector<double> rates, cpu_rates, on_cpu;
   for (int rep = 0; rep < o.repeats; ++rep) {

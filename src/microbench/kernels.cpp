@@ -20,9 +20,7 @@ void run_fma_f32_avx2(uint64_t iters, void* acc) { fma_f32_avx2(iters, static_ca
 void run_dot_bf16_avx512(uint64_t iters, void* acc) {
   dot_bf16_avx512(iters, static_cast<float*>(acc), kBf16A, kBf16B);
 }
-void run_dot_u8s8_avx512(uint64_t iters, void* acc) {
-  dot_u8s8_avx512(iters, static_cast<int32_t*>(acc), kU8A, kS8B);
-}
+void run_dot_u8s8_avx512(uint64_t iters, void* acc) { dot_u8s8_avx512(iters, static_cast<int32_t*>(acc), kU8A, kS8B); }
 void run_dot_u8s8_avxvnni(uint64_t iters, void* acc) {
   dot_u8s8_avxvnni(iters, static_cast<int32_t*>(acc), kU8A, kS8B);
 }
@@ -69,7 +67,11 @@ BandwidthKernels bandwidth_kernels(const IsaFeatures& isa) {
   return {"sse2", &read_sum_sse2, &write_sse2, &write_nt_sse2, &triad_sse2};
 }
 
-#define RL_ADD4 "add %1, %0\n\t" "add %1, %0\n\t" "add %1, %0\n\t" "add %1, %0\n\t"
+#define RL_ADD4    \
+  "add %1, %0\n\t" \
+  "add %1, %0\n\t" \
+  "add %1, %0\n\t" \
+  "add %1, %0\n\t"
 #define RL_ADD16 RL_ADD4 RL_ADD4 RL_ADD4 RL_ADD4
 #define RL_ADD64 RL_ADD16 RL_ADD16 RL_ADD16 RL_ADD16
 

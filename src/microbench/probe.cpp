@@ -4,12 +4,12 @@
 
 #include <sys/mman.h>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
-#include <fmt/format.h>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -22,9 +22,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // The shortest of `tries` timed calls: calibration must not be fooled by one preemption
 // (a shared machine deschedules a thread for milliseconds).
@@ -85,9 +83,7 @@ class Prober {
   void say(const std::string& s) const {
     if (o_.progress) o_.progress(s);
   }
-  std::vector<int> cpus(int threads) const {
-    return {r_.cpu.cpu_order.begin(), r_.cpu.cpu_order.begin() + threads};
-  }
+  std::vector<int> cpus(int threads) const { return {r_.cpu.cpu_order.begin(), r_.cpu.cpu_order.begin() + threads}; }
   int cores_of(int threads) const { return std::min(threads, r_.cpu.cores); }
   Status sample_clock(int repeats, double seconds);
   void settle_clock();
@@ -136,13 +132,16 @@ void Prober::settle_clock() {
     r_.clock_hz = c;
     r_.clock_source = fmt::format(
         "measured: {} dependent register adds per iteration on one pinned thread (1 add per cycle), best of {} "
-        "samples taken before and after each compute kernel ({:.3f} GHz, median {:.3f}); /proc/cpuinfo reports {:.3f} GHz",
+        "samples taken before and after each compute kernel ({:.3f} GHz, median {:.3f}); /proc/cpuinfo reports {:.3f} "
+        "GHz",
         kAddsPerChainIter, clock_samples_.size(), c / 1e9, r_.clock_measured_hz.median / 1e9,
         r_.cpu.clock_reported_hz / 1e9);
   } else {
     r_.clock_hz = r_.cpu.clock_reported_hz;
-    r_.clock_source = fmt::format("as reported by /proc/cpuinfo 'cpu MHz' (the add-chain estimate {:.3f} GHz is "
-                                  "implausible)", c / 1e9);
+    r_.clock_source = fmt::format(
+        "as reported by /proc/cpuinfo 'cpu MHz' (the add-chain estimate {:.3f} GHz is "
+        "implausible)",
+        c / 1e9);
   }
   for (auto& m : r_.compute) {
     const SimdPath* path = nullptr;
@@ -158,13 +157,11 @@ void Prober::settle_clock() {
 Status Prober::measure_compute() {
   const std::vector<ComputeKernel> kernels = compute_kernels(r_.cpu.isa);
   if (kernels.empty())
-    return Status::unsupported("the CPU probe needs AVX2 and FMA (cpuid reports: " +
-                               [&] {
-                                 std::string s;
-                                 for (const auto& n : r_.cpu.isa.names()) s += (s.empty() ? "" : " ") + n;
-                                 return s.empty() ? std::string("neither") : s;
-                               }() +
-                               ")");
+    return Status::unsupported("the CPU probe needs AVX2 and FMA (cpuid reports: " + [&] {
+      std::string s;
+      for (const auto& n : r_.cpu.isa.names()) s += (s.empty() ? "" : " ") + n;
+      return s.empty() ? std::string("neither") : s;
+    }() + ")");
   for (const ComputeKernel& k : kernels) {
     ROOFLENS_RETURN_IF_ERROR(sample_clock(3, o_.quick ? 0.005 : 0.01));
     // Calibrate on one thread: iterations for compute_s_ per repeat.
@@ -190,7 +187,7 @@ Status Prober::measure_compute() {
       };
       std::vector<Acc> accs(threads);
       std::vector<double> cpu_s(threads * 8);  // one cache line per member
-      uint64_t run_iters = iters / 8;  // warm-up: clocks up, pages in
+      uint64_t run_iters = iters / 8;          // warm-up: clocks up, pages in
       auto region = [&](int m) {
         const double c0 = thread_cpu_seconds();
         k.run(run_iters, accs[m].v);
@@ -254,13 +251,13 @@ Status Prober::measure_bandwidth() {
     };
     (*team)->run(alloc);
     if (alloc_failed)
-      return Status::unavailable(fmt::format("cannot allocate {:.0f} MiB for the bandwidth sweep",
-                                             o_.max_working_set / (1 << 20)));
+      return Status::unavailable(
+          fmt::format("cannot allocate {:.0f} MiB for the bandwidth sweep", o_.max_working_set / (1 << 20)));
     for (BandwidthKind kind : kBandwidthKinds) {
       const int arrays = bandwidth_arrays(kind);
       for (double ws : sizes) {
-        size_t n = static_cast<size_t>(ws / threads / arrays / sizeof(float)) / kBandwidthBlockFloats *
-                   kBandwidthBlockFloats;
+        size_t n =
+            static_cast<size_t>(ws / threads / arrays / sizeof(float)) / kBandwidthBlockFloats * kBandwidthBlockFloats;
         n = std::max(n, kBandwidthBlockFloats);
         n = std::min(n, arrays == 3 ? block_floats / 3 : block_floats);
         int passes = 1;
@@ -305,11 +302,11 @@ Status Prober::measure_bandwidth() {
         r_.bandwidth.push_back(std::move(m));
       }
       const BandwidthMeasurement& last = r_.bandwidth.back();
-      say(fmt::format("probe: {} bandwidth, {} thread(s): {} working sets, {:.0f} KiB .. {:.0f} MiB (at the "
+      say(
+          fmt::format("probe: {} bandwidth, {} thread(s): {} working sets, {:.0f} KiB .. {:.0f} MiB (at the "
                       "largest: median {:.1f}, best {:.1f} GB/s)",
                       bandwidth_kind_name(kind), threads, sizes.size(), o_.min_working_set / 1024,
-                      last.working_set_bytes / (1 << 20), last.bytes_per_s.median / 1e9,
-                      last.bytes_per_s.best / 1e9));
+                      last.working_set_bytes / (1 << 20), last.bytes_per_s.median / 1e9, last.bytes_per_s.best / 1e9));
     }
   }
   return Status::ok();
@@ -326,20 +323,21 @@ void Prober::settle_llc() {
   auto mib = [](double b) { return b / (1 << 20); };
   if (knee > 0 && (reported <= 0 || reported > 4 * knee)) {
     r_.llc_bytes = knee;
-    r_.llc_source = reported > 0
-                        ? fmt::format("measured: one-thread read bandwidth falls to the DRAM level beyond {:g} MiB, "
-                                      "while {} reports {:g} MiB of L3 (likely the whole package's L3, seen from a "
-                                      "virtual CPU); the knee of the sweep is used",
-                                      mib(knee), r_.cpu.cache_source, mib(reported))
-                        : fmt::format("measured: one-thread read bandwidth falls to the DRAM level beyond {:g} MiB "
-                                      "(no L3 size reported)",
-                                      mib(knee));
+    r_.llc_source = reported > 0 ? fmt::format(
+                                       "measured: one-thread read bandwidth falls to the DRAM level beyond {:g} MiB, "
+                                       "while {} reports {:g} MiB of L3 (likely the whole package's L3, seen from a "
+                                       "virtual CPU); the knee of the sweep is used",
+                                       mib(knee), r_.cpu.cache_source, mib(reported))
+                                 : fmt::format(
+                                       "measured: one-thread read bandwidth falls to the DRAM level beyond {:g} MiB "
+                                       "(no L3 size reported)",
+                                       mib(knee));
     say("probe: " + r_.llc_source);
   } else {
     r_.llc_bytes = reported;
     r_.llc_source = r_.cpu.cache_source + (knee > 0 ? fmt::format(" (the read sweep's knee, {:g} MiB, agrees within "
-                                                                   "4x)",
-                                                                   mib(knee))
+                                                                  "4x)",
+                                                                  mib(knee))
                                                     : std::string());
   }
   for (auto& m : r_.bandwidth)
@@ -440,8 +438,8 @@ Expected<ProbeResult> run_cpu_probe(const ProbeOptions& options) {
   int threads = r.cpu.threads;
   if (options.max_threads > 0) {
     if (options.max_threads > r.cpu.threads)
-      return Status::invalid(fmt::format("--threads {}: this process may run on {} logical CPU(s)",
-                                         options.max_threads, r.cpu.threads));
+      return Status::invalid(
+          fmt::format("--threads {}: this process may run on {} logical CPU(s)", options.max_threads, r.cpu.threads));
     threads = options.max_threads;
   }
   r.thread_counts = thread_counts_for(threads);
@@ -454,7 +452,8 @@ Expected<ProbeResult> run_cpu_probe(const ProbeOptions& options) {
 }
 
 Expected<double> measure_core_clock_hz(int repeats, double seconds) {
-  if (repeats < 1 || seconds <= 0) return Status::invalid("clock sampling needs at least one repeat of positive length");
+  if (repeats < 1 || seconds <= 0)
+    return Status::invalid("clock sampling needs at least one repeat of positive length");
   uint64_t iters = 1 << 14;
   volatile uint64_t sink = 0;
   for (int i = 0; i < 40; ++i) {
@@ -474,7 +473,8 @@ Expected<double> measure_core_clock_hz(int repeats, double seconds) {
     best = std::max(best, static_cast<double>(iters) * kAddsPerChainIter / seconds_since(t0));
   }
   (void)sink;
-  if (best < 1e8 || best > 1e10) return Status::internal("the add-chain clock estimate is implausible: " + std::to_string(best) + " Hz");
+  if (best < 1e8 || best > 1e10)
+    return Status::internal("the add-chain clock estimate is implausible: " + std::to_string(best) + " Hz");
   return best;
 }
 

@@ -71,9 +71,9 @@ std::map<std::string, std::string> cpu_sources(const ProbeResult& r, int n, int 
   const HostCpu& c = r.cpu;
   const SimdPath* widest = r.paths.empty() ? nullptr : &r.paths.front();
   const BandwidthMeasurement* triad = largest_working_set(r, BandwidthKind::kTriad, n);
-  const std::string warn_text =
-      r.warnings.empty() ? std::string("no interference seen")
-                         : fmt::format("{} warning(s), first: {}", r.warnings.size(), r.warnings.front());
+  const std::string warn_text = r.warnings.empty()
+                                    ? std::string("no interference seen")
+                                    : fmt::format("{} warning(s), first: {}", r.warnings.size(), r.warnings.front());
   return {
       {"peaks", peaks_src},
       {"measured_peaks", measured_src + ". " + warn_text},
@@ -148,7 +148,8 @@ json probe_json(const ProbeResult& r) {
                      {"bytes_per_s", sample_stats_json(m.bytes_per_s)},
                      {"on_cpu_fraction", sample_stats_json(m.on_cpu)}});
   json dispatch = json::array();
-  for (const auto& m : r.dispatch) dispatch.push_back({{"threads", m.threads}, {"seconds", sample_stats_json(m.seconds)}});
+  for (const auto& m : r.dispatch)
+    dispatch.push_back({{"threads", m.threads}, {"seconds", sample_stats_json(m.seconds)}});
   json paths = json::array();
   for (const auto& p : r.paths)
     paths.push_back({{"isa", p.isa},
@@ -204,8 +205,8 @@ Expected<DeviceSpec> probe_device_spec(const ProbeResult& r, const std::string& 
 
   DeviceSpec d;
   d.id = id;
-  d.name = fmt::format("{} ({}), {} core(s), measured by rooflens probe cpu", c.model_name.empty() ? "CPU" : c.model_name,
-                       c.brand.empty() ? c.vendor : c.brand, cores);
+  d.name = fmt::format("{} ({}), {} core(s), measured by rooflens probe cpu",
+                       c.model_name.empty() ? "CPU" : c.model_name, c.brand.empty() ? c.vendor : c.brand, cores);
   d.kind = "cpu";
   d.arch = fmt::format("{} family {} model {}, {}", c.vendor, hex(c.family), hex(c.model), isa_list(c));
   d.clock_base_hz = c.clock_reported_hz;
@@ -229,14 +230,20 @@ Expected<DeviceSpec> probe_device_spec(const ProbeResult& r, const std::string& 
     d.measured_peaks.push_back({dt, ComputeUnit::kSimd, accumulator_of(dt), m->flops.best, src});
     measured_src += (measured_src.empty() ? "" : "; ") + dt + ": " + src;
   }
-  for (const auto& p : r.paths)
-    peaks_src += (peaks_src.empty() ? "" : "; ") + p.isa + ": " + p.assumption;
-  peaks_src = fmt::format("computed by rooflens probe cpu: {} core(s) x FMA units x lanes x 2 FLOP x {:.3f} GHz ({}); "
-                          "bf16 (vdpbf16ps) x2 and int8 (vpdpbusd) x4 per lane, assuming the FP32 FMA issue rate. {}",
-                          cores, r.clock_hz / 1e9, r.clock_source, peaks_src);
+  for (const auto& p : r.paths) peaks_src += (peaks_src.empty() ? "" : "; ") + p.isa + ": " + p.assumption;
+  peaks_src = fmt::format(
+      "computed by rooflens probe cpu: {} core(s) x FMA units x lanes x 2 FLOP x {:.3f} GHz ({}); "
+      "bf16 (vdpbf16ps) x2 and int8 (vpdpbusd) x4 per lane, assuming the FP32 FMA issue rate. {}",
+      cores, r.clock_hz / 1e9, r.clock_source, peaks_src);
   d.launch_overhead_s = r.dispatch.empty() ? 0 : r.dispatch.back().seconds.median;
-  d.cpu = CpuInfo{cores, n, widest ? widest->vector_bits : 128, widest ? widest->fma_units : 2, c.isa.names(),
-                  c.l1d_bytes, c.l2_bytes, c.l3_bytes};
+  d.cpu = CpuInfo{cores,
+                  n,
+                  widest ? widest->vector_bits : 128,
+                  widest ? widest->fma_units : 2,
+                  c.isa.names(),
+                  c.l1d_bytes,
+                  c.l2_bytes,
+                  c.l3_bytes};
   d.workspace_bytes = 268435456;
   d.reserved_bytes = 536870912;
   d.sources = cpu_sources(r, n, cores, peaks_src, measured_src);

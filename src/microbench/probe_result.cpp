@@ -53,15 +53,15 @@ std::map<std::string, double> level_roofs(const ProbeResult& r, BandwidthKind ki
   for (const auto& m : r.bandwidth)
     if (m.kind == kind && m.threads == threads && m.level != "DRAM")
       out[m.level] = std::max(out[m.level], m.bytes_per_s.median);
-  if (const auto* m = largest_working_set(r, kind, threads); m && m->level == "DRAM") out["DRAM"] = m->bytes_per_s.median;
+  if (const auto* m = largest_working_set(r, kind, threads); m && m->level == "DRAM")
+    out["DRAM"] = m->bytes_per_s.median;
   return out;
 }
 
 std::vector<std::string> measured_dtypes(const ProbeResult& r) {
   std::vector<std::string> out;
   for (const char* d : {"fp32", "bf16", "int8"})
-    if (std::any_of(r.compute.begin(), r.compute.end(), [&](const auto& m) { return m.dtype == d; }))
-      out.push_back(d);
+    if (std::any_of(r.compute.begin(), r.compute.end(), [&](const auto& m) { return m.dtype == d; })) out.push_back(d);
   return out;
 }
 
@@ -87,14 +87,15 @@ void classify_interference(ProbeResult& r) {
         sliced += fmt::format("{}{} {} {}T {:.0f}%", sliced.empty() ? "" : ", ", m.dtype, m.isa, m.threads,
                               100 * m.on_cpu.median);
     if (!sliced.empty())
-      warn("time slicing: the probe's compute threads were on their CPUs only part of the time (thread CPU time / "
-           "wall, median of repeats): " + sliced + "; other processes of this machine took the CPUs",
-           kCpu);
+      warn(
+          "time slicing: the probe's compute threads were on their CPUs only part of the time (thread CPU time / "
+          "wall, median of repeats): " +
+              sliced + "; other processes of this machine took the CPUs",
+          kCpu);
   }
   // Thread scaling of each compute kernel from one thread to the most.
   const int n = max_threads(r);
-  std::map<std::pair<std::string, std::string>, std::pair<const ComputeMeasurement*, const ComputeMeasurement*>>
-      ends;
+  std::map<std::pair<std::string, std::string>, std::pair<const ComputeMeasurement*, const ComputeMeasurement*>> ends;
   for (const auto& m : r.compute) {
     auto& e = ends[{m.dtype, m.isa}];
     if (m.threads == 1) e.first = &m;

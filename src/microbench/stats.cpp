@@ -39,8 +39,8 @@ std::optional<std::string> scaling_warning(const std::string& what, double rate_
   if (cores <= 1 || !(rate_one > 0) || !(rate_n > 0)) return std::nullopt;
   const double scale = rate_n / rate_one;
   if (scale >= limit * cores) return std::nullopt;
-  return fmt::format("{}: {} threads on {} cores reach {:.2f}x one thread, expected >= {:.2f}x", what, threads,
-                     cores, scale, limit * cores);
+  return fmt::format("{}: {} threads on {} cores reach {:.2f}x one thread, expected >= {:.2f}x", what, threads, cores,
+                     scale, limit * cores);
 }
 
 namespace {

@@ -58,7 +58,8 @@ Expected<std::unique_ptr<ThreadTeam>> ThreadTeam::create(const std::vector<int>&
   if (!pin_current_thread(cpus[0]))
     return Status::unavailable("cannot pin the probe thread to CPU " + std::to_string(cpus[0]));
   try {
-    for (size_t m = 1; m < cpus.size(); ++m) t->threads_.emplace_back([tp = t.get(), m] { tp->worker(static_cast<int>(m)); });
+    for (size_t m = 1; m < cpus.size(); ++m)
+      t->threads_.emplace_back([tp = t.get(), m] { tp->worker(static_cast<int>(m)); });
   } catch (const std::system_error& e) {
     return Status::unavailable(std::string("cannot start a probe thread: ") + e.what());  // ~ThreadTeam joins
   }

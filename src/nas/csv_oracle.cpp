@@ -45,12 +45,12 @@ Expected<int64_t> parse_arch(const std::string& field, const std::string& where)
     return *idx;
   }
   if (!std::all_of(t.begin(), t.end(), [](unsigned char c) { return std::isdigit(c); }) || t.size() > 6)
-    return Status::invalid(fmt::format("{}: '{}' is neither an arch string (8:16:24:32:40) nor an index 0..{}",
-                                       where, t, kSssSpaceSize - 1));
+    return Status::invalid(fmt::format("{}: '{}' is neither an arch string (8:16:24:32:40) nor an index 0..{}", where,
+                                       t, kSssSpaceSize - 1));
   const int64_t idx = std::stoll(t);
   if (!sss_index_valid(idx))
-    return Status::invalid(fmt::format("{}: index {} is outside the NATS-Bench SSS space (0..{})", where, idx,
-                                       kSssSpaceSize - 1));
+    return Status::invalid(
+        fmt::format("{}: index {} is outside the NATS-Bench SSS space (0..{})", where, idx, kSssSpaceSize - 1));
   return idx;
 }
 
@@ -70,9 +70,10 @@ Expected<std::unique_ptr<CsvOracle>> CsvOracle::load(const std::string& file, do
 Expected<std::unique_ptr<CsvOracle>> CsvOracle::parse(const std::string& text, const std::string& file,
                                                       double default_cost_seconds) {
   if (!std::isfinite(default_cost_seconds) || default_cost_seconds <= 0)
-    return Status::invalid(fmt::format("{}: default cost {} s: must be a finite number > 0 (the simulated clock "
-                                       "must advance)",
-                                       file, default_cost_seconds));
+    return Status::invalid(
+        fmt::format("{}: default cost {} s: must be a finite number > 0 (the simulated clock "
+                    "must advance)",
+                    file, default_cost_seconds));
   auto rows = parse_csv(text, file);
   if (!rows) return rows.status();
   // Row r of parse_csv is line r + 1 (blank lines are kept as empty rows).
@@ -92,9 +93,10 @@ Expected<std::unique_ptr<CsvOracle>> CsvOracle::parse(const std::string& text, c
     if (name == "train_seconds" && !c_cost) c_cost = c;
   }
   if (!c_arch || !c_acc)
-    return Status::invalid(fmt::format("{}:{}: missing column '{}' (header is '{}'; expected "
-                                       "arch,accuracy[,train_seconds])",
-                                       file, h + 1, !c_arch ? "arch" : "accuracy", header_text));
+    return Status::invalid(
+        fmt::format("{}:{}: missing column '{}' (header is '{}'; expected "
+                    "arch,accuracy[,train_seconds])",
+                    file, h + 1, !c_arch ? "arch" : "accuracy", header_text));
   std::unique_ptr<CsvOracle> o(new CsvOracle());
   o->file_ = file;
   o->default_cost_seconds_ = default_cost_seconds;

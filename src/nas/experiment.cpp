@@ -66,22 +66,22 @@ Status NasExperiment::prepare_output(bool resume) const {
   if (resume) {
     const bool is_dir = fs::is_directory(spec_.out, ec);
     const bool any = is_dir && std::any_of(runs_.begin(), runs_.end(), [](const ExperimentRun& r) {
-      std::error_code e;
-      return fs::exists(r.log, e);
-    });
+                       std::error_code e;
+                       return fs::exists(r.log, e);
+                     });
     if (!any)
-      return Status::invalid(fmt::format("--resume: '{}' holds no log of these runs ({}{}): nothing to resume; "
-                                         "check -o, or leave --resume out to start a new run",
-                                         spec_.out, fs::path(runs_.front().log).filename().string(),
-                                         runs_.size() > 1 ? ", ..." : ""));
+      return Status::invalid(
+          fmt::format("--resume: '{}' holds no log of these runs ({}{}): nothing to resume; "
+                      "check -o, or leave --resume out to start a new run",
+                      spec_.out, fs::path(runs_.front().log).filename().string(), runs_.size() > 1 ? ", ..." : ""));
     return Status::ok();
   }
   fs::create_directories(spec_.out, ec);
   if (ec) return Status::invalid(fmt::format("--out '{}': {}", spec_.out, ec.message()));
   for (const ExperimentRun& r : runs_)
     if (fs::exists(r.log))
-      return Status::invalid(fmt::format("{} exists: pass --resume to continue these runs, or choose another --out",
-                                         r.log));
+      return Status::invalid(
+          fmt::format("{} exists: pass --resume to continue these runs, or choose another --out", r.log));
   return Status::ok();
 }
 
@@ -94,9 +94,10 @@ Expected<std::vector<LoggedSearch>> NasExperiment::run(const SpaceTable& space, 
   // longer). Training runs too: each training times itself and uses its own LibTorch threads.
   const bool one_at_a_time = options.pool != nullptr || options.measure || oracle_spec.rfind("train:", 0) == 0;
   const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int threads = one_at_a_time ? 1
-                                    : std::max(1, std::min<int>(options.threads > 0 ? options.threads : hw,
-                                                                static_cast<int>(runs_.size())));
+  const int threads =
+      one_at_a_time
+          ? 1
+          : std::max(1, std::min<int>(options.threads > 0 ? options.threads : hw, static_cast<int>(runs_.size())));
   std::atomic<size_t> next{0};
   std::mutex done_mu;
   auto worker = [&] {
@@ -116,8 +117,10 @@ Expected<std::vector<LoggedSearch>> NasExperiment::run(const SpaceTable& space, 
         if (options.on_lost) lost = [&options, i](const LostEvaluation& l) { return options.on_lost(i, l); };
         auto r = run_logged_async_search(c, space, *options.pool, oracle_description, t.log,
                                          options.progress ? options.progress(i, nullptr) : EvalSink{}, lost);
-        if (r) results[i] = LoggedSearch{std::move(*r), 0, false};
-        else results[i] = r.status();
+        if (r)
+          results[i] = LoggedSearch{std::move(*r), 0, false};
+        else
+          results[i] = r.status();
       } else {
         results[i] = run_logged_search(c, space, **own, oracle_description, t.log, options.resume, options.measure,
                                        options.progress ? options.progress(i, own->get()) : EvalSink{});
@@ -151,8 +154,8 @@ std::vector<double> NasExperiment::final_accuracies(AccuracyOracle& oracle, cons
       acc[static_cast<size_t>(i)] = *f;
       ++known;
     } else if (f.status().code() != StatusCode::kUnavailable) {
-      why_not = fmt::format("the final accuracy of network {} ({}) failed: {}", i, sss_arch_string(i),
-                            f.status().message());
+      why_not =
+          fmt::format("the final accuracy of network {} ({}) failed: {}", i, sss_arch_string(i), f.status().message());
       return {};
     } else if (first_unknown.empty()) {
       first_unknown = fmt::format("the oracle has no final accuracy for network {} ({}): {}", i, sss_arch_string(i),

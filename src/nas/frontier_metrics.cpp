@@ -29,8 +29,9 @@ Point2 normalised(const ObjPoint& p, const Bounds& b) {
 // Checks the space columns and the indices a search evaluated.
 Status check_space(const std::vector<double>& throughput, const std::vector<double>& final_accuracy) {
   if (throughput.size() != final_accuracy.size())
-    return Status::invalid(fmt::format("frontier metrics: {} throughputs but {} final accuracies (one each per network)",
-                                       throughput.size(), final_accuracy.size()));
+    return Status::invalid(
+        fmt::format("frontier metrics: {} throughputs but {} final accuracies (one each per network)",
+                    throughput.size(), final_accuracy.size()));
   if (throughput.empty()) return Status::invalid("frontier metrics: the space is empty");
   size_t known = 0;
   for (size_t i = 0; i < throughput.size(); ++i) {
@@ -60,9 +61,10 @@ Status check_indices(const std::vector<int64_t>& evaluated, const std::vector<do
       return Status::invalid(fmt::format("frontier metrics: evaluation {} names network {}, outside the space 0..{}", k,
                                          evaluated[k], n - 1));
     if (std::isnan(final_accuracy[static_cast<size_t>(evaluated[k])]))
-      return Status::invalid(fmt::format("frontier metrics: evaluation {} names network {}, whose final accuracy is "
-                                         "not known",
-                                         k, evaluated[k]));
+      return Status::invalid(
+          fmt::format("frontier metrics: evaluation {} names network {}, whose final accuracy is "
+                      "not known",
+                      k, evaluated[k]));
   }
   return Status::ok();
 }

@@ -29,8 +29,8 @@ Expected<JudgedRun> judge_run(SearchResult result, const SpaceTable& space, cons
                                          e.arch, static_cast<int64_t>(n) - 1));
   for (size_t pos : result.frontier)
     if (pos >= result.evaluations.size())
-      return Status::invalid(fmt::format("nas report: the found frontier names evaluation {} of {}", pos,
-                                         result.evaluations.size()));
+      return Status::invalid(
+          fmt::format("nas report: the found frontier names evaluation {} of {}", pos, result.evaluations.size()));
   if (!final_accuracy.empty()) {
     std::vector<int64_t> evaluated;
     evaluated.reserve(result.evaluations.size());
@@ -54,8 +54,8 @@ Expected<JudgedExperiment> judge_experiment(const SpaceTable& space, std::vector
   if (space.points.empty()) return Status::invalid("nas report: the space table is empty");
   for (size_t i = 0; i < space.points.size(); ++i)
     if (space.points[i].index != static_cast<int64_t>(i))
-      return Status::invalid(fmt::format("nas report: space point {} has index {} (expected index order)", i,
-                                         space.points[i].index));
+      return Status::invalid(
+          fmt::format("nas report: space point {} has index {} (expected index order)", i, space.points[i].index));
   JudgedExperiment in;
   in.space = &space;
   auto tu = sss_frontier(space.points);

@@ -117,7 +117,8 @@ Status number_map(const Fields& f, std::string_view key, std::map<K, double>* ou
   auto m = f.get(key, Kind::kDict);
   if (!m) return m.status();
   for (const auto& [k, v] : (*m)->entries) {
-    if (!v->is_number()) return f.bad(*v, fmt::format("'{}' holds a {}, not a number", key, pickle::kind_name(v->kind)));
+    if (!v->is_number())
+      return f.bad(*v, fmt::format("'{}' holds a {}, not a number", key, pickle::kind_name(v->kind)));
     if constexpr (std::is_same_v<K, int>) {
       if (k->kind != Kind::kInt || (k->integer < 0) || (k->integer > INT32_MAX))
         return f.bad(*k, fmt::format("'{}' has key {}, not an epoch", key, pickle::repr(*k)));
@@ -260,8 +261,8 @@ Expected<std::vector<std::string>> nats_meta_from_pickle(const pickle::Value& ro
     if (a->kind != Kind::kStr) return f.bad(*a, fmt::format("'meta_archs' holds a {}", pickle::kind_name(a->kind)));
     out.push_back(a->text);
   }
-  if (const Value* total = root.get("total_archs"); total && total->kind == Kind::kInt &&
-                                                    total->integer != static_cast<int64_t>(out.size()))
+  if (const Value* total = root.get("total_archs");
+      total && total->kind == Kind::kInt && total->integer != static_cast<int64_t>(out.size()))
     return f.bad(*total, fmt::format("'total_archs' is {} but 'meta_archs' lists {}", total->integer, out.size()));
   return out;
 }

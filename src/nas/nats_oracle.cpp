@@ -43,7 +43,6 @@ uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-
 // The hp entry of a network and the seeds it records for a dataset; errors name the file.
 struct HpSeeds {
   const NatsHpResults* hp;
@@ -89,10 +88,10 @@ Expected<const NatsNetwork*> NatsOracle::network(int64_t arch_index) {
   const std::string name = std::filesystem::path(path).filename().string();
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
-    return Status::unavailable(fmt::format(
-        "NATS-Bench network {} ({}): {} is not in {}; the public sample holds only networks 0, 11 and 284, "
-        "other networks need the full benchmark (NATS-sss-v1_0-50262-simple, 1.1 GB)",
-        arch_index, sss_arch_string(arch_index), name, dir_));
+    return Status::unavailable(
+        fmt::format("NATS-Bench network {} ({}): {} is not in {}; the public sample holds only networks 0, 11 and 284, "
+                    "other networks need the full benchmark (NATS-sss-v1_0-50262-simple, 1.1 GB)",
+                    arch_index, sss_arch_string(arch_index), name, dir_));
   auto net = read_nats_network(path);
   if (!net) return net.status();
   const std::string arch = sss_arch_string(arch_index);
@@ -117,9 +116,8 @@ Expected<Evaluation> NatsOracle::evaluate(int64_t arch_index, uint64_t seed) {
   const int trial_seed = seeds[nats_pick_seed(seed, seeds.size())];
   const NatsResult* r = hs->hp->find(kSearchDataset, trial_seed);
   if (!r)
-    return Status::invalid(
-        fmt::format("{}: hp '{}' lists seed {} for '{}' but has no result for it", path, kSearchHp, trial_seed,
-                    kSearchDataset));
+    return Status::invalid(fmt::format("{}: hp '{}' lists seed {} for '{}' but has no result for it", path, kSearchHp,
+                                       trial_seed, kSearchDataset));
   const std::string where = fmt::format("{}: hp '{}' {} seed {}", path, kSearchHp, kSearchDataset, trial_seed);
   const int last = kSearchEpochs - 1;
   const double acc = r->eval_acc1(kSearchSplit, last);
@@ -238,14 +236,13 @@ Expected<std::shared_ptr<const NatsIndex>> NatsOracle::load_index(
       [&](int64_t i, NatsNetwork&& net) -> Expected<bool> {
         const std::string where = fmt::format("{} {}[{}]", path, kNatsRecordKey, i);
         if (!sss_index_valid(i))
-          return Status::invalid(
-              fmt::format("{}: outside the NATS-Bench SSS space (0..{})", where, kSssSpaceSize - 1));
+          return Status::invalid(fmt::format("{}: outside the NATS-Bench SSS space (0..{})", where, kSssSpaceSize - 1));
         // The check network() makes of a directory's file (arch_index is checked by the reader).
         const std::string arch = sss_arch_string(i);
         for (const NatsHpResults& hp : net.hps)
           if (hp.arch_str != arch)
-            return Status::invalid(fmt::format("{}: hp '{}' describes network {} ({}), expected {} ({})", where,
-                                               hp.hp, hp.arch_index, hp.arch_str, i, arch));
+            return Status::invalid(fmt::format("{}: hp '{}' describes network {} ({}), expected {} ({})", where, hp.hp,
+                                               hp.arch_index, hp.arch_str, i, arch));
         if (!only.empty() && !wanted.count(i)) return true;
         std::optional<NatsNetwork>& slot = index->networks[static_cast<size_t>(i)];
         if (!slot) ++index->count;

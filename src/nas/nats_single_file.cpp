@@ -68,9 +68,10 @@ Expected<NatsSingleFileRead> read_stream(ByteSource& file, uint64_t file_size, c
     return Status::invalid(fmt::format("{}: pickle offset {}: the dict has no '{}' (not NATS-Bench's single file)",
                                        source, r.offset, kNatsRecordKey));
   if (infos->kind == Kind::kNone)
-    return Status::invalid(fmt::format("{}: pickle offset {}: '{}' is None: this is the directory form's "
-                                       "meta.pickle.pbz2, not the single file; pass the directory that holds it",
-                                       source, infos->offset, kNatsRecordKey));
+    return Status::invalid(
+        fmt::format("{}: pickle offset {}: '{}' is None: this is the directory form's "
+                    "meta.pickle.pbz2, not the single file; pass the directory that holds it",
+                    source, infos->offset, kNatsRecordKey));
   if (infos->kind != Kind::kDict)
     return Status::invalid(fmt::format("{}: pickle offset {}: '{}' is a {}, not a dict", source, infos->offset,
                                        kNatsRecordKey, pickle::kind_name(infos->kind)));
@@ -100,9 +101,10 @@ Expected<NatsDataForm> nats_data_form(const std::string& path) {
   const auto st = std::filesystem::status(path, ec);
   if (std::filesystem::is_directory(st)) return NatsDataForm::kDirectory;
   if (std::filesystem::is_regular_file(st)) return NatsDataForm::kSingleFile;
-  return Status::invalid(fmt::format("{} is not a directory or a file (expected NATS-Bench's "
-                                     "NATS-sss-v1_0-50262-simple/ or NATS-sss-v1_0-50262.pickle.pbz2)",
-                                     path));
+  return Status::invalid(
+      fmt::format("{} is not a directory or a file (expected NATS-Bench's "
+                  "NATS-sss-v1_0-50262-simple/ or NATS-sss-v1_0-50262.pickle.pbz2)",
+                  path));
 }
 
 Expected<NatsSingleFileRead> read_nats_single_file(const std::string& path, const NatsNetworkSink& sink,

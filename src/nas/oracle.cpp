@@ -14,8 +14,8 @@ namespace rooflens::nas {
 
 Expected<SimClock> SimClock::with_budget(double budget_seconds) {
   if (std::isnan(budget_seconds) || budget_seconds < 0)
-    return Status::invalid(fmt::format("time budget {} s: must be a number >= 0 (seconds of simulated time)",
-                                       budget_seconds));
+    return Status::invalid(
+        fmt::format("time budget {} s: must be a number >= 0 (seconds of simulated time)", budget_seconds));
   SimClock clock;
   clock.budget_ = budget_seconds;
   return clock;
@@ -27,8 +27,7 @@ void SimClock::charge(double cost_seconds) {
   ++charges_;
 }
 
-Expected<Evaluation> evaluate_and_charge(AccuracyOracle& oracle, SimClock& clock, int64_t arch_index,
-                                         uint64_t seed) {
+Expected<Evaluation> evaluate_and_charge(AccuracyOracle& oracle, SimClock& clock, int64_t arch_index, uint64_t seed) {
   auto e = oracle.evaluate(arch_index, seed);
   if (e) clock.charge(*e);
   return e;
@@ -66,9 +65,10 @@ Expected<std::unique_ptr<AccuracyOracle>> make_oracle(const std::string& spec) {
   }
   if (registered) return registered(spec);
   if (scheme == "train")
-    return Status::unsupported(fmt::format("oracle '{}': this program was linked without the training oracle "
-                                           "(rooflens_train, rooflens::train::register_train_oracle()); use one of: {}",
-                                           spec, kSchemes));
+    return Status::unsupported(
+        fmt::format("oracle '{}': this program was linked without the training oracle "
+                    "(rooflens_train, rooflens::train::register_train_oracle()); use one of: {}",
+                    spec, kSchemes));
   if (scheme != "nats" && scheme != "csv")
     return Status::invalid(fmt::format("oracle '{}': unknown scheme '{}'; expected one of: {}, {}", spec,
                                        colon == std::string::npos ? spec : scheme, kSchemes, kTrainScheme));

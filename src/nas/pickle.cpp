@@ -179,7 +179,10 @@ void repr_at(const Value& v, int depth, std::string* out) {
     } else {
       for (size_t i = 0; i < v.items.size(); ++i) {
         if (i) out->append(", ");
-        if (i >= 8) { out->append("..."); break; }
+        if (i >= 8) {
+          out->append("...");
+          break;
+        }
         repr_at(*v.items[i], depth - 1, out);
       }
       if (v.kind == Kind::kTuple && v.items.size() == 1) out->append(",");
@@ -203,7 +206,10 @@ void repr_at(const Value& v, int depth, std::string* out) {
       } else {
         for (size_t i = 0; i < v.entries.size(); ++i) {
           if (i) out->append(", ");
-          if (i >= 8) { out->append("..."); break; }
+          if (i >= 8) {
+            out->append("...");
+            break;
+          }
           repr_at(*v.entries[i].first, depth - 1, out);
           out->append(": ");
           repr_at(*v.entries[i].second, depth - 1, out);

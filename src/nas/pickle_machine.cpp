@@ -12,9 +12,9 @@
 
 #include <fmt/format.h>
 
+#include "pickle_input.h"
 #include "rooflens/nas/pickle.h"
 #include "rooflens/nas/pickle_stream.h"
-#include "pickle_input.h"
 
 namespace rooflens::pickle {
 namespace {
@@ -136,10 +136,10 @@ class Unpickler {
   Status build();
   Status step(uint8_t op, bool* stop);
   // step()'s opcode families, one job each.
-  Status header(uint8_t op);            // PROTO, FRAME
-  Status number(uint8_t op);            // BININT*, LONG1/4, BINFLOAT
-  Status collection(uint8_t op);        // TUPLE, LIST, FROZENSET, DICT, APPEND(S), ADDITEMS, SETITEM(S)
-  Status global(uint8_t op);            // GLOBAL, STACK_GLOBAL
+  Status header(uint8_t op);      // PROTO, FRAME
+  Status number(uint8_t op);      // BININT*, LONG1/4, BINFLOAT
+  Status collection(uint8_t op);  // TUPLE, LIST, FROZENSET, DICT, APPEND(S), ADDITEMS, SETITEM(S)
+  Status global(uint8_t op);      // GLOBAL, STACK_GLOBAL
   Status global_name(std::string* module, std::string* name);
   Status validate(const Value& root, bool keep);
 
@@ -172,10 +172,10 @@ class Unpickler {
   uint64_t record_ = 0;  // ordinal of the record being built = records handed out so far
   bool stopped_ = false;
   size_t values_since_record_ = 0;
-  std::vector<ValuePtr> record_containers_;  // containers made while a record was being built
-  std::vector<uint64_t> record_memo_keys_;   // memo keys stored by the record being built
+  std::vector<ValuePtr> record_containers_;                        // containers made while a record was being built
+  std::vector<uint64_t> record_memo_keys_;                         // memo keys stored by the record being built
   std::deque<std::pair<uint64_t, std::vector<uint64_t>>> window_;  // (record, its memoized leaves)
-  uint64_t released_ = 0;                    // memo entries released
+  uint64_t released_ = 0;                                          // memo entries released
   uint64_t max_released_key_ = 0;
 };
 
@@ -232,9 +232,10 @@ Status Unpickler::text(size_t len_bytes, Kind kind) {
   ROOFLENS_RETURN_IF_ERROR(need(len_bytes));
   uint64_t n = read_le(len_bytes);
   if (n > in_.max_arg())
-    return Status::unsupported(fmt::format("{}: pickle offset {}: {} of {} bytes is longer than the streaming "
-                                           "reader buffers ({} bytes)",
-                                           source_, op_at_, op_name_, n, in_.max_arg()));
+    return Status::unsupported(
+        fmt::format("{}: pickle offset {}: {} of {} bytes is longer than the streaming "
+                    "reader buffers ({} bytes)",
+                    source_, op_at_, op_name_, n, in_.max_arg()));
   if (!in_.ensure(n)) {
     if (const Status* e = in_.error()) return *e;
     return fail(op_at_, fmt::format("truncated: {} of length {} with {} byte(s) left", op_name_, n, in_.available()));
@@ -321,7 +322,8 @@ Status Unpickler::call(const ValuePtr& fn, const ValuePtr& args) {
   char type = code[0];
   int size = 0;
   for (size_t i = 1; i < code.size(); ++i) {
-    if (code[i] < '0' || code[i] > '9' || size > 16) return fail(op_at_, fmt::format("numpy scalar of unsupported dtype '{}'", code));
+    if (code[i] < '0' || code[i] > '9' || size > 16)
+      return fail(op_at_, fmt::format("numpy scalar of unsupported dtype '{}'", code));
     size = size * 10 + (code[i] - '0');
   }
   if (raw.size() != static_cast<size_t>(size))
@@ -367,8 +369,8 @@ Status Unpickler::build() {
   if (obj.kind != Kind::kDtype)
     return fail(op_at_, fmt::format("BUILD on a {} (only numpy.dtype state is supported)", kind_name(obj.kind)));
   const Value& s = **state;
-  if (s.kind != Kind::kTuple || s.items.size() < 2 || s.items[1]->kind != Kind::kStr ||
-      s.items[1]->text.size() != 1 || std::string_view("<>|=").find(s.items[1]->text[0]) == std::string_view::npos)
+  if (s.kind != Kind::kTuple || s.items.size() < 2 || s.items[1]->kind != Kind::kStr || s.items[1]->text.size() != 1 ||
+      std::string_view("<>|=").find(s.items[1]->text[0]) == std::string_view::npos)
     return fail(op_at_, "numpy.dtype state is not (version, byte order, ...)");
   obj.byte_order = s.items[1]->text[0];
   if (obj.byte_order == '=') obj.byte_order = std::endian::native == std::endian::big ? '>' : '<';
@@ -387,8 +389,10 @@ Status Unpickler::header(uint8_t op) {
   uint64_t n = read_le(8);
   // A stream's end is not known yet: a stream cut inside a frame fails where it ends.
   if (!in_.streaming() && n > in_.available())
-    return fail(in_.offset() + in_.available(), fmt::format("truncated: the stream ends inside the FRAME of {} bytes that starts "
-                                          "at offset {}", n, op_at_));
+    return fail(in_.offset() + in_.available(),
+                fmt::format("truncated: the stream ends inside the FRAME of {} bytes that starts "
+                            "at offset {}",
+                            n, op_at_));
   return Status::ok();
 }
 
@@ -511,9 +515,10 @@ Status Unpickler::global(uint8_t op) {
   }
   const char* known = allowed_global(module, name);
   if (!known)
-    return Status::unsupported(fmt::format("{}: pickle offset {}: refusing global {}.{} (only plain data, "
-                                           "OrderedDict and numpy scalars are read)", source_, op_at_,
-                                           module.substr(0, 80), name.substr(0, 80)));
+    return Status::unsupported(
+        fmt::format("{}: pickle offset {}: refusing global {}.{} (only plain data, "
+                    "OrderedDict and numpy scalars are read)",
+                    source_, op_at_, module.substr(0, 80), name.substr(0, 80)));
   ValuePtr g = make(Kind::kGlobal);
   g->text = known;
   return push(std::move(g));
@@ -586,8 +591,8 @@ Status Unpickler::step(uint8_t op, bool* stop) {
     default: break;
   }
   if (op_name_[0] != '?')
-    return Status::unsupported(fmt::format("{}: pickle offset {}: unsupported opcode {} (0x{:02x})", source_, op_at_,
-                                           op_name_, op));
+    return Status::unsupported(
+        fmt::format("{}: pickle offset {}: unsupported opcode {} (0x{:02x})", source_, op_at_, op_name_, op));
   return fail(op_at_, fmt::format("unknown opcode 0x{:02x}", op));
 }
 
@@ -595,7 +600,10 @@ Status Unpickler::step(uint8_t op, bool* stop) {
 Status Unpickler::validate(const Value& root, bool keep) {
   enum : uint8_t { kOpen = 1, kDone = 2 };
   std::unordered_map<const Value*, uint8_t> state;
-  struct Frame { const Value* v; size_t next; };
+  struct Frame {
+    const Value* v;
+    size_t next;
+  };
   std::vector<Frame> path;
   auto child = [](const Value& v, size_t i) -> const Value* {
     if (v.kind == Kind::kDict) {
@@ -658,7 +666,8 @@ Expected<ValuePtr> Unpickler::run() {
                              : fmt::format("without reaching a top-level entry '{}' written as a dict", o.record_key)));
   }
   if (!marks_.empty()) return fail(op_at_, "STOP with an open MARK");
-  if (stack_.size() != 1) return fail(op_at_, fmt::format("STOP with {} values on the stack (1 expected)", stack_.size()));
+  if (stack_.size() != 1)
+    return fail(op_at_, fmt::format("STOP with {} values on the stack (1 expected)", stack_.size()));
   ValuePtr root = stack_.back();
   ROOFLENS_RETURN_IF_ERROR(validate(*root, true));
   return root;

@@ -75,8 +75,7 @@ const char* filter_order_name(FilterOrder order) {
 Status validate_config(const SearchConfig& c) {
   if (std::isnan(c.budget_seconds) || c.budget_seconds < 0)
     return Status::invalid(fmt::format("budget {} s: must be a number >= 0", c.budget_seconds));
-  if (c.rea_population < 1)
-    return Status::invalid(fmt::format("REA population {}: must be >= 1", c.rea_population));
+  if (c.rea_population < 1) return Status::invalid(fmt::format("REA population {}: must be >= 1", c.rea_population));
   if (c.rea_tournament < 1)
     return Status::invalid(fmt::format("REA tournament size {}: must be >= 1", c.rea_tournament));
   if (!(c.reinforce_lr > 0) || !std::isfinite(c.reinforce_lr))
@@ -84,7 +83,8 @@ Status validate_config(const SearchConfig& c) {
   if (!(c.reinforce_momentum >= 0 && c.reinforce_momentum < 1))
     return Status::invalid(fmt::format("REINFORCE baseline momentum {}: must be in [0, 1)", c.reinforce_momentum));
   if (!(c.reward.target_throughput > 0) || !std::isfinite(c.reward.target_throughput))
-    return Status::invalid(fmt::format("reward target throughput {}: must be > 0 images/s", c.reward.target_throughput));
+    return Status::invalid(
+        fmt::format("reward target throughput {}: must be > 0 images/s", c.reward.target_throughput));
   if (!std::isfinite(c.reward.w))
     return Status::invalid(fmt::format("reward exponent w {}: must be a finite number", c.reward.w));
   if (c.max_evaluations < 0)

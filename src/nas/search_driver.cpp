@@ -99,14 +99,15 @@ class SearchDriver {
   // The record of a finished evaluation: checks the numbers, rewards.
   Expected<EvalRecord> record(const InFlight& job, const Expected<Evaluation>& evaluation, int64_t step) const {
     if (!evaluation)
-      return evaluation.status().with_context(
-          fmt::format("{} search, seed {}, step {} (network {}, {})", strategy_kind_name(config_.strategy),
-                      config_.seed, step, job.arch, sss_arch_string(job.arch)));
+      return evaluation.status().with_context(fmt::format("{} search, seed {}, step {} (network {}, {})",
+                                                          strategy_kind_name(config_.strategy), config_.seed, step,
+                                                          job.arch, sss_arch_string(job.arch)));
     const Evaluation& e = *evaluation;
     if (!std::isfinite(e.cost_seconds) || e.cost_seconds < 0 || !std::isfinite(e.accuracy))
-      return Status::invalid(fmt::format("step {} (network {}): evaluation returned accuracy {} and cost {} s; "
-                                         "expected finite numbers, cost >= 0",
-                                         step, job.arch, e.accuracy, e.cost_seconds));
+      return Status::invalid(
+          fmt::format("step {} (network {}): evaluation returned accuracy {} and cost {} s; "
+                      "expected finite numbers, cost >= 0",
+                      step, job.arch, e.accuracy, e.cost_seconds));
     const SssPoint& p = space_.points[static_cast<size_t>(job.arch)];
     EvalRecord r;
     r.step = step;
@@ -117,9 +118,10 @@ class SearchDriver {
     r.throughput = e.throughput.value_or(p.throughput);
     r.utilization = e.utilization.value_or(p.utilization);
     if (!(r.throughput > 0) || !std::isfinite(r.throughput) || !std::isfinite(r.utilization))
-      return Status::invalid(fmt::format("step {} (network {}): throughput {} images/s, utilization {}; expected "
-                                         "finite numbers, throughput > 0",
-                                         step, job.arch, r.throughput, r.utilization));
+      return Status::invalid(
+          fmt::format("step {} (network {}): throughput {} images/s, utilization {}; expected "
+                      "finite numbers, throughput > 0",
+                      step, job.arch, r.throughput, r.utilization));
     r.reward = compute_reward(config_.reward, e.accuracy, r.throughput);
     r.oracle_seed = job.oracle_seed;
     return r;
@@ -191,21 +193,22 @@ class SourcePool : public EvalPool {
 
 Status check_space(const SpaceTable& space) {
   if (space.points.size() != static_cast<size_t>(kSssSpaceSize))
-    return Status::invalid(fmt::format("space table holds {} networks; expected all {}", space.points.size(),
-                                       kSssSpaceSize));
+    return Status::invalid(
+        fmt::format("space table holds {} networks; expected all {}", space.points.size(), kSssSpaceSize));
   for (size_t i = 0; i < space.points.size(); ++i) {
     const SssPoint& p = space.points[i];
     if (p.index != static_cast<int64_t>(i) || !(p.throughput > 0) || !std::isfinite(p.throughput) ||
         !std::isfinite(p.utilization))
-      return Status::invalid(fmt::format("space table row {}: index {}, throughput {}, utilization {}; expected "
-                                         "index order and finite throughput > 0",
-                                         i, p.index, p.throughput, p.utilization));
+      return Status::invalid(
+          fmt::format("space table row {}: index {}, throughput {}, utilization {}; expected "
+                      "index order and finite throughput > 0",
+                      i, p.index, p.throughput, p.utilization));
   }
   return Status::ok();
 }
 
-Expected<SearchResult> drive(const SearchConfig& config, const SpaceTable& space, EvalPool& pool,
-                             const EvalSink& sink, const LostSink& on_lost) {
+Expected<SearchResult> drive(const SearchConfig& config, const SpaceTable& space, EvalPool& pool, const EvalSink& sink,
+                             const LostSink& on_lost) {
   SearchDriver driver(config, space, pool, sink, on_lost);
   ROOFLENS_RETURN_IF_ERROR(driver.run());
   SearchResult& result = driver.result();

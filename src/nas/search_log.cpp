@@ -32,9 +32,10 @@ class AppendFile {
     fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | (exclusive ? O_CREAT | O_EXCL : 0), 0644);
     if (fd_ < 0) {
       if (exclusive && errno == EEXIST)
-        return Status::invalid(fmt::format("{}: a log of this run exists already; pass --resume to continue it, "
-                                           "or remove it to start again",
-                                           path));
+        return Status::invalid(
+            fmt::format("{}: a log of this run exists already; pass --resume to continue it, "
+                        "or remove it to start again",
+                        path));
       return Status::unavailable(fmt::format("{}: cannot open for writing: {}", path, std::strerror(errno)));
     }
     return Status::ok();
@@ -87,19 +88,19 @@ std::string search_log_header(const SearchConfig& c, const std::string& oracle, 
       "\"target_throughput\":{},\"w\":{},\"rea_population\":{},\"rea_tournament\":{},\"reinforce_lr\":{},"
       "\"reinforce_momentum\":{},\"filter_order\":\"{}\",\"filter_space_cost_s\":{},{}\"oracle\":{},\"space\":{}}}",
       strategy_kind_name(c.strategy), c.seed, c.budget_seconds, reward_kind_name(c.reward.kind),
-      c.reward.target_throughput, c.reward.w, c.rea_population, c.rea_tournament, c.reinforce_lr,
-      c.reinforce_momentum, filter_order_name(c.filter_order), c.filter_space_cost_seconds,
+      c.reward.target_throughput, c.reward.w, c.rea_population, c.rea_tournament, c.reinforce_lr, c.reinforce_momentum,
+      filter_order_name(c.filter_order), c.filter_space_cost_seconds,
       // Only when set, so that logs of uncapped runs keep their first line.
-      c.max_evaluations > 0 ? fmt::format("\"max_evaluations\":{},", c.max_evaluations) : std::string(),
-      quoted(oracle), quoted(space));
+      c.max_evaluations > 0 ? fmt::format("\"max_evaluations\":{},", c.max_evaluations) : std::string(), quoted(oracle),
+      quoted(space));
 }
 
 std::string search_log_line(const EvalRecord& r) {
   return fmt::format(
       "{{\"step\":{},\"index\":{},\"arch\":\"{}\",\"accuracy\":{},\"cost_s\":{},\"clock_s\":{},\"throughput\":{},"
       "\"utilization\":{},\"reward\":{},\"oracle_seed\":{}}}",
-      r.step, r.arch, sss_arch_string(r.arch), r.accuracy, r.cost_seconds, r.clock_seconds, r.throughput,
-      r.utilization, r.reward, r.oracle_seed);
+      r.step, r.arch, sss_arch_string(r.arch), r.accuracy, r.cost_seconds, r.clock_seconds, r.throughput, r.utilization,
+      r.reward, r.oracle_seed);
 }
 
 std::string search_log_done(const SearchResult& res) {
@@ -118,9 +119,10 @@ std::string search_log_done(const SearchResult& res) {
 }
 
 std::string search_log_lost(const LostEvaluation& l) {
-  return fmt::format("{{\"lost\":true,\"index\":{},\"arch\":\"{}\",\"oracle_seed\":{},\"start_s\":{},\"where\":{},"
-                     "\"reason\":{}}}",
-                     l.arch, sss_arch_string(l.arch), l.oracle_seed, l.start_seconds, quoted(l.where), quoted(l.reason));
+  return fmt::format(
+      "{{\"lost\":true,\"index\":{},\"arch\":\"{}\",\"oracle_seed\":{},\"start_s\":{},\"where\":{},"
+      "\"reason\":{}}}",
+      l.arch, sss_arch_string(l.arch), l.oracle_seed, l.start_seconds, quoted(l.where), quoted(l.reason));
 }
 
 Expected<LoggedRun> read_search_log(const std::string& path) {
@@ -144,7 +146,8 @@ Expected<LoggedRun> read_search_log(const std::string& path) {
     if (j.is_discarded() || !j.is_object()) return Status::invalid(fmt::format("{}: not a JSON object", where));
     if (line_no == 1) {
       if (j.value("schema", "") != "rooflens.nas-log/1")
-        return Status::invalid(fmt::format("{}: not a rooflens search log (schema rooflens.nas-log/1 expected)", where));
+        return Status::invalid(
+            fmt::format("{}: not a rooflens search log (schema rooflens.nas-log/1 expected)", where));
       run.header = line;
       continue;
     }
@@ -162,8 +165,8 @@ Expected<LoggedRun> read_search_log(const std::string& path) {
     auto r = parse_eval(j);
     if (!r) return r.status().with_context(where);
     if (r->step != static_cast<int64_t>(run.evaluations.size()))
-      return Status::invalid(fmt::format("{}: step {} out of sequence (expected {})", where, r->step,
-                                         run.evaluations.size()));
+      return Status::invalid(
+          fmt::format("{}: step {} out of sequence (expected {})", where, r->step, run.evaluations.size()));
     run.evaluations.push_back(*r);
     run.lines.push_back(line);
   }
@@ -171,8 +174,8 @@ Expected<LoggedRun> read_search_log(const std::string& path) {
 }
 
 Expected<LoggedSearch> run_logged_search(const SearchConfig& config, const SpaceTable& space, AccuracyOracle& oracle,
-                                         const std::string& oracle_description, const std::string& path,
-                                         bool resume, ThroughputFn measure, EvalSink progress) {
+                                         const std::string& oracle_description, const std::string& path, bool resume,
+                                         ThroughputFn measure, EvalSink progress) {
   const bool measured = static_cast<bool>(measure);
   ROOFLENS_RETURN_IF_ERROR(validate_config(config));
   const std::string header = search_log_header(config, oracle_description, space.source);
@@ -185,10 +188,11 @@ Expected<LoggedSearch> run_logged_search(const SearchConfig& config, const Space
     if (!r) return r.status();
     logged = std::move(*r);
     if (!logged.header.empty() && logged.header != header)
-      return Status::invalid(fmt::format("{}: this log was written by another run (its first line differs from "
-                                         "this run's; check strategy, seed, budget, reward, oracle and device):\n"
-                                         "  log: {}\n  now: {}",
-                                         path, logged.header, header));
+      return Status::invalid(
+          fmt::format("{}: this log was written by another run (its first line differs from "
+                      "this run's; check strategy, seed, budget, reward, oracle and device):\n"
+                      "  log: {}\n  now: {}",
+                      path, logged.header, header));
     if (logged.dropped_partial_bytes > 0 || logged.header.empty()) {
       const off_t keep = static_cast<off_t>(st.st_size - logged.dropped_partial_bytes);
       if (::truncate(path.c_str(), keep) != 0)
@@ -207,9 +211,10 @@ Expected<LoggedSearch> run_logged_search(const SearchConfig& config, const Space
     if (step >= n_logged) return live(step, arch, oracle_seed);
     const EvalRecord& e = logged.evaluations[static_cast<size_t>(step)];
     if (e.arch != arch || e.oracle_seed != oracle_seed)
-      return Status::invalid(fmt::format("{}: the run diverges from its log at step {}: the log has network {} "
-                                         "(oracle seed {}), the run asks for {} (oracle seed {})",
-                                         path, step, e.arch, e.oracle_seed, arch, oracle_seed));
+      return Status::invalid(
+          fmt::format("{}: the run diverges from its log at step {}: the log has network {} "
+                      "(oracle seed {}), the run asks for {} (oracle seed {})",
+                      path, step, e.arch, e.oracle_seed, arch, oracle_seed));
     Evaluation ev;
     ev.accuracy = e.accuracy;
     ev.cost_seconds = e.cost_seconds;
@@ -224,9 +229,10 @@ Expected<LoggedSearch> run_logged_search(const SearchConfig& config, const Space
     const std::string line = search_log_line(r);
     if (r.step < n_logged) {
       if (line != logged.lines[static_cast<size_t>(r.step)])
-        return Status::invalid(fmt::format("{}: step {} logged as\n  {}\nbut re-created as\n  {}\n(the space table "
-                                           "or the program changed since the log was written)",
-                                           path, r.step, logged.lines[static_cast<size_t>(r.step)], line));
+        return Status::invalid(
+            fmt::format("{}: step {} logged as\n  {}\nbut re-created as\n  {}\n(the space table "
+                        "or the program changed since the log was written)",
+                        path, r.step, logged.lines[static_cast<size_t>(r.step)], line));
       return Status::ok();
     }
     ROOFLENS_RETURN_IF_ERROR(out.write_line(line));

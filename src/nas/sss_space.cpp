@@ -63,11 +63,10 @@ class SssNetBuilder {
   // The fixed cell (stride 1), Cin -> Cout.
   ValueId cell(const std::string& p, ValueId x0, int64_t cin, int64_t cout) {
     ValueId x1 = conv3(p + ".x1", x0, cin, cout, 1);
-    ValueId x2 = b_.add1("Add", p + ".x2.add",
-                         {conv3(p + ".x2.a", x0, cin, cout, 1), conv3(p + ".x2.b", x1, cout, cout, 1)});
+    ValueId x2 =
+        b_.add1("Add", p + ".x2.add", {conv3(p + ".x2.a", x0, cin, cout, 1), conv3(p + ".x2.b", x1, cout, cout, 1)});
     ValueId skip = x0;
-    if (cin != cout)
-      skip = b_.batchnorm(p + ".x3.skip.bn", conv1x1(p + ".x3.skip.conv", x0, cin, cout), cout);
+    if (cin != cout) skip = b_.batchnorm(p + ".x3.skip.bn", conv1x1(p + ".x3.skip.conv", x0, cin, cout), cout);
     ValueId s = b_.add1("Add", p + ".x3.add0", {skip, conv3(p + ".x3.a", x1, cout, cout, 1)});
     return b_.add1("Add", p + ".x3.add1", {s, conv3(p + ".x3.b", x2, cout, cout, 1)});
   }
@@ -116,9 +115,8 @@ std::string sss_arch_string(const SssWidths& widths) {
 Expected<SssWidths> sss_parse_arch(const std::string& arch) {
   const std::vector<std::string> fields = split_fields(arch, ':');
   if (fields.size() != static_cast<size_t>(kSssNumLayers))
-    return Status::invalid("NATS-SSS arch '" + arch + "': expected " +
-                           std::to_string(kSssNumLayers) + " widths separated by ':', got " +
-                           std::to_string(fields.size()) + " field(s)");
+    return Status::invalid("NATS-SSS arch '" + arch + "': expected " + std::to_string(kSssNumLayers) +
+                           " widths separated by ':', got " + std::to_string(fields.size()) + " field(s)");
   SssWidths w{};
   for (size_t i = 0; i < fields.size(); ++i) {
     const std::string& f = fields[i];
@@ -126,10 +124,8 @@ Expected<SssWidths> sss_parse_arch(const std::string& arch) {
     int64_t v = 0;
     const char* end = f.data() + f.size();
     auto [ptr, ec] = std::from_chars(f.data(), end, v);
-    if (f.empty() || ec != std::errc() || ptr != end)
-      return Status::invalid(where + " is not a decimal integer");
-    if (width_position(v) < 0)
-      return Status::invalid(where + " is not one of " + choices_text());
+    if (f.empty() || ec != std::errc() || ptr != end) return Status::invalid(where + " is not a decimal integer");
+    if (width_position(v) < 0) return Status::invalid(where + " is not one of " + choices_text());
     w[i] = v;
   }
   return w;
@@ -140,8 +136,8 @@ Expected<int64_t> sss_index(const SssWidths& widths) {
   for (size_t i = 0; i < widths.size(); ++i) {
     const int pos = width_position(widths[i]);
     if (pos < 0)
-      return Status::invalid("NATS-SSS width " + std::to_string(i) + " = " +
-                             std::to_string(widths[i]) + " is not one of " + choices_text());
+      return Status::invalid("NATS-SSS width " + std::to_string(i) + " = " + std::to_string(widths[i]) +
+                             " is not one of " + choices_text());
     index = index * kSssNumChoices + pos;
   }
   return index;
@@ -155,12 +151,9 @@ Expected<int64_t> sss_index(const std::string& arch) {
 
 SssDatasetInfo sss_dataset_info(SssDataset dataset) {
   switch (dataset) {
-    case SssDataset::kCifar10:
-      return {"cifar10", 10, 32};
-    case SssDataset::kCifar100:
-      return {"cifar100", 100, 32};
-    case SssDataset::kImageNet16_120:
-      return {"ImageNet16-120", 120, 16};
+    case SssDataset::kCifar10: return {"cifar10", 10, 32};
+    case SssDataset::kCifar100: return {"cifar100", 100, 32};
+    case SssDataset::kImageNet16_120: return {"ImageNet16-120", 120, 16};
   }
   ROOFLENS_ASSERT(false);
   return {"", 0, 0};
@@ -197,15 +190,15 @@ Expected<Graph> build_sss_network(const SssWidths& widths, const SssNetInput& in
   auto index = sss_index(widths);
   if (!index) return index.status();
   if (batch < 1)
-    return Status::invalid("NATS-SSS network " + sss_arch_string(widths) + ": batch " +
-                           std::to_string(batch) + " must be at least 1");
+    return Status::invalid("NATS-SSS network " + sss_arch_string(widths) + ": batch " + std::to_string(batch) +
+                           " must be at least 1");
   if (input.channels < 1 || input.classes < 1)
-    return Status::invalid("NATS-SSS network " + sss_arch_string(widths) + " for '" + input.name + "': " +
-                           std::to_string(input.channels) + " input channels and " +
+    return Status::invalid("NATS-SSS network " + sss_arch_string(widths) + " for '" + input.name +
+                           "': " + std::to_string(input.channels) + " input channels and " +
                            std::to_string(input.classes) + " classes: both must be at least 1");
   if (input.image_size < 4 || input.image_size % 4 != 0)
-    return Status::invalid("NATS-SSS network " + sss_arch_string(widths) + " for '" + input.name +
-                           "': image size " + std::to_string(input.image_size) +
+    return Status::invalid("NATS-SSS network " + sss_arch_string(widths) + " for '" + input.name + "': image size " +
+                           std::to_string(input.image_size) +
                            " must be a positive multiple of 4 (two stride-2 stages halve it exactly)");
   std::string name = "nats_sss_" + std::to_string(*index) + "_" + input.name;
 

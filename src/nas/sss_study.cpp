@@ -87,8 +87,8 @@ struct SegLayer {
 struct Segment {
   bool ready = false;
   std::vector<SegLayer> layers;
-  int out_layer = -1;         // the layer writing the output the next segment reads
-  std::vector<Affine> live;   // activation bytes live at each step (the last segment: + final)
+  int out_layer = -1;        // the layer writing the output the next segment reads
+  std::vector<Affine> live;  // activation bytes live at each step (the last segment: + final)
   int64_t params = 0, weight_bytes = 0;
 };
 
@@ -165,7 +165,8 @@ Expected<Cut> cut_network(const SssWidths& w, const SssNetInput& input, DType dt
       }
     }
     int64_t params = 0, weight_bytes = 0;
-    for (int k = 0; k < kSegments; ++k) params += x.params[static_cast<size_t>(k)], weight_bytes += x.weight_bytes[static_cast<size_t>(k)];
+    for (int k = 0; k < kSegments; ++k)
+      params += x.params[static_cast<size_t>(k)], weight_bytes += x.weight_bytes[static_cast<size_t>(k)];
     if (params != m.params || weight_bytes != estimate_memory(g, m, device).weights)
       return cut_error(w, "params or weights do not add up by segment");
   }
@@ -199,9 +200,9 @@ Expected<Cut> cut_network(const SssWidths& w, const SssNetInput& input, DType dt
       for (int bi = 1; bi < 3; ++bi) {
         const LayerWork& o = at[bi].seq.work(i);
         const GemmShape &g0 = L.work.gemm, &g1 = o.gemm;
-        if (o.costed != L.work.costed || g1.valid != g0.valid || g1.depthwise != g0.depthwise || g1.groups != g0.groups ||
-            g1.cols != g0.cols || g1.k != g0.k || g1.align_in != g0.align_in || g1.align_out != g0.align_out ||
-            at[bi].seq.inputs(i).size() != b1.seq.inputs(i).size())
+        if (o.costed != L.work.costed || g1.valid != g0.valid || g1.depthwise != g0.depthwise ||
+            g1.groups != g0.groups || g1.cols != g0.cols || g1.k != g0.k || g1.align_in != g0.align_in ||
+            g1.align_out != g0.align_out || at[bi].seq.inputs(i).size() != b1.seq.inputs(i).size())
           return cut_error(w, "layer " + std::to_string(i) + " changes with the batch");
       }
       auto affine = [&](auto get, Affine& out) {
@@ -401,7 +402,7 @@ class Assembler {
   const SegmentTable& t_;
   const LayerModel& lm_;
   int64_t classes_;
-  LayerSequence seq_;                   // the network being predicted
+  LayerSequence seq_;                    // the network being predicted
   std::vector<const SegLayer*> layers_;  // its segment layer at each position of seq_
   std::vector<int64_t> live_;            // its live activation bytes at one batch
 };
@@ -491,7 +492,7 @@ Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& 
   std::atomic<int64_t> next{0}, done{0};
   std::atomic<bool> failed{false};
   std::mutex progress_mu;
-  int64_t reported = 0;  // guarded by progress_mu
+  int64_t reported = 0;           // guarded by progress_mu
   constexpr int64_t kChunk = 64;  // networks claimed at once: little contention, good balance
   auto work = [&] {
     std::optional<Assembler> assembler;

@@ -5,8 +5,8 @@
 #include <deque>
 #include <numeric>
 
-#include "rooflens/util/pareto.h"
 #include "rooflens/nas/strategy.h"
+#include "rooflens/util/pareto.h"
 
 #include "search_choices.h"
 
@@ -31,8 +31,8 @@ class RandomStrategy : public Strategy {
 // asked; each result joins the population and pushes out its oldest member.
 class ReaStrategy : public Strategy {
  public:
-  explicit ReaStrategy(const SearchConfig& config) : population_size_(config.rea_population),
-                                                    tournament_(config.rea_tournament) {}
+  explicit ReaStrategy(const SearchConfig& config)
+      : population_size_(config.rea_population), tournament_(config.rea_tournament) {}
 
   std::optional<int64_t> ask(SearchRng& rng, const AskContext& context) override {
     if (initial_asked_ < population_size_) {
@@ -158,8 +158,7 @@ Expected<std::vector<int64_t>> filter_candidates(const SearchConfig& config, con
   return out;
 }
 
-Expected<std::unique_ptr<Strategy>> make_strategy(const SearchConfig& config, const SpaceTable& space,
-                                                  SearchRng& rng) {
+Expected<std::unique_ptr<Strategy>> make_strategy(const SearchConfig& config, const SpaceTable& space, SearchRng& rng) {
   switch (config.strategy) {
     case StrategyKind::kRandom: return std::unique_ptr<Strategy>(std::make_unique<RandomStrategy>());
     case StrategyKind::kRea: return std::unique_ptr<Strategy>(std::make_unique<ReaStrategy>(config));

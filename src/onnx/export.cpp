@@ -62,8 +62,7 @@ Status encode_reals(const std::vector<double>& v, DType t, std::string* raw, con
         raw->append(reinterpret_cast<const char*>(&h), 2);
         break;
       }
-      default:
-        return Status::unsupported(what + ": cannot write float data as " + std::string(dtype_name(t)));
+      default: return Status::unsupported(what + ": cannot write float data as " + std::string(dtype_name(t)));
     }
   }
   return Status::ok();
@@ -84,9 +83,10 @@ Status encode_ints(const std::vector<int64_t>& v, DType t, std::string* raw, con
         raw->append(reinterpret_cast<const char*>(&x), 2);
         break;
       }
-      case DType::kI8: case DType::kU8: case DType::kBool: raw->push_back(static_cast<char>(i)); break;
-      default:
-        return Status::unsupported(what + ": cannot write integer data as " + std::string(dtype_name(t)));
+      case DType::kI8:
+      case DType::kU8:
+      case DType::kBool: raw->push_back(static_cast<char>(i)); break;
+      default: return Status::unsupported(what + ": cannot write integer data as " + std::string(dtype_name(t)));
     }
   }
   return Status::ok();
@@ -103,7 +103,8 @@ Status fill_tensor(onnx::TensorProto* t, DType dt, const Shape& shape, const std
                    const std::optional<std::vector<double>>& reals, const ExportOptions& o, double lo, double hi,
                    int64_t* external_offset, const std::string& what) {
   t->set_data_type(onnx_code(dt));
-  if (t->data_type() == 0) return Status::unsupported(what + ": dtype " + std::string(dtype_name(dt)) + " has no ONNX code");
+  if (t->data_type() == 0)
+    return Status::unsupported(what + ": dtype " + std::string(dtype_name(dt)) + " has no ONNX code");
   for (int64_t d : shape) t->add_dims(d);
   const int64_t numel = checked_numel(shape).value_or(0);
   std::string raw;

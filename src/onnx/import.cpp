@@ -14,9 +14,9 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <tuple>
-#include <sstream>
 
 namespace rooflens {
 namespace {
@@ -29,7 +29,8 @@ constexpr int64_t kKeepElements = 4096;
 namespace ov = onnx_view;
 
 std::string node_label(const ov::Node& n, int index) {
-  return std::string(n.op_type) + " node '" + (n.name.empty() ? "#" + std::to_string(index) : std::string(n.name)) + "'";
+  return std::string(n.op_type) + " node '" + (n.name.empty() ? "#" + std::to_string(index) : std::string(n.name)) +
+         "'";
 }
 
 // `what` (a callable returning the tensor's label) is called only to build an error.
@@ -53,17 +54,16 @@ T read_le(std::string_view raw, size_t i) {
 // Decodes tensor contents into ints or reals (small tensors only). `raw` may come from
 // the tensor itself or from an external file. `what()` labels the tensor in errors.
 template <typename What>
-Status decode_contents(const ov::Tensor& t, DType dt, int64_t numel, std::string_view raw,
-                       bool raw_present, const What& what, std::vector<int64_t>* ints,
-                       std::vector<double>* reals, bool* has_data) {
+Status decode_contents(const ov::Tensor& t, DType dt, int64_t numel, std::string_view raw, bool raw_present,
+                       const What& what, std::vector<int64_t>* ints, std::vector<double>* reals, bool* has_data) {
   *has_data = false;
   const auto n = static_cast<size_t>(numel);
   if (raw_present) {
     const auto expect = static_cast<uint64_t>(numel) * static_cast<uint64_t>(dtype_bytes(dt));
     if (raw.size() != expect)
-      return Status::invalid(what() + ": raw_data has " + std::to_string(raw.size()) +
-                             " bytes, dims " + shape_str(Shape(t.dims.begin(), t.dims.end())) +
-                             " of " + std::string(dtype_name(dt)) + " need " + std::to_string(expect));
+      return Status::invalid(what() + ": raw_data has " + std::to_string(raw.size()) + " bytes, dims " +
+                             shape_str(Shape(t.dims.begin(), t.dims.end())) + " of " + std::string(dtype_name(dt)) +
+                             " need " + std::to_string(expect));
     *has_data = true;
     if (numel > kKeepElements) return Status::ok();
     for (size_t i = 0; i < n; ++i) {
@@ -72,7 +72,8 @@ Status decode_contents(const ov::Tensor& t, DType dt, int64_t numel, std::string
         case DType::kI32: ints->push_back(read_le<int32_t>(raw, i)); break;
         case DType::kI16: ints->push_back(read_le<int16_t>(raw, i)); break;
         case DType::kI8: ints->push_back(read_le<int8_t>(raw, i)); break;
-        case DType::kU8: case DType::kBool: ints->push_back(read_le<uint8_t>(raw, i)); break;
+        case DType::kU8:
+        case DType::kBool: ints->push_back(read_le<uint8_t>(raw, i)); break;
         case DType::kF32: reals->push_back(read_le<float>(raw, i)); break;
         case DType::kF64: reals->push_back(read_le<double>(raw, i)); break;
         default: return Status::ok();  // fp16/bf16 contents are not needed for shapes
@@ -84,8 +85,7 @@ Status decode_contents(const ov::Tensor& t, DType dt, int64_t numel, std::string
   auto check = [&](size_t have) -> Status {
     if (have == 0) return Status::ok();
     if (static_cast<int64_t>(have) != numel)
-      return Status::invalid(what() + ": has " + std::to_string(have) + " values, dims need " +
-                             std::to_string(numel));
+      return Status::invalid(what() + ": has " + std::to_string(have) + " values, dims need " + std::to_string(numel));
     *has_data = true;
     return Status::ok();
   };
@@ -95,7 +95,11 @@ Status decode_contents(const ov::Tensor& t, DType dt, int64_t numel, std::string
       ROOFLENS_RETURN_IF_ERROR(check(ov::count_varints(t.int64_data)));
       if (*has_data && keep) ov::decode_varints(t.int64_data, ints, false);
       break;
-    case DType::kI32: case DType::kI16: case DType::kI8: case DType::kU8: case DType::kBool:
+    case DType::kI32:
+    case DType::kI16:
+    case DType::kI8:
+    case DType::kU8:
+    case DType::kBool:
       ROOFLENS_RETURN_IF_ERROR(check(ov::count_varints(t.int32_data)));
       if (*has_data && keep) ov::decode_varints(t.int32_data, ints, true);
       break;
@@ -107,9 +111,8 @@ Status decode_contents(const ov::Tensor& t, DType dt, int64_t numel, std::string
       ROOFLENS_RETURN_IF_ERROR(check(ov::count_fixed(t.double_data, 8)));
       if (*has_data && keep) ov::decode_doubles(t.double_data, reals);
       break;
-    case DType::kF16: case DType::kBF16:
-      ROOFLENS_RETURN_IF_ERROR(check(ov::count_varints(t.int32_data)));
-      break;
+    case DType::kF16:
+    case DType::kBF16: ROOFLENS_RETURN_IF_ERROR(check(ov::count_varints(t.int32_data))); break;
     default: break;
   }
   return Status::ok();
@@ -129,8 +132,8 @@ struct DecodedTensor {
 using FileSizes = std::map<std::string, int64_t, std::less<>>;
 
 template <typename What>
-Status read_external(const ov::Tensor& t, const std::string& model_dir,
-                     const What& what, std::string* raw, bool* present, FileSizes* sizes) {
+Status read_external(const ov::Tensor& t, const std::string& model_dir, const What& what, std::string* raw,
+                     bool* present, FileSizes* sizes) {
   *present = false;
   const auto& ref = t.external_ref;
   const std::string_view location = ref.location;  // points into the file's bytes
@@ -162,9 +165,8 @@ Status read_external(const ov::Tensor& t, const std::string& model_dir,
   const auto fsize = static_cast<uint64_t>(known->second);
   if (length < 0) length = static_cast<int64_t>(fsize) - offset;
   if (length < 0 || offset > static_cast<int64_t>(fsize) || length > static_cast<int64_t>(fsize) - offset)
-    return Status::invalid(what() + ": external data [" + std::to_string(offset) + ", +" +
-                           std::to_string(length) + ") lies outside '" + std::string(location) + "' (" +
-                           std::to_string(fsize) + " bytes)");
+    return Status::invalid(what() + ": external data [" + std::to_string(offset) + ", +" + std::to_string(length) +
+                           ") lies outside '" + std::string(location) + "' (" + std::to_string(fsize) + " bytes)");
   if (length > kKeepElements * 8) return Status::ok();  // big weights: not needed for analysis
   std::ifstream f(std::filesystem::path(model_dir) / location, std::ios::binary);
   f.seekg(offset);
@@ -176,13 +178,12 @@ Status read_external(const ov::Tensor& t, const std::string& model_dir,
 
 // `what()` labels the tensor in errors; it is called only when one is reported.
 template <typename What>
-Expected<DecodedTensor> decode_tensor(const ov::Tensor& t, const std::string& model_dir,
-                                      const What& what, FileSizes* sizes) {
+Expected<DecodedTensor> decode_tensor(const ov::Tensor& t, const std::string& model_dir, const What& what,
+                                      FileSizes* sizes) {
   DecodedTensor d;
   d.dtype = dtype_from_onnx_code(t.data_type);
   if (d.dtype == DType::kUnknown)
-    return Status::unsupported(what() + ": data_type " + std::to_string(t.data_type) +
-                               " is not supported");
+    return Status::unsupported(what() + ": data_type " + std::to_string(t.data_type) + " is not supported");
   auto shape = read_dims(t.dims, what);
   if (!shape) return shape.status();
   d.shape = std::move(*shape);
@@ -195,15 +196,14 @@ Expected<DecodedTensor> decode_tensor(const ov::Tensor& t, const std::string& mo
     raw = external_raw;
     if (!raw_present) return d;  // no data: fine for analysis
   }
-  ROOFLENS_RETURN_IF_ERROR(
-      decode_contents(t, d.dtype, numel, raw, raw_present, what, &d.ints, &d.reals, &d.has_data));
+  ROOFLENS_RETURN_IF_ERROR(decode_contents(t, d.dtype, numel, raw, raw_present, what, &d.ints, &d.reals, &d.has_data));
   return d;
 }
 
 // `label` names the node in errors; it is built only when needed.
 template <typename Label>
-Expected<AttrValue> convert_attr(const ov::Attribute& a, const Label& label,
-                                 const std::string& model_dir, FileSizes* sizes) {
+Expected<AttrValue> convert_attr(const ov::Attribute& a, const Label& label, const std::string& model_dir,
+                                 FileSizes* sizes) {
   switch (a.type) {
     case ov::kInt: return AttrValue(static_cast<int64_t>(a.i));
     case ov::kFloat: return AttrValue(static_cast<double>(a.f));
@@ -221,8 +221,8 @@ Expected<AttrValue> convert_attr(const ov::Attribute& a, const Label& label,
     case ov::kStrings: return AttrValue(std::vector<std::string>(a.strings.begin(), a.strings.end()));
     case ov::kTensor: {
       static const ov::Tensor kEmpty;
-      auto d = decode_tensor(a.t ? *a.t : kEmpty, model_dir,
-                             [&] { return label() + " attribute '" + std::string(a.name) + "'"; }, sizes);
+      auto d = decode_tensor(
+          a.t ? *a.t : kEmpty, model_dir, [&] { return label() + " attribute '" + std::string(a.name) + "'"; }, sizes);
       if (!d) return d.status();
       TensorConst tc{d->dtype, std::move(d->shape), std::move(d->ints), std::move(d->reals)};
       return AttrValue(std::move(tc));
@@ -251,13 +251,11 @@ Expected<Shape> parse_dims_spec(const std::string& s, const std::string& spec) {
     shape.push_back(v);
   }
   if (shape.empty()) return Status::invalid("--input-shape '" + spec + "': no dimensions");
-  if (!checked_numel(shape))
-    return Status::invalid("--input-shape '" + spec + "': element count overflows 64 bits");
+  if (!checked_numel(shape)) return Status::invalid("--input-shape '" + spec + "': element count overflows 64 bits");
   return shape;
 }
 
-Expected<Graph> import_onnx_view(std::string_view bytes, const std::string& model_dir,
-                                 const ImportOptions& options);
+Expected<Graph> import_onnx_view(std::string_view bytes, const std::string& model_dir, const ImportOptions& options);
 
 }  // namespace
 
@@ -290,8 +288,7 @@ Expected<Graph> import_onnx_file(const std::string& path, const ImportOptions& o
   auto bytes = std::make_unique_for_overwrite<char[]>(static_cast<size_t>(size));
   if (!f.read(bytes.get(), size)) return Status::invalid(path + ": read failed");
   auto dir = std::filesystem::path(path).parent_path().string();
-  auto g = import_onnx_view(std::string_view(bytes.get(), static_cast<size_t>(size)),
-                            dir.empty() ? "." : dir, options);
+  auto g = import_onnx_view(std::string_view(bytes.get(), static_cast<size_t>(size)), dir.empty() ? "." : dir, options);
   if (!g) return g.status().with_context(path);
   return g;
 }
@@ -311,9 +308,8 @@ Status read_opset(const ov::Model& model, Graph& g) {
     if (domain.empty() || domain == "ai.onnx") g.opset = version;
   if (g.opset == 0) return Status::invalid("opset_import: no entry for the default ONNX domain");
   if (g.opset < kMinOpset || g.opset > kMaxOpset)
-    return Status::unsupported("opset_import: opset " + std::to_string(g.opset) +
-                               " is outside the supported range " + std::to_string(kMinOpset) +
-                               ".." + std::to_string(kMaxOpset));
+    return Status::unsupported("opset_import: opset " + std::to_string(g.opset) + " is outside the supported range " +
+                               std::to_string(kMinOpset) + ".." + std::to_string(kMaxOpset));
   if (gp.nodes.empty()) return Status::invalid("graph '" + std::string(gp.name) + "' has no nodes");
   return Status::ok();
 }
@@ -368,9 +364,9 @@ Expected<Shape> input_shape(const ov::ValueInfo& in, size_t idx, const std::stri
     } else if (o.shape.size() + 1 == shape.size()) {
       for (size_t i = 0; i < o.shape.size(); ++i) shape[i + 1] = o.shape[i];
     } else {
-      return Status::invalid("--input-shape " + shape_str(o.shape) + " has rank " +
-                             std::to_string(o.shape.size()) + "; " + what + " has rank " +
-                             std::to_string(shape.size()) + " (give all dims, or all but the batch)");
+      return Status::invalid("--input-shape " + shape_str(o.shape) + " has rank " + std::to_string(o.shape.size()) +
+                             "; " + what + " has rank " + std::to_string(shape.size()) +
+                             " (give all dims, or all but the batch)");
     }
     for (size_t i = 0; i < shape.size(); ++i)
       if (shape[i] >= 0) syms[i].clear();
@@ -393,7 +389,8 @@ Expected<Shape> input_shape(const ov::ValueInfo& in, size_t idx, const std::stri
 }
 
 // Graph inputs (those that are not initializers), with user overrides.
-Status add_inputs(const ov::Graph& gp, const ImportOptions& options, std::map<std::string, int64_t>& symbols, Graph& g) {
+Status add_inputs(const ov::Graph& gp, const ImportOptions& options, std::map<std::string, int64_t>& symbols,
+                  Graph& g) {
   std::vector<const ov::ValueInfo*> runtime_inputs;
   for (const auto& in : gp.inputs)
     if (!g.find_value(in.name)) runtime_inputs.push_back(&in);  // the graph holds initializers only yet
@@ -407,8 +404,7 @@ Status add_inputs(const ov::Graph& gp, const ImportOptions& options, std::map<st
   for (size_t idx = 0; idx < runtime_inputs.size(); ++idx) {
     const auto& in = *runtime_inputs[idx];
     const std::string what = "graph input '" + std::string(in.name) + "'";
-    if (!in.has_tensor_type)
-      return Status::unsupported(what + ": only tensor inputs are supported");
+    if (!in.has_tensor_type) return Status::unsupported(what + ": only tensor inputs are supported");
     Value v;
     v.name = in.name;
     v.kind = ValueKind::kInput;
@@ -504,7 +500,8 @@ Status add_nodes(const ov::Graph& gp, ValueId first_output, const std::string& m
     for (const auto& out : np.outputs) n.outputs.push_back(out.empty() ? kNoValue : next_output++);
     n.attrs.reserve(np.attributes.size());
     for (const auto& a : np.attributes) {
-      auto v = convert_attr(a, [&] { return node_label(np, i); }, model_dir, file_sizes);
+      auto v = convert_attr(
+          a, [&] { return node_label(np, i); }, model_dir, file_sizes);
       if (!v) {
         if (n.kind == OpKind::kUnknown) continue;  // reported as an unknown op anyway
         return v.status();
@@ -516,8 +513,7 @@ Status add_nodes(const ov::Graph& gp, ValueId first_output, const std::string& m
   return Status::ok();
 }
 
-Expected<Graph> import_onnx_view(std::string_view bytes, const std::string& model_dir,
-                                 const ImportOptions& options) {
+Expected<Graph> import_onnx_view(std::string_view bytes, const std::string& model_dir, const ImportOptions& options) {
   if (bytes.empty()) return Status::invalid("file is empty");
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
     return Status::unsupported("file is larger than 2 GiB (protobuf limit); store weights as external data");
@@ -525,8 +521,7 @@ Expected<Graph> import_onnx_view(std::string_view bytes, const std::string& mode
   ov::Model model;
   if (!ov::parse_model(bytes, &model))
     return Status::invalid("not an ONNX model: protobuf parsing failed (truncated, corrupted or another format)");
-  if (model.ir_version <= 0 || !model.has_graph)
-    return Status::invalid("not an ONNX model: no ir_version or no graph");
+  if (model.ir_version <= 0 || !model.has_graph) return Status::invalid("not an ONNX model: no ir_version or no graph");
   if (options.batch && *options.batch <= 0)
     return Status::invalid("batch must be positive, got " + std::to_string(*options.batch));
 

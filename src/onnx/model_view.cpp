@@ -41,8 +41,7 @@ bool read_scalars(Reader& r, WireType wt, uint32_t f, WireType elem, Scalars* s)
   std::string_view v;
   if (wt == wire::kLen) {
     if (!r.bytes(&v)) return false;
-    if (elem == wire::kVarint ? !wire::varints_well_formed(v)
-                              : v.size() % (elem == wire::kFixed32 ? 4 : 8) != 0)
+    if (elem == wire::kVarint ? !wire::varints_well_formed(v) : v.size() % (elem == wire::kFixed32 ? 4 : 8) != 0)
       return false;
   } else if (wt == elem) {
     if (!r.scalar_bytes(elem, &v)) return false;
@@ -122,14 +121,18 @@ bool parse_tensor(std::string_view bytes, Tensor* t, int depth) {
         if (!m) return true;
         std::pair<std::string_view, std::string_view> kv;
         if (!for_fields(v, depth + 1, [&](Reader& er, uint32_t ef, WireType ewt) {
-              return ef == 1 ? read_len(er, ewt, ef, &kv.first)
-                             : ef == 2 ? read_len(er, ewt, ef, &kv.second) : er.skip(ewt, ef);
+              return ef == 1   ? read_len(er, ewt, ef, &kv.first)
+                     : ef == 2 ? read_len(er, ewt, ef, &kv.second)
+                               : er.skip(ewt, ef);
             }))
           return false;
         auto& e = t->external_ref;
-        if (kv.first == "location") e.location = kv.second, e.has_location = true;
-        else if (kv.first == "offset") e.offset = kv.second, e.has_offset = true;
-        else if (kv.first == "length") e.length = kv.second, e.has_length = true;
+        if (kv.first == "location")
+          e.location = kv.second, e.has_location = true;
+        else if (kv.first == "offset")
+          e.offset = kv.second, e.has_offset = true;
+        else if (kv.first == "length")
+          e.length = kv.second, e.has_length = true;
         return true;
       }
       case 3: return skip_message<onnx::TensorProto_Segment>(r, wt, f);
@@ -170,7 +173,8 @@ bool parse_attribute(std::string_view bytes, Attribute* a, int depth) {
         if (!m) return true;
         if (!a->t) a->t = std::make_unique<Tensor>();
         return parse_tensor(v, a->t.get(), depth + 1);
-      case 6: case 11: {  // g, graphs: checked, not kept
+      case 6:
+      case 11: {  // g, graphs: checked, not kept
         if (!read_len(r, wt, f, &v, &m)) return false;
         Graph sub;
         return !m || parse_graph(v, &sub, depth + 1);
@@ -186,8 +190,10 @@ bool parse_attribute(std::string_view bytes, Attribute* a, int depth) {
         Tensor t;
         return !m || parse_tensor(v, &t, depth + 1);
       }
-      case 14: case 15: return skip_message<onnx::TypeProto>(r, wt, f);
-      case 22: case 23: return skip_message<onnx::SparseTensorProto>(r, wt, f);
+      case 14:
+      case 15: return skip_message<onnx::TypeProto>(r, wt, f);
+      case 22:
+      case 23: return skip_message<onnx::SparseTensorProto>(r, wt, f);
       default: return r.skip(wt, f);
     }
   });
@@ -274,7 +280,8 @@ bool parse_node(std::string_view bytes, Node* n, int depth) {
     std::string_view v;
     bool m;
     switch (f) {
-      case 1: case 2:
+      case 1:
+      case 2:
         if (!read_len(r, wt, f, &v, &m)) return false;
         if (m) (f == 1 ? n->inputs : n->outputs).push_back(v);
         return true;
@@ -323,7 +330,9 @@ bool parse_graph(std::string_view bytes, Graph* g, int depth) {
         if (!m) return true;
         g->initializers.emplace_back();
         return parse_tensor(v, &g->initializers.back(), depth + 1);
-      case 11: case 12: case 13: {
+      case 11:
+      case 12:
+      case 13: {
         if (!read_len(r, wt, f, &v, &m)) return false;
         if (!m) return true;
         auto& list = f == 11 ? g->inputs : f == 12 ? g->outputs : g->value_info;
@@ -355,8 +364,9 @@ bool parse_model(std::string_view bytes, Model* model) {
         if (!m) return true;
         std::pair<std::string_view, int64_t> op{{}, 0};
         if (!for_fields(v, 1, [&](Reader& orr, uint32_t of, WireType owt) {
-              return of == 1 ? read_len(orr, owt, of, &op.first)
-                             : of == 2 ? read_int(orr, owt, of, &op.second) : orr.skip(owt, of);
+              return of == 1   ? read_len(orr, owt, of, &op.first)
+                     : of == 2 ? read_int(orr, owt, of, &op.second)
+                               : orr.skip(owt, of);
             }))
           return false;
         model->opset_imports.push_back(op);

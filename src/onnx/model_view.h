@@ -45,9 +45,21 @@ struct Tensor {
 
 // AttributeProto.AttributeType values.
 enum AttrType : int32_t {
-  kUndefined = 0, kFloat = 1, kInt = 2, kString = 3, kTensor = 4, kGraph = 5, kFloats = 6,
-  kInts = 7, kStrings = 8, kTensors = 9, kGraphs = 10, kSparseTensor = 11, kSparseTensors = 12,
-  kTypeProto = 13, kTypeProtos = 14,
+  kUndefined = 0,
+  kFloat = 1,
+  kInt = 2,
+  kString = 3,
+  kTensor = 4,
+  kGraph = 5,
+  kFloats = 6,
+  kInts = 7,
+  kStrings = 8,
+  kTensors = 9,
+  kGraphs = 10,
+  kSparseTensor = 11,
+  kSparseTensors = 12,
+  kTypeProto = 13,
+  kTypeProtos = 14,
 };
 
 struct Attribute {

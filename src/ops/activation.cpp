@@ -54,9 +54,12 @@ Status infer_Clip(InferContext& ctx) {
   for (size_t i = 1; i < 3; ++i) {
     const char* name = i == 1 ? "min" : "max";
     if (ctx.has_input(i)) {  // opset >= 11: the input, when known at analysis time
-      if (const auto& r = ctx.in_reals(i); r && r->size() == 1) *bound[i] = (*r)[0];
-      else if (const auto& v = ctx.in_ints(i); v && v->size() == 1) *bound[i] = static_cast<double>((*v)[0]);
-      else d.clip_bounds_known = false;
+      if (const auto& r = ctx.in_reals(i); r && r->size() == 1)
+        *bound[i] = (*r)[0];
+      else if (const auto& v = ctx.in_ints(i); v && v->size() == 1)
+        *bound[i] = static_cast<double>((*v)[0]);
+      else
+        d.clip_bounds_known = false;
     } else {
       auto a = ctx.attr_float(name, *bound[i]);
       if (!a) return a.status();
@@ -148,15 +151,18 @@ Status infer_Cast(InferContext& ctx) {
   const auto& ints = ctx.in_ints(0);
   const auto& reals = ctx.in_reals(0);
   if (dtype_is_integer(t)) {
-    if (ints) ctx.set_output_ints(0, *ints);
+    if (ints)
+      ctx.set_output_ints(0, *ints);
     else if (reals) {
       std::vector<int64_t> v;
       for (double d : *reals) v.push_back(static_cast<int64_t>(d));
       ctx.set_output_ints(0, std::move(v));
     }
   } else {
-    if (reals) ctx.set_output_reals(0, *reals);
-    else if (ints) ctx.set_output_reals(0, std::vector<double>(ints->begin(), ints->end()));
+    if (reals)
+      ctx.set_output_reals(0, *reals);
+    else if (ints)
+      ctx.set_output_reals(0, std::vector<double>(ints->begin(), ints->end()));
   }
   return Status::ok();
 }

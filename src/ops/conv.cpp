@@ -9,8 +9,7 @@ Status infer_Conv(InferContext& ctx) {
   ROOFLENS_RETURN_IF_ERROR(ctx.require_float(0, "input X"));
   const Shape& x = ctx.in_shape(0);
   const Shape& w = ctx.in_shape(1);
-  if (x.size() < 3)
-    return ctx.invalid("input X", "needs rank >= 3 (N, C, spatial...), got shape " + shape_str(x));
+  if (x.size() < 3) return ctx.invalid("input X", "needs rank >= 3 (N, C, spatial...), got shape " + shape_str(x));
   if (w.size() != x.size())
     return ctx.invalid("input W", "rank " + std::to_string(w.size()) + " (shape " + shape_str(w) +
                                       ") differs from input rank " + std::to_string(x.size()));
@@ -19,20 +18,16 @@ Status infer_Conv(InferContext& ctx) {
   const int64_t g = *group, c = x[1], m = w[0];
   if (g <= 0) return ctx.invalid("group", "must be positive, got " + std::to_string(g));
   if (c % g != 0)
-    return ctx.invalid("group", "group=" + std::to_string(g) + " does not divide input channels " +
-                                    std::to_string(c));
+    return ctx.invalid("group", "group=" + std::to_string(g) + " does not divide input channels " + std::to_string(c));
   if (m % g != 0)
-    return ctx.invalid("group", "group=" + std::to_string(g) +
-                                    " does not divide output channels " + std::to_string(m));
+    return ctx.invalid("group", "group=" + std::to_string(g) + " does not divide output channels " + std::to_string(m));
   if (w[1] != c / g)
-    return ctx.invalid("input W", "has " + std::to_string(w[1]) +
-                                      " input channels per group, expected C/group = " +
+    return ctx.invalid("input W", "has " + std::to_string(w[1]) + " input channels per group, expected C/group = " +
                                       std::to_string(c / g) + " (shape " + shape_str(w) + ")");
   if (ctx.has_input(2)) {
     const Shape& b = ctx.in_shape(2);
     if (b.size() != 1 || b[0] != m)
-      return ctx.invalid("input B", "bias shape " + shape_str(b) + " must be [" +
-                                        std::to_string(m) + "]");
+      return ctx.invalid("input B", "bias shape " + shape_str(b) + " must be [" + std::to_string(m) + "]");
   }
   Shape spatial_in(x.begin() + 2, x.end());
   std::vector<int64_t> kernel(w.begin() + 2, w.end());
@@ -45,8 +40,8 @@ Status infer_Conv(InferContext& ctx) {
   ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), y));
   int64_t macs = 0;
   if (__builtin_mul_overflow(*checked_numel(y), ops::prod(w, 1), &macs) || macs > kMaxNodeMacs)
-    return ctx.invalid("input W", "the layer's MAC count exceeds 2^52 (output " + shape_str(y) +
-                                      ", weights " + shape_str(w) + ")");
+    return ctx.invalid("input W", "the layer's MAC count exceeds 2^52 (output " + shape_str(y) + ", weights " +
+                                      shape_str(w) + ")");
   ctx.set_desc(std::move(p));
   return Status::ok();
 }

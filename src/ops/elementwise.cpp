@@ -8,8 +8,8 @@ namespace rooflens {
 namespace {
 
 template <typename T, typename F>
-std::optional<std::vector<T>> fold(const Shape& out, const Shape& sa, const std::vector<T>& a,
-                                   const Shape& sb, const std::vector<T>& b, F f) {
+std::optional<std::vector<T>> fold(const Shape& out, const Shape& sa, const std::vector<T>& a, const Shape& sb,
+                                   const std::vector<T>& b, F f) {
   auto n = checked_numel(out);
   if (!n || *n > ops::kMaxFoldElements) return std::nullopt;
   std::vector<T> r(static_cast<size_t>(*n));
@@ -32,12 +32,12 @@ Status infer_binary(InferContext& ctx, BinOp op) {
   ROOFLENS_RETURN_IF_ERROR(ctx.require_io(2, 2));
   auto out = ops::broadcast_shapes(ctx.in_shape(0), ctx.in_shape(1));
   if (!out)
-    return ctx.invalid("inputs", "shapes " + shape_str(ctx.in_shape(0)) + " and " +
-                                     shape_str(ctx.in_shape(1)) + " do not broadcast");
-  if (op != BinOp::kPow && ctx.in_dtype(0) != ctx.in_dtype(1) &&
-      ctx.in_dtype(0) != DType::kUnknown && ctx.in_dtype(1) != DType::kUnknown)
-    return ctx.invalid("inputs", "element types differ: " + std::string(dtype_name(ctx.in_dtype(0))) +
-                                     " and " + std::string(dtype_name(ctx.in_dtype(1))));
+    return ctx.invalid("inputs", "shapes " + shape_str(ctx.in_shape(0)) + " and " + shape_str(ctx.in_shape(1)) +
+                                     " do not broadcast");
+  if (op != BinOp::kPow && ctx.in_dtype(0) != ctx.in_dtype(1) && ctx.in_dtype(0) != DType::kUnknown &&
+      ctx.in_dtype(1) != DType::kUnknown)
+    return ctx.invalid("inputs", "element types differ: " + std::string(dtype_name(ctx.in_dtype(0))) + " and " +
+                                     std::string(dtype_name(ctx.in_dtype(1))));
   ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), *out));
   const Shape& sa = ctx.in_shape(0);
   const Shape& sb = ctx.in_shape(1);
@@ -46,9 +46,15 @@ Status infer_binary(InferContext& ctx, BinOp op) {
                            [op](int64_t a, int64_t b) -> std::optional<int64_t> {
                              int64_t v = 0;
                              switch (op) {
-                               case BinOp::kAdd: if (__builtin_add_overflow(a, b, &v)) return std::nullopt; return v;
-                               case BinOp::kSub: if (__builtin_sub_overflow(a, b, &v)) return std::nullopt; return v;
-                               case BinOp::kMul: if (__builtin_mul_overflow(a, b, &v)) return std::nullopt; return v;
+                               case BinOp::kAdd:
+                                 if (__builtin_add_overflow(a, b, &v)) return std::nullopt;
+                                 return v;
+                               case BinOp::kSub:
+                                 if (__builtin_sub_overflow(a, b, &v)) return std::nullopt;
+                                 return v;
+                               case BinOp::kMul:
+                                 if (__builtin_mul_overflow(a, b, &v)) return std::nullopt;
+                                 return v;
                                case BinOp::kDiv:
                                  if (b == 0 || (a == INT64_MIN && b == -1)) return std::nullopt;
                                  return a / b;

@@ -20,14 +20,12 @@ Status infer_Gemm(InferContext& ctx) {
   const int64_t m = *ta ? a[1] : a[0], k = *ta ? a[0] : a[1];
   const int64_t kb = *tb ? b[1] : b[0], n = *tb ? b[0] : b[1];
   if (k != kb)
-    return ctx.invalid("input B", "inner dimensions differ: A" + shape_str(a) +
-                                      (*ta ? "^T" : "") + " x B" + shape_str(b) +
-                                      (*tb ? "^T" : "") + " (" + std::to_string(k) + " vs " +
+    return ctx.invalid("input B", "inner dimensions differ: A" + shape_str(a) + (*ta ? "^T" : "") + " x B" +
+                                      shape_str(b) + (*tb ? "^T" : "") + " (" + std::to_string(k) + " vs " +
                                       std::to_string(kb) + ")");
   if (ctx.has_input(2) && !ops::broadcast_shapes({m, n}, ctx.in_shape(2)))
-    return ctx.invalid("input C", "shape " + shape_str(ctx.in_shape(2)) +
-                                      " does not broadcast to [" + std::to_string(m) + ", " +
-                                      std::to_string(n) + "]");
+    return ctx.invalid("input C", "shape " + shape_str(ctx.in_shape(2)) + " does not broadcast to [" +
+                                      std::to_string(m) + ", " + std::to_string(n) + "]");
   ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), {m, n}));
   int64_t macs = 0;
   if (__builtin_mul_overflow(m * n, k, &macs) || macs > kMaxNodeMacs)
@@ -56,13 +54,13 @@ Status infer_MatMul(InferContext& ctx) {
   if (a_vec) a.insert(a.begin(), 1);
   if (b_vec) b.push_back(1);
   if (a.back() != b[b.size() - 2])
-    return ctx.invalid("input B", "inner dimensions differ: " + shape_str(ctx.in_shape(0)) +
-                                      " x " + shape_str(ctx.in_shape(1)));
+    return ctx.invalid("input B",
+                       "inner dimensions differ: " + shape_str(ctx.in_shape(0)) + " x " + shape_str(ctx.in_shape(1)));
   Shape ba(a.begin(), a.end() - 2), bb(b.begin(), b.end() - 2);
   auto batch = ops::broadcast_shapes(ba, bb);
   if (!batch)
-    return ctx.invalid("inputs", "batch dimensions do not broadcast: " +
-                                     shape_str(ctx.in_shape(0)) + " x " + shape_str(ctx.in_shape(1)));
+    return ctx.invalid("inputs", "batch dimensions do not broadcast: " + shape_str(ctx.in_shape(0)) + " x " +
+                                     shape_str(ctx.in_shape(1)));
   Shape y = *batch;
   if (!a_vec) y.push_back(a[a.size() - 2]);
   if (!b_vec) y.push_back(b.back());

@@ -23,18 +23,17 @@ Status infer_Concat(InferContext& ctx) {
     if (!ctx.has_input(i)) return ctx.invalid("inputs", "input " + std::to_string(i) + " is empty");
     const Shape& s = ctx.in_shape(i);
     if (s.size() != first.size())
-      return ctx.invalid("inputs", "input " + std::to_string(i) + " has rank " +
-                                       std::to_string(s.size()) + ", input 0 has " +
-                                       std::to_string(first.size()));
+      return ctx.invalid("inputs", "input " + std::to_string(i) + " has rank " + std::to_string(s.size()) +
+                                       ", input 0 has " + std::to_string(first.size()));
     for (size_t d = 0; d < s.size(); ++d)
       if (d != a && s[d] != first[d])
-        return ctx.invalid("inputs", "input " + std::to_string(i) + " shape " + shape_str(s) +
-                                         " differs from " + shape_str(first) +
-                                         " outside the concat axis " + std::to_string(a));
-    if (__builtin_add_overflow(y[a], s[a], &y[a]))
-      return ctx.invalid("inputs", "concatenated size overflows 64 bits");
-    if (ctx.in_ints(i) && first.size() == 1) ints.insert(ints.end(), ctx.in_ints(i)->begin(), ctx.in_ints(i)->end());
-    else all_ints = false;
+        return ctx.invalid("inputs", "input " + std::to_string(i) + " shape " + shape_str(s) + " differs from " +
+                                         shape_str(first) + " outside the concat axis " + std::to_string(a));
+    if (__builtin_add_overflow(y[a], s[a], &y[a])) return ctx.invalid("inputs", "concatenated size overflows 64 bits");
+    if (ctx.in_ints(i) && first.size() == 1)
+      ints.insert(ints.end(), ctx.in_ints(i)->begin(), ctx.in_ints(i)->end());
+    else
+      all_ints = false;
   }
   ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), y));
   if (all_ints) ctx.set_output_ints(0, std::move(ints));
@@ -66,16 +65,15 @@ Status infer_Split(InferContext& ctx) {
     for (int64_t i = 0; i < n_out; ++i) sizes.push_back(std::min(part, x[a] - i * part));
   }
   if (static_cast<int64_t>(sizes.size()) != n_out)
-    return ctx.invalid("split", std::to_string(sizes.size()) + " sizes for " +
-                                    std::to_string(n_out) + " outputs");
+    return ctx.invalid("split", std::to_string(sizes.size()) + " sizes for " + std::to_string(n_out) + " outputs");
   int64_t total = 0;
   for (int64_t s : sizes) {
     if (s < 0) return ctx.invalid("split", "negative size");
     if (__builtin_add_overflow(total, s, &total)) return ctx.invalid("split", "sizes sum overflows 64 bits");
   }
   if (total != x[a])
-    return ctx.invalid("split", "sizes sum to " + std::to_string(total) + ", axis " +
-                                    std::to_string(a) + " has " + std::to_string(x[a]));
+    return ctx.invalid("split", "sizes sum to " + std::to_string(total) + ", axis " + std::to_string(a) + " has " +
+                                    std::to_string(x[a]));
   ctx.set_desc(AxisDesc{*axis, sizes, ctx.has_input(1) || ctx.has_attr("split")});
   for (size_t i = 0; i < sizes.size(); ++i) {
     Shape y = x;
@@ -201,8 +199,8 @@ Status infer_Pad(InferContext& ctx) {
     for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
   }
   if (pads.size() != 2 * axes.size())
-    return ctx.invalid("pads", "has " + std::to_string(pads.size()) + " values, expected " +
-                                   std::to_string(2 * axes.size()));
+    return ctx.invalid("pads",
+                       "has " + std::to_string(pads.size()) + " values, expected " + std::to_string(2 * axes.size()));
   Shape y = x;
   for (size_t i = 0; i < axes.size(); ++i) {
     auto& d = y[static_cast<size_t>(axes[i])];
@@ -216,11 +214,15 @@ Status infer_Pad(InferContext& ctx) {
     d.pads[static_cast<size_t>(axes[i])] = pads[i];
     d.pads[static_cast<size_t>(axes[i]) + x.size()] = pads[i + axes.size()];
   }
-  d.mode = *mode == "reflect" ? PadMode::kReflect : *mode == "edge" ? PadMode::kEdge
-           : *mode == "wrap"  ? PadMode::kWrap    : PadMode::kConstant;
+  d.mode = *mode == "reflect" ? PadMode::kReflect
+           : *mode == "edge"  ? PadMode::kEdge
+           : *mode == "wrap"  ? PadMode::kWrap
+                              : PadMode::kConstant;
   if (ctx.has_input(2)) {  // the value input, when known at analysis time
-    if (const auto& r = ctx.in_reals(2); r && !r->empty()) d.value = (*r)[0];
-    else if (const auto& v = ctx.in_ints(2); v && !v->empty()) d.value = static_cast<double>((*v)[0]);
+    if (const auto& r = ctx.in_reals(2); r && !r->empty())
+      d.value = (*r)[0];
+    else if (const auto& v = ctx.in_ints(2); v && !v->empty())
+      d.value = static_cast<double>((*v)[0]);
   } else {
     auto v = ctx.attr_float("value", 0.0);
     if (!v) return v.status();
@@ -247,8 +249,7 @@ Status infer_Transpose(InferContext& ctx) {
   auto perm = ctx.attr_ints("perm", def);
   if (!perm) return perm.status();
   if (perm->size() != x.size())
-    return ctx.invalid("perm", "has " + std::to_string(perm->size()) + " entries for rank " +
-                                   std::to_string(x.size()));
+    return ctx.invalid("perm", "has " + std::to_string(perm->size()) + " entries for rank " + std::to_string(x.size()));
   std::vector<bool> seen(x.size(), false);
   Shape y(x.size());
   for (size_t i = 0; i < perm->size(); ++i) {
@@ -269,8 +270,7 @@ Status infer_Gather(InferContext& ctx) {
   const Shape& data = ctx.in_shape(0);
   const Shape& idx = ctx.in_shape(1);
   if (data.empty()) return ctx.invalid("input data", "must have rank >= 1");
-  if (!dtype_is_integer(ctx.in_dtype(1)))
-    return ctx.invalid("input indices", "must be an integer tensor");
+  if (!dtype_is_integer(ctx.in_dtype(1))) return ctx.invalid("input indices", "must be an integer tensor");
   auto axis_attr = ctx.attr_int("axis", 0);
   if (!axis_attr) return axis_attr.status();
   auto axis = ctx.normalize_axis(*axis_attr, static_cast<int64_t>(data.size()), "axis");
@@ -283,9 +283,8 @@ Status infer_Gather(InferContext& ctx) {
   if (const auto& iv = ctx.in_ints(1)) {
     for (int64_t i : *iv)
       if (i < -data[a] || i >= data[a])
-        return ctx.invalid("input indices", "index " + std::to_string(i) +
-                                                " is out of range for axis size " +
-                                                std::to_string(data[a]));
+        return ctx.invalid("input indices",
+                           "index " + std::to_string(i) + " is out of range for axis size " + std::to_string(data[a]));
   }
   ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), y));
   if (data.size() == 1 && ctx.in_ints(0) && ctx.in_ints(1)) {
@@ -307,8 +306,10 @@ OpCost cost_Gather(const CostContext& ctx) {
   const Value& data = ctx.input(0);
   const bool known = data.ints || data.reals;
   if (!known) {
-    if (data.is_stored) c.bytes_weights = c.bytes_out;
-    else c.bytes_in = c.bytes_out;
+    if (data.is_stored)
+      c.bytes_weights = c.bytes_out;
+    else
+      c.bytes_in = c.bytes_out;
   }
   if (!ctx.input(1).ints) c.bytes_in += ctx.bytes_of(ctx.input(1));
   return c;
@@ -320,8 +321,8 @@ Status infer_Expand(InferContext& ctx) {
   if (!shape) return shape.status();
   auto y = ops::broadcast_shapes(ctx.in_shape(0), *shape);
   if (!y)
-    return ctx.invalid("input shape", "input " + shape_str(ctx.in_shape(0)) +
-                                          " does not broadcast to " + shape_str(*shape));
+    return ctx.invalid("input shape",
+                       "input " + shape_str(ctx.in_shape(0)) + " does not broadcast to " + shape_str(*shape));
   ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), *y));
   if (ctx.in_ints(0)) {
     auto n = checked_numel(*y);

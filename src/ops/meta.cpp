@@ -28,10 +28,8 @@ Status infer_Constant(InferContext& ctx) {
   if (const TensorConst* t = ctx.attr_tensor("value")) {
     ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, t->dtype, t->shape));
     auto n = checked_numel(t->shape).value_or(-1);
-    if (dtype_is_integer(t->dtype) && static_cast<int64_t>(t->ints.size()) == n)
-      ctx.set_output_ints(0, t->ints);
-    if (dtype_is_float(t->dtype) && static_cast<int64_t>(t->reals.size()) == n)
-      ctx.set_output_reals(0, t->reals);
+    if (dtype_is_integer(t->dtype) && static_cast<int64_t>(t->ints.size()) == n) ctx.set_output_ints(0, t->ints);
+    if (dtype_is_float(t->dtype) && static_cast<int64_t>(t->reals.size()) == n) ctx.set_output_reals(0, t->reals);
     return Status::ok();
   }
   if (ctx.has_attr("value_int")) {

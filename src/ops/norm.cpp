@@ -23,8 +23,7 @@ Status infer_BatchNormalization(InferContext& ctx) {
   for (size_t i = 1; i < 5; ++i) {
     const Shape& s = ctx.in_shape(i);
     if (s.size() != 1 || s[0] != x[1])
-      return ctx.invalid(kNames[i], "shape " + shape_str(s) + " must be [C] = [" +
-                                        std::to_string(x[1]) + "]");
+      return ctx.invalid(kNames[i], "shape " + shape_str(s) + " must be [C] = [" + std::to_string(x[1]) + "]");
   }
   return ctx.set_output(0, ctx.in_dtype(0), x);
 }
@@ -48,11 +47,10 @@ Status infer_LayerNormalization(InferContext& ctx) {
   Shape norm(x.begin() + *axis, x.end());
   for (size_t i = 1; i < 3; ++i) {
     if (!ctx.has_input(i)) continue;
-    if (!ops::broadcast_shapes(norm, ctx.in_shape(i)) ||
-        ops::broadcast_shapes(norm, ctx.in_shape(i)) != norm)
-      return ctx.invalid(i == 1 ? "input Scale" : "input B",
-                         "shape " + shape_str(ctx.in_shape(i)) +
-                             " does not broadcast to the normalized dims " + shape_str(norm));
+    if (!ops::broadcast_shapes(norm, ctx.in_shape(i)) || ops::broadcast_shapes(norm, ctx.in_shape(i)) != norm)
+      return ctx.invalid(i == 1 ? "input Scale" : "input B", "shape " + shape_str(ctx.in_shape(i)) +
+                                                                 " does not broadcast to the normalized dims " +
+                                                                 shape_str(norm));
   }
   ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), x));
   Shape stat(x.begin(), x.begin() + *axis);

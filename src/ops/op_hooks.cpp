@@ -26,8 +26,7 @@ const AttrValue* InferContext::find_attr(std::string_view name) const {
 bool InferContext::has_attr(std::string_view name) const { return find_attr(name) != nullptr; }
 
 template <typename T>
-static Expected<T> get_attr(const InferContext& ctx, const AttrValue* a, std::string_view name,
-                            std::optional<T> def) {
+static Expected<T> get_attr(const InferContext& ctx, const AttrValue* a, std::string_view name, std::optional<T> def) {
   if (!a) {
     if (def) return *def;
     return ctx.invalid(name, "required attribute is missing");
@@ -36,8 +35,7 @@ static Expected<T> get_attr(const InferContext& ctx, const AttrValue* a, std::st
   // ONNX writes a float attribute as float and ints as int; accept int where float is expected.
   if constexpr (std::is_same_v<T, double>)
     if (const int64_t* v = std::get_if<int64_t>(a)) return static_cast<double>(*v);
-  return ctx.invalid(name, std::string("attribute has the wrong type (expected ") +
-                               type_name_of<T>() + ")");
+  return ctx.invalid(name, std::string("attribute has the wrong type (expected ") + type_name_of<T>() + ")");
 }
 
 Expected<int64_t> InferContext::attr_int(std::string_view name, std::optional<int64_t> def) const {
@@ -46,16 +44,15 @@ Expected<int64_t> InferContext::attr_int(std::string_view name, std::optional<in
 Expected<double> InferContext::attr_float(std::string_view name, std::optional<double> def) const {
   return get_attr<double>(*this, find_attr(name), name, def);
 }
-Expected<std::string> InferContext::attr_string(std::string_view name,
-                                                std::optional<std::string> def) const {
+Expected<std::string> InferContext::attr_string(std::string_view name, std::optional<std::string> def) const {
   return get_attr<std::string>(*this, find_attr(name), name, std::move(def));
 }
-Expected<std::vector<int64_t>> InferContext::attr_ints(
-    std::string_view name, std::optional<std::vector<int64_t>> def) const {
+Expected<std::vector<int64_t>> InferContext::attr_ints(std::string_view name,
+                                                       std::optional<std::vector<int64_t>> def) const {
   return get_attr<std::vector<int64_t>>(*this, find_attr(name), name, std::move(def));
 }
-Expected<std::vector<double>> InferContext::attr_floats(
-    std::string_view name, std::optional<std::vector<double>> def) const {
+Expected<std::vector<double>> InferContext::attr_floats(std::string_view name,
+                                                        std::optional<std::vector<double>> def) const {
   return get_attr<std::vector<double>>(*this, find_attr(name), name, std::move(def));
 }
 const TensorConst* InferContext::attr_tensor(std::string_view name) const {
@@ -64,25 +61,22 @@ const TensorConst* InferContext::attr_tensor(std::string_view name) const {
 }
 
 Status InferContext::invalid(std::string_view field, std::string_view message) const {
-  return Status::invalid(node().op_type + " node '" + node().name + "': " + std::string(field) +
-                         ": " + std::string(message));
+  return Status::invalid(node().op_type + " node '" + node().name + "': " + std::string(field) + ": " +
+                         std::string(message));
 }
 Status InferContext::unsupported(std::string_view field, std::string_view message) const {
-  return Status::unsupported(node().op_type + " node '" + node().name + "': " +
-                             std::string(field) + ": " + std::string(message));
+  return Status::unsupported(node().op_type + " node '" + node().name + "': " + std::string(field) + ": " +
+                             std::string(message));
 }
 
-Status InferContext::require_io(size_t min_in, size_t max_in, size_t min_out,
-                                size_t max_out) const {
+Status InferContext::require_io(size_t min_in, size_t max_in, size_t min_out, size_t max_out) const {
   if (num_inputs() < min_in || num_inputs() > max_in)
-    return invalid("inputs", "has " + std::to_string(num_inputs()) + " inputs, expected " +
-                                 std::to_string(min_in) +
+    return invalid("inputs", "has " + std::to_string(num_inputs()) + " inputs, expected " + std::to_string(min_in) +
                                  (max_in != min_in ? " to " + std::to_string(max_in) : ""));
   for (size_t i = 0; i < min_in; ++i)
     if (!has_input(i)) return invalid("inputs", "required input " + std::to_string(i) + " is empty");
   if (num_outputs() < min_out || num_outputs() > max_out)
-    return invalid("outputs", "has " + std::to_string(num_outputs()) + " outputs, expected " +
-                                  std::to_string(min_out) +
+    return invalid("outputs", "has " + std::to_string(num_outputs()) + " outputs, expected " + std::to_string(min_out) +
                                   (max_out != min_out ? " to " + std::to_string(max_out) : ""));
   return Status::ok();
 }
@@ -94,23 +88,21 @@ Status InferContext::require_input(size_t i, std::string_view what) const {
 
 Status InferContext::require_rank(size_t i, int64_t rank, std::string_view what) const {
   if (in_rank(i) != rank)
-    return invalid(what, "has rank " + std::to_string(in_rank(i)) + " (shape " +
-                             shape_str(in_shape(i)) + "), expected rank " + std::to_string(rank));
+    return invalid(what, "has rank " + std::to_string(in_rank(i)) + " (shape " + shape_str(in_shape(i)) +
+                             "), expected rank " + std::to_string(rank));
   return Status::ok();
 }
 
 Status InferContext::require_float(size_t i, std::string_view what) const {
   if (!dtype_is_float(in_dtype(i)))
-    return invalid(what, "has element type " + std::string(dtype_name(in_dtype(i))) +
-                             ", expected a floating-point type");
+    return invalid(what,
+                   "has element type " + std::string(dtype_name(in_dtype(i))) + ", expected a floating-point type");
   return Status::ok();
 }
 
-Expected<int64_t> InferContext::normalize_axis(int64_t axis, int64_t rank,
-                                               std::string_view field) const {
+Expected<int64_t> InferContext::normalize_axis(int64_t axis, int64_t rank, std::string_view field) const {
   if (axis < -rank || axis >= rank)
-    return invalid(field, "axis " + std::to_string(axis) + " is out of range for rank " +
-                              std::to_string(rank));
+    return invalid(field, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -120,17 +112,15 @@ Status InferContext::set_output(size_t i, DType dtype, Shape shape) {
   if (out == kNoValue) return Status::ok();
   for (int64_t d : shape)
     if (d < 0)
-      return invalid("output " + std::to_string(i),
-                     "inferred a negative dimension (shape " + shape_str(shape) + ")");
+      return invalid("output " + std::to_string(i), "inferred a negative dimension (shape " + shape_str(shape) + ")");
   auto numel = checked_numel(shape);
   if (!numel)
-    return invalid("output " + std::to_string(i),
-                   "element count overflows 64 bits (shape " + shape_str(shape) + ")");
+    return invalid("output " + std::to_string(i), "element count overflows 64 bits (shape " + shape_str(shape) + ")");
   // Byte and FLOP counts of such a tensor must fit in 64 bits too.
   if (*numel > kMaxTensorElements)
-    return invalid("output " + std::to_string(i),
-                   "has " + std::to_string(*numel) + " elements (shape " + shape_str(shape) +
-                       "), more than rooflens's limit of 2^52 per tensor");
+    return invalid("output " + std::to_string(i), "has " + std::to_string(*numel) + " elements (shape " +
+                                                      shape_str(shape) +
+                                                      "), more than rooflens's limit of 2^52 per tensor");
   Value& v = g_.value(out);
   v.dtype = dtype;
   v.shape = std::move(shape);

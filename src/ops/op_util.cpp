@@ -11,9 +11,12 @@ std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
   for (size_t i = 0; i < r; ++i) {
     int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
     int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
-    if (da == db || db == 1) out[i] = da;
-    else if (da == 1) out[i] = db;
-    else return std::nullopt;
+    if (da == db || db == 1)
+      out[i] = da;
+    else if (da == 1)
+      out[i] = db;
+    else
+      return std::nullopt;
   }
   return out;
 }
@@ -40,8 +43,7 @@ int64_t prod(const Shape& s, size_t begin, size_t end) {
 }
 
 Status window_geometry(const InferContext& ctx, const Shape& spatial_in,
-                       const std::vector<int64_t>& kernel_from_weights, WindowDesc* p,
-                       Shape* spatial_out) {
+                       const std::vector<int64_t>& kernel_from_weights, WindowDesc* p, Shape* spatial_out) {
   const size_t r = spatial_in.size();
   const auto n = static_cast<int64_t>(r);
   if (kernel_from_weights.empty()) {
@@ -52,14 +54,13 @@ Status window_geometry(const InferContext& ctx, const Shape& spatial_in,
     auto k = ctx.attr_ints("kernel_shape", kernel_from_weights);
     if (!k) return k.status();
     if (*k != kernel_from_weights)
-      return ctx.invalid("kernel_shape", "kernel_shape " + shape_str(*k) +
-                                             " disagrees with the weight tensor's " +
+      return ctx.invalid("kernel_shape", "kernel_shape " + shape_str(*k) + " disagrees with the weight tensor's " +
                                              shape_str(kernel_from_weights));
     p->kernel = *k;
   }
   if (p->kernel.size() != r)
-    return ctx.invalid("kernel_shape", "has " + std::to_string(p->kernel.size()) +
-                                           " dims for " + std::to_string(r) + " spatial dims");
+    return ctx.invalid("kernel_shape",
+                       "has " + std::to_string(p->kernel.size()) + " dims for " + std::to_string(r) + " spatial dims");
   auto s = ctx.attr_ints("strides", std::vector<int64_t>(r, 1));
   auto d = ctx.attr_ints("dilations", std::vector<int64_t>(r, 1));
   auto pads = ctx.attr_ints("pads", std::vector<int64_t>(2 * r, 0));
@@ -77,22 +78,27 @@ Status window_geometry(const InferContext& ctx, const Shape& spatial_in,
   for (size_t i = 0; i < r; ++i) {
     if (p->kernel[i] <= 0) return ctx.invalid("kernel_shape", "must be positive, got " + std::to_string(p->kernel[i]));
     if (p->strides[i] <= 0) return ctx.invalid("strides", "must be positive, got " + std::to_string(p->strides[i]));
-    if (p->dilations[i] <= 0) return ctx.invalid("dilations", "must be positive, got " + std::to_string(p->dilations[i]));
+    if (p->dilations[i] <= 0)
+      return ctx.invalid("dilations", "must be positive, got " + std::to_string(p->dilations[i]));
     for (size_t j : {i, i + r})
       if (p->pads[j] < 0)
-        return ctx.invalid("pads", "must not be negative, got " + std::to_string(p->pads[j]) +
-                                       " at index " + std::to_string(j));
+        return ctx.invalid("pads", "must not be negative, got " + std::to_string(p->pads[j]) + " at index " +
+                                       std::to_string(j));
   }
-  if (*auto_pad == "SAME_UPPER") p->auto_pad = AutoPad::kSameUpper;
-  else if (*auto_pad == "SAME_LOWER") p->auto_pad = AutoPad::kSameLower;
-  else if (*auto_pad == "VALID") p->auto_pad = AutoPad::kValid;
-  else if (*auto_pad == "NOTSET") p->auto_pad = AutoPad::kNotSet;
+  if (*auto_pad == "SAME_UPPER")
+    p->auto_pad = AutoPad::kSameUpper;
+  else if (*auto_pad == "SAME_LOWER")
+    p->auto_pad = AutoPad::kSameLower;
+  else if (*auto_pad == "VALID")
+    p->auto_pad = AutoPad::kValid;
+  else if (*auto_pad == "NOTSET")
+    p->auto_pad = AutoPad::kNotSet;
   spatial_out->assign(r, 0);
   for (size_t i = 0; i < r; ++i) {
     int64_t eff_k = 0;
     if (__builtin_mul_overflow(p->dilations[i], p->kernel[i] - 1, &eff_k) || __builtin_add_overflow(eff_k, 1, &eff_k))
-      return ctx.invalid("dilations", "dilated window (dilation " + std::to_string(p->dilations[i]) +
-                                          ", kernel " + std::to_string(p->kernel[i]) + ") overflows 64 bits");
+      return ctx.invalid("dilations", "dilated window (dilation " + std::to_string(p->dilations[i]) + ", kernel " +
+                                          std::to_string(p->kernel[i]) + ") overflows 64 bits");
     int64_t in = spatial_in[i];
     if (*auto_pad == "SAME_UPPER" || *auto_pad == "SAME_LOWER") {
       int64_t out = in / p->strides[i] + (in % p->strides[i] != 0);
@@ -110,17 +116,15 @@ Status window_geometry(const InferContext& ctx, const Shape& spatial_in,
     }
     int64_t padded = 0;
     if (__builtin_add_overflow(in, p->pads[i], &padded) || __builtin_add_overflow(padded, p->pads[i + r], &padded))
-      return ctx.invalid("pads", "padded input (" + std::to_string(in) + " + " + std::to_string(p->pads[i]) +
-                                     " + " + std::to_string(p->pads[i + r]) + ") overflows 64 bits on spatial axis " +
+      return ctx.invalid("pads", "padded input (" + std::to_string(in) + " + " + std::to_string(p->pads[i]) + " + " +
+                                     std::to_string(p->pads[i + r]) + ") overflows 64 bits on spatial axis " +
                                      std::to_string(i));
     int64_t span = padded - eff_k;
     if (span < 0)
       return ctx.invalid("kernel_shape", "window of " + std::to_string(eff_k) +
-                                             " (with dilation) exceeds padded input " +
-                                             std::to_string(padded) +
+                                             " (with dilation) exceeds padded input " + std::to_string(padded) +
                                              " on spatial axis " + std::to_string(i));
-    int64_t out = p->ceil_mode ? span / p->strides[i] + (span % p->strides[i] != 0) + 1
-                               : span / p->strides[i] + 1;
+    int64_t out = p->ceil_mode ? span / p->strides[i] + (span % p->strides[i] != 0) + 1 : span / p->strides[i] + 1;
     // ceil_mode: the last window must start inside the input or left padding.
     const int64_t lead = in + p->pads[i];
     if (p->ceil_mode && out - 1 >= lead / p->strides[i] + (lead % p->strides[i] != 0)) --out;

@@ -20,8 +20,7 @@ inline constexpr int64_t kMaxFoldElements = 4096;
 // resolving auto_pad into explicit pads (the one place SAME padding is computed); fills the
 // output spatial dims. Errors name the attribute.
 Status window_geometry(const InferContext& ctx, const Shape& spatial_in,
-                       const std::vector<int64_t>& kernel_from_weights, WindowDesc* p,
-                       Shape* spatial_out);
+                       const std::vector<int64_t>& kernel_from_weights, WindowDesc* p, Shape* spatial_out);
 
 // Reads an int64 input that must be known at analysis time (Reshape's shape, Slice's starts...).
 Expected<std::vector<int64_t>> known_ints(const InferContext& ctx, size_t i, std::string_view what);

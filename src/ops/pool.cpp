@@ -8,8 +8,7 @@ Status infer_window_pool(InferContext& ctx, bool is_max) {
   ROOFLENS_RETURN_IF_ERROR(ctx.require_io(1, 1, 1, is_max ? 2 : 1));
   ROOFLENS_RETURN_IF_ERROR(ctx.require_float(0, "input X"));
   const Shape& x = ctx.in_shape(0);
-  if (x.size() < 3)
-    return ctx.invalid("input X", "needs rank >= 3 (N, C, spatial...), got shape " + shape_str(x));
+  if (x.size() < 3) return ctx.invalid("input X", "needs rank >= 3 (N, C, spatial...), got shape " + shape_str(x));
   WindowDesc p;
   if (!is_max) {
     auto cip = ctx.attr_int("count_include_pad", 0);
@@ -21,8 +20,7 @@ Status infer_window_pool(InferContext& ctx, bool is_max) {
     p.storage_order = *order;
   }
   Shape spatial_out;
-  ROOFLENS_RETURN_IF_ERROR(
-      ops::window_geometry(ctx, Shape(x.begin() + 2, x.end()), {}, &p, &spatial_out));
+  ROOFLENS_RETURN_IF_ERROR(ops::window_geometry(ctx, Shape(x.begin() + 2, x.end()), {}, &p, &spatial_out));
   Shape y = {x[0], x[1]};
   y.insert(y.end(), spatial_out.begin(), spatial_out.end());
   ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), y));
@@ -42,8 +40,7 @@ Status infer_global_pool(InferContext& ctx) {
   ROOFLENS_RETURN_IF_ERROR(ctx.require_io(1, 1));
   ROOFLENS_RETURN_IF_ERROR(ctx.require_float(0, "input X"));
   const Shape& x = ctx.in_shape(0);
-  if (x.size() < 3)
-    return ctx.invalid("input X", "needs rank >= 3 (N, C, spatial...), got shape " + shape_str(x));
+  if (x.size() < 3) return ctx.invalid("input X", "needs rank >= 3 (N, C, spatial...), got shape " + shape_str(x));
   Shape y(x.size(), 1);
   y[0] = x[0];
   y[1] = x[1];

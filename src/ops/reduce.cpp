@@ -44,8 +44,10 @@ Status infer_ReduceMean(InferContext& ctx) {
   ctx.set_desc(d);
   Shape y;
   for (size_t i = 0; i < x.size(); ++i) {
-    if (!reduce[i]) y.push_back(x[i]);
-    else if (*keep) y.push_back(1);
+    if (!reduce[i])
+      y.push_back(x[i]);
+    else if (*keep)
+      y.push_back(1);
   }
   return ctx.set_output(0, ctx.in_dtype(0), y);
 }

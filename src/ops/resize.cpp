@@ -18,18 +18,17 @@ Expected<ResizeDesc> resize_desc(const InferContext& ctx) {
   auto extrap = ctx.attr_float("extrapolation_value", 0.0);
   auto antialias = ctx.attr_int("antialias", 0);
   auto policy = ctx.attr_string("keep_aspect_ratio_policy", std::string("stretch"));
-  for (const Status* st : {&mode.status(), &coord.status(), &nearest.status(), &cubic_a.status(),
-                           &exclude.status(), &extrap.status(), &antialias.status(), &policy.status()})
+  for (const Status* st : {&mode.status(), &coord.status(), &nearest.status(), &cubic_a.status(), &exclude.status(),
+                           &extrap.status(), &antialias.status(), &policy.status()})
     if (!st->is_ok()) return *st;
   if (*mode != "nearest" && *mode != "linear" && *mode != "cubic")
     return ctx.invalid("mode", "unknown mode '" + *mode + "'");
-  static const char* kCoords[] = {
-      "half_pixel",           "asymmetric",           "align_corners",     "pytorch_half_pixel",
-      "tf_half_pixel_for_nn", "half_pixel_symmetric", "tf_crop_and_resize"};
+  static const char* kCoords[] = {"half_pixel",         "asymmetric",           "align_corners",
+                                  "pytorch_half_pixel", "tf_half_pixel_for_nn", "half_pixel_symmetric",
+                                  "tf_crop_and_resize"};
   if (std::find(std::begin(kCoords), std::end(kCoords), *coord) == std::end(kCoords))
     return ctx.invalid("coordinate_transformation_mode", "unknown value '" + *coord + "'");
-  if (*nearest != "round_prefer_floor" && *nearest != "round_prefer_ceil" && *nearest != "floor" &&
-      *nearest != "ceil")
+  if (*nearest != "round_prefer_floor" && *nearest != "round_prefer_ceil" && *nearest != "floor" && *nearest != "ceil")
     return ctx.invalid("nearest_mode", "unknown value '" + *nearest + "'");
   if (*policy != "stretch")
     return ctx.unsupported("keep_aspect_ratio_policy",
@@ -65,16 +64,15 @@ Status infer_Resize(InferContext& ctx) {
     auto sizes = ops::known_ints(ctx, 3, "input sizes");
     if (!sizes) return sizes.status();
     if (sizes->size() != x.size())
-      return ctx.invalid("input sizes", "has " + std::to_string(sizes->size()) +
-                                            " entries for rank " + std::to_string(x.size()));
+      return ctx.invalid("input sizes",
+                         "has " + std::to_string(sizes->size()) + " entries for rank " + std::to_string(x.size()));
     y = *sizes;
   } else if (ctx.has_input(scales_at)) {
     const auto& scales = ctx.in_reals(scales_at);
-    if (!scales)
-      return ctx.unsupported("input scales", "must be known at analysis time");
+    if (!scales) return ctx.unsupported("input scales", "must be known at analysis time");
     if (scales->size() != x.size())
-      return ctx.invalid("input scales", "has " + std::to_string(scales->size()) +
-                                             " entries for rank " + std::to_string(x.size()));
+      return ctx.invalid("input scales",
+                         "has " + std::to_string(scales->size()) + " entries for rank " + std::to_string(x.size()));
     for (size_t i = 0; i < x.size(); ++i) {
       if ((*scales)[i] <= 0) return ctx.invalid("input scales", "must be positive");
       y[i] = static_cast<int64_t>(std::floor(static_cast<double>(x[i]) * (*scales)[i]));

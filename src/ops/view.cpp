@@ -36,8 +36,7 @@ Status infer_Flatten(InferContext& ctx) {
   if (!axis) return axis.status();
   const auto rank = static_cast<int64_t>(x.size());
   if (*axis < -rank || *axis > rank)
-    return ctx.invalid("axis", "axis " + std::to_string(*axis) + " is out of range for rank " +
-                                   std::to_string(rank));
+    return ctx.invalid("axis", "axis " + std::to_string(*axis) + " is out of range for rank " + std::to_string(rank));
   const int64_t a = *axis < 0 ? *axis + rank : *axis;
   ctx.set_desc(AxisDesc{a, {}, false});
   auto outer = checked_numel(Shape(x.begin(), x.begin() + a));
@@ -64,8 +63,8 @@ Status infer_Reshape(InferContext& ctx) {
     if (d == 0 && !*allow_zero) {
       if (i >= x.size())
         return ctx.invalid("input shape", "0 at position " + std::to_string(i) +
-                                              " copies a dimension the input (rank " +
-                                              std::to_string(x.size()) + ") does not have");
+                                              " copies a dimension the input (rank " + std::to_string(x.size()) +
+                                              ") does not have");
       d = x[i];
     }
     if (d == -1) {
@@ -75,20 +74,17 @@ Status infer_Reshape(InferContext& ctx) {
     }
     if (d < 0) return ctx.invalid("input shape", "negative dimension in " + shape_str(*target));
     y[i] = d;
-    if (__builtin_mul_overflow(known, d, &known))
-      return ctx.invalid("input shape", "element count overflows 64 bits");
+    if (__builtin_mul_overflow(known, d, &known)) return ctx.invalid("input shape", "element count overflows 64 bits");
   }
   auto total = checked_numel(x);
   if (!total) return ctx.invalid("input data", "element count overflows 64 bits");
   if (infer_at >= 0) {
     if (known == 0 || *total % known != 0)
-      return ctx.invalid("input shape", "cannot reshape " + shape_str(x) + " to " +
-                                            shape_str(*target));
+      return ctx.invalid("input shape", "cannot reshape " + shape_str(x) + " to " + shape_str(*target));
     y[static_cast<size_t>(infer_at)] = *total / known;
   } else if (known != *total) {
-    return ctx.invalid("input shape", "cannot reshape " + shape_str(x) + " (" +
-                                          std::to_string(*total) + " elements) to " +
-                                          shape_str(y) + " (" + std::to_string(known) + ")");
+    return ctx.invalid("input shape", "cannot reshape " + shape_str(x) + " (" + std::to_string(*total) +
+                                          " elements) to " + shape_str(y) + " (" + std::to_string(known) + ")");
   }
   ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), y));
   pass_contents(ctx);
@@ -110,8 +106,7 @@ Status infer_Squeeze(InferContext& ctx) {
       if (!n) return n.status();
       if (x[static_cast<size_t>(*n)] != 1)
         return ctx.invalid("axes", "cannot squeeze axis " + std::to_string(a) + " of size " +
-                                       std::to_string(x[static_cast<size_t>(*n)]) + " (shape " +
-                                       shape_str(x) + ")");
+                                       std::to_string(x[static_cast<size_t>(*n)]) + " (shape " + shape_str(x) + ")");
       drop[static_cast<size_t>(*n)] = true;
     }
   }

@@ -11,8 +11,7 @@ Expected<Rebatched> rebatch(const Graph& g, int64_t batch) {
   Graph& out = r.graph;
   for (ValueId in : out.inputs) {
     Value& v = out.value(in);
-    if (!v.shape || v.shape->empty())
-      return Status::invalid("graph input '" + v.name + "' has no shape to rebatch");
+    if (!v.shape || v.shape->empty()) return Status::invalid("graph input '" + v.name + "' has no shape to rebatch");
     (*v.shape)[0] = batch;
   }
   for (Value& v : out.values) {

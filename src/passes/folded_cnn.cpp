@@ -74,8 +74,7 @@ std::vector<T> tile(const std::vector<T>& v, int64_t n) {
 // input dims did not change keeps its output dims; a merge (one output dim) takes the new
 // product; a split of one resized dim keeps its leading factors (channel shuffle's group
 // count) and scales the last one. Anything else is refused.
-Expected<Shape> regroup(const Shape& old_in, const Shape& old_out, const Shape& new_in,
-                        const std::string& who) {
+Expected<Shape> regroup(const Shape& old_in, const Shape& old_out, const Shape& new_in, const std::string& who) {
   auto refuse = [&](const std::string& why) {
     return Status::unsupported(who + ": reshapes " + shape_str(old_in) + " to " + shape_str(old_out) +
                                " and now reads " + shape_str(new_in) + "; " + why);
@@ -135,8 +134,8 @@ Expected<Shape> regroup(const Shape& old_in, const Shape& old_out, const Shape& 
     int64_t lead = 1;
     for (size_t k = 0; k + 1 < out_non1.size(); ++k) lead *= old_out[out_non1[k]];
     if (prod_new % lead != 0)
-      return refuse("splitting " + std::to_string(prod_new) + " keeps the leading factor " +
-                    std::to_string(lead) + ", which does not divide it");
+      return refuse("splitting " + std::to_string(prod_new) + " keeps the leading factor " + std::to_string(lead) +
+                    ", which does not divide it");
     out[out_non1.back()] = prod_new / lead;
   }
   return out;
@@ -229,7 +228,8 @@ void Rewriter::find_group_multiples() {
   std::vector<ValueId> parent(g_.values.size());
   std::iota(parent.begin(), parent.end(), 0);
   auto find = [&](ValueId v) {
-    while (parent[static_cast<size_t>(v)] != v) v = parent[static_cast<size_t>(v)] = parent[static_cast<size_t>(parent[static_cast<size_t>(v)])];
+    while (parent[static_cast<size_t>(v)] != v)
+      v = parent[static_cast<size_t>(v)] = parent[static_cast<size_t>(parent[static_cast<size_t>(v)])];
     return v;
   };
   auto channels = [&](ValueId v) -> int64_t {
@@ -245,8 +245,8 @@ void Rewriter::find_group_multiples() {
     const OpCategory cat = op_info(n.kind).category;
     const bool keeps = cat == OpCategory::kNorm || cat == OpCategory::kActivation || cat == OpCategory::kPool ||
                        cat == OpCategory::kElementwise || n.kind == OpKind::kIdentity || n.kind == OpKind::kDropout;
-    const bool depthwise1 = n.kind == OpKind::kConv && conv_group(n) > 1 &&
-                            conv_group(n) == channels(n.inputs[0]) && channels(n.outputs[0]) == channels(n.inputs[0]);
+    const bool depthwise1 = n.kind == OpKind::kConv && conv_group(n) > 1 && conv_group(n) == channels(n.inputs[0]) &&
+                            channels(n.outputs[0]) == channels(n.inputs[0]);
     if (!keeps && !depthwise1) continue;
     for (ValueId in : n.inputs)
       if (in != kNoValue && is_activation(g_.value(in))) unite(in, n.outputs[0]);
@@ -342,12 +342,11 @@ Status Rewriter::rewrite_conv(NodeId id) {
     group_new = cin_new;  // depthwise: keep the channel multiplier
     cout_new = cout_old / group * cin_new;
   } else {
-    cout_new = rule_.output_width(cout_old, classifier_[static_cast<size_t>(id)],
-                                  multiple_[static_cast<size_t>(id)]);
+    cout_new = rule_.output_width(cout_old, classifier_[static_cast<size_t>(id)], multiple_[static_cast<size_t>(id)]);
     if (cin_new % group != 0)
-      return Status::unsupported(fail_prefix(n) + ": its input now has " + std::to_string(cin_new) +
-                                 " channels (was " + std::to_string(cin_old) + "), not a multiple of group=" +
-                                 std::to_string(group) + ", and the layer producing them cannot be rounded to it");
+      return Status::unsupported(fail_prefix(n) + ": its input now has " + std::to_string(cin_new) + " channels (was " +
+                                 std::to_string(cin_old) + "), not a multiple of group=" + std::to_string(group) +
+                                 ", and the layer producing them cannot be rounded to it");
     if (cout_new % group != 0)
       return Status::unsupported(fail_prefix(n) + ": output width " + std::to_string(cout_new) +
                                  " is not a multiple of group=" + std::to_string(group));
@@ -405,10 +404,9 @@ Status Rewriter::rewrite_elementwise(NodeId id) {
       const int64_t d1 = k < r - s1.size() ? 1 : s1[k - (r - s1.size())];
       if (d0 != d1 && d0 != 1 && d1 != 1)
         return Status::invalid(fail_prefix(n) + ": after " + rule_.what + " input '" +
-                               h_.value(n.inputs[acts[0]]).name + "' has " + std::to_string(d0) +
-                               " and input '" + h_.value(n.inputs[acts[a]]).name + "' has " +
-                               std::to_string(d1) + " along dim " + std::to_string(k) +
-                               " (the widths meeting here were rounded differently)");
+                               h_.value(n.inputs[acts[0]]).name + "' has " + std::to_string(d0) + " and input '" +
+                               h_.value(n.inputs[acts[a]]).name + "' has " + std::to_string(d1) + " along dim " +
+                               std::to_string(k) + " (the widths meeting here were rounded differently)");
     }
   }
   // The widest activation is the reference for stored operands.
@@ -452,9 +450,12 @@ Status Rewriter::rewrite_split(NodeId id) {
   if (d_old == d_new) return Status::ok();
   std::vector<int64_t> sizes;
   const bool from_input = present(n, 1);
-  if (from_input && h_.value(n.inputs[1]).ints) sizes = *h_.value(n.inputs[1]).ints;
-  else if (sd->split_listed && !from_input) sizes = sd->split;
-  else return Status::ok();  // equal parts by output count
+  if (from_input && h_.value(n.inputs[1]).ints)
+    sizes = *h_.value(n.inputs[1]).ints;
+  else if (sd->split_listed && !from_input)
+    sizes = sd->split;
+  else
+    return Status::ok();  // equal parts by output count
   const auto k = static_cast<int64_t>(sizes.size());
   const bool equal = std::all_of(sizes.begin(), sizes.end(), [&](int64_t s) { return s == sizes[0]; });
   if (!equal || k == 0 || d_new % k != 0)
@@ -462,8 +463,10 @@ Status Rewriter::rewrite_split(NodeId id) {
                                std::to_string(d_old) + " (now " + std::to_string(d_new) +
                                ") into parts that cannot be resized proportionally");
   std::vector<int64_t> parts(sizes.size(), d_new / k);
-  if (from_input) set_input_ints(id, 1, parts, "split");
-  else h_.node(id).attrs.insert_or_assign("split", parts);  // re-inferred below
+  if (from_input)
+    set_input_ints(id, 1, parts, "split");
+  else
+    h_.node(id).attrs.insert_or_assign("split", parts);  // re-inferred below
   return Status::ok();
 }
 
@@ -484,8 +487,9 @@ Status Rewriter::check_slice_like(NodeId id) {
   };
   auto axis_of = [&](int64_t ax) { return static_cast<size_t>(ax < 0 ? ax + static_cast<int64_t>(x_old.size()) : ax); };
   auto refuse = [&](size_t ax, const std::string& what) {
-    return Status::unsupported(fail_prefix(n) + ": " + what + " along axis " + std::to_string(ax) + ", whose size changes from " +
-                               std::to_string(x_old[ax]) + " to " + std::to_string(x_new[ax]));
+    return Status::unsupported(fail_prefix(n) + ": " + what + " along axis " + std::to_string(ax) +
+                               ", whose size changes from " + std::to_string(x_old[ax]) + " to " +
+                               std::to_string(x_new[ax]));
   };
   if (n.kind == OpKind::kGather) {
     const auto* gd = std::get_if<AxisDesc>(&desc);
@@ -663,8 +667,8 @@ Expected<Graph> folded_cnn(const Graph& g, const FoldedCnnOptions& o) {
     if (s.size() < 2)
       return Status::unsupported("fold needs an input of rank >= 2 (batch, channels, ...), got " + shape_str(s));
     if (s[0] % f != 0)
-      return Status::invalid("batch " + std::to_string(s[0]) + " is not divisible by fold factor " +
-                             std::to_string(f) + " (each folded input carries " + std::to_string(f) + " images)");
+      return Status::invalid("batch " + std::to_string(s[0]) + " is not divisible by fold factor " + std::to_string(f) +
+                             " (each folded input carries " + std::to_string(f) + " images)");
     Shape r = s;
     r[0] = s[0] / f;
     r[1] = s[1] * f;

@@ -137,8 +137,8 @@ class Fuser {
         for (ValueId in : n.inputs) {
           if (in == kNoValue || std::binary_search(have.begin(), have.end(), in) || is_const(g_, in)) continue;
           const Value& iv = g_.value(in);
-          if (allow_residual && residual == kNoValue && res == kNoValue && n.kind == OpKind::kAdd &&
-              iv.shape && *iv.shape == *anchor_shape) {
+          if (allow_residual && residual == kNoValue && res == kNoValue && n.kind == OpKind::kAdd && iv.shape &&
+              *iv.shape == *anchor_shape) {
             res = in;
             continue;
           }
@@ -230,8 +230,7 @@ std::vector<FusedLayer> execution_order(const Graph& g, std::vector<FusedLayer> 
 
 }  // namespace
 
-std::vector<FusedLayer> fuse_layers(const Graph& g, const std::vector<NodeId>& order,
-                                    FusionMode mode) {
+std::vector<FusedLayer> fuse_layers(const Graph& g, const std::vector<NodeId>& order, FusionMode mode) {
   std::vector<FusedLayer> layers;
   if (mode == FusionMode::kNone) {
     for (NodeId n : order) {

@@ -33,16 +33,15 @@ Expected<InferResult> infer_shapes(Graph& g) {
       if (out == kNoValue) continue;
       Value& v = g.value(out);
       if (!v.shape)
-        return Status::internal(n.op_type + " node '" + n.name + "': shape inference left output '" +
-                                v.name + "' without a shape");
+        return Status::internal(n.op_type + " node '" + n.name + "': shape inference left output '" + v.name +
+                                "' without a shape");
       if (!v.ints && !v.reals) all_known = false;
     }
     const OpCategory cat = op_info(n.kind).category;
     n.folded = cat == OpCategory::kMeta || all_known;
     if (n.folded) ++r.folded_nodes;
     // Views of stored data are stored data (exporters alias shared weights through Identity).
-    if (cat == OpCategory::kView && n.inputs.size() >= 1 && n.inputs[0] != kNoValue &&
-        g.value(n.inputs[0]).is_stored)
+    if (cat == OpCategory::kView && n.inputs.size() >= 1 && n.inputs[0] != kNoValue && g.value(n.inputs[0]).is_stored)
       for (ValueId out : n.outputs)
         if (out != kNoValue) g.value(out).is_stored = true;
   }

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -156,12 +156,11 @@ std::vector<std::vector<LayoutConversion>> layout_conversions(const Graph& g, co
   std::vector<std::vector<LayoutConversion>> out(m.layers.size());
   auto bytes_of = [&](ValueId v) {
     const Value& val = g.value(v);
-    return val.shape ? numel(*val.shape) * (dtype_is_float(val.dtype) ? dtype_bytes(m.dtype) : dtype_bytes(val.dtype)) : 0;
+    return val.shape ? numel(*val.shape) * (dtype_is_float(val.dtype) ? dtype_bytes(m.dtype) : dtype_bytes(val.dtype))
+                     : 0;
   };
   auto four_d = [&](ValueId v) { return g.value(v).shape && g.value(v).shape->size() == 4; };
-  auto is_view = [&](const Node& n) {
-    return is_view_op(n.kind);
-  };
+  auto is_view = [&](const Node& n) { return is_view_op(n.kind); };
   // The layout a value is held in (views alias their source in row-major order).
   std::function<Layout(ValueId, size_t)> held = [&](ValueId v, size_t at) -> Layout {
     auto it = layout.find(v);
@@ -176,8 +175,8 @@ std::vector<std::vector<LayoutConversion>> layout_conversions(const Graph& g, co
       if (hs == kChannelsLast && vn.kind == OpKind::kReshape && g.value(src).shape && val.shape) {
         const Shape& a = *g.value(src).shape;
         const Shape& b = *val.shape;
-        const bool channels_only = a.size() >= 4 && b.size() >= 4 && a[0] == b[0] && a[a.size() - 1] == b[b.size() - 1] &&
-                                   a[a.size() - 2] == b[b.size() - 2];
+        const bool channels_only = a.size() >= 4 && b.size() >= 4 && a[0] == b[0] &&
+                                   a[a.size() - 1] == b[b.size() - 1] && a[a.size() - 2] == b[b.size() - 2];
         if (channels_only) return layout[v] = kChannelsLast;
         if (a.size() == 4 && a[2] * a[3] == 1) return layout[v] = kRowMajor;
       }
@@ -209,7 +208,8 @@ std::vector<std::vector<LayoutConversion>> layout_conversions(const Graph& g, co
           if (in == kNoValue || !is_activation(g.value(in))) continue;
           if (g.value(in).producer >= 0 && in_layer.count(g.value(in).producer)) continue;
           const Node& n = g.node(r.nodes[j]);
-          const bool full = !n.outputs.empty() && g.value(n.outputs[0]).shape && *g.value(in).shape == *g.value(n.outputs[0]).shape;
+          const bool full =
+              !n.outputs.empty() && g.value(n.outputs[0]).shape && *g.value(in).shape == *g.value(n.outputs[0]).shape;
           want(in, full ? kChannelsLast : kRowMajor, i);
         }
     } else if ((a.kind == OpKind::kTranspose || a.kind == OpKind::kSlice || a.kind == OpKind::kSplit) &&
@@ -227,7 +227,8 @@ std::vector<std::vector<LayoutConversion>> layout_conversions(const Graph& g, co
       if (cat == OpCategory::kElementwise && a.inputs.size() > 1) {
         // The operand of the output's shape sets the layout; the other follows it when full-size.
         ValueId first = a.inputs[0], second = a.inputs[1];
-        const Shape* ys = a.outputs.empty() ? nullptr : (g.value(a.outputs[0]).shape ? &*g.value(a.outputs[0]).shape : nullptr);
+        const Shape* ys =
+            a.outputs.empty() ? nullptr : (g.value(a.outputs[0]).shape ? &*g.value(a.outputs[0]).shape : nullptr);
         if (ys && g.value(first).shape && *g.value(first).shape != *ys) std::swap(first, second);
         result = held(first, i);
         if (second != kNoValue && is_activation(g.value(second)))
@@ -272,8 +273,8 @@ namespace {
 // fit linearised, and a sample that is almost all overhead says little about the power
 // law. When fewer than p samples have work left, every sample counts alike with its work
 // floored at a quarter of the measurement.
-Expected<std::vector<double>> fit_log_linear(const std::string& cls, const std::vector<KernelSample>& samples,
-                                             size_t p, double overhead_s) {
+Expected<std::vector<double>> fit_log_linear(const std::string& cls, const std::vector<KernelSample>& samples, size_t p,
+                                             double overhead_s) {
   size_t informative = 0;
   for (const auto& s : samples) informative += s.seconds - overhead_s > 0.01 * s.seconds;
   const bool plain = informative < p;
@@ -317,8 +318,8 @@ Expected<KernelFit> fit_kernel_class(const std::string& cls, const std::vector<K
   if (feats == kernel_class_features().end()) return Status::invalid("unknown kernel class '" + cls + "'");
   const size_t p = feats->second.size() + 1;
   if (samples.size() < p)
-    return Status::invalid("kernel class '" + cls + "': " + std::to_string(samples.size()) + " samples, need at least " +
-                           std::to_string(p));
+    return Status::invalid("kernel class '" + cls + "': " + std::to_string(samples.size()) +
+                           " samples, need at least " + std::to_string(p));
   double smallest = std::numeric_limits<double>::infinity();
   for (const auto& s : samples) {
     if (s.x.size() + 1 != p) return Status::internal("kernel class '" + cls + "': sample with wrong feature count");
@@ -363,7 +364,10 @@ Expected<KernelFit> fit_kernel_class(const std::string& cls, const std::vector<K
       auto r1 = fit_with(m1), r2 = fit_with(m2);
       if (!r1) return r1.status();
       if (!r2) return r2.status();
-      if (r1->first < r2->first) hi = m2; else lo = m1;
+      if (r1->first < r2->first)
+        hi = m2;
+      else
+        lo = m1;
       for (auto* r : {&*r1, &*r2})
         if (r->first < best_sse) best_sse = r->first, best_fixed = r == &*r1 ? m1 : m2, best_coef = r->second;
     }

@@ -86,7 +86,8 @@ LayerTiming LayerModel::time(const LayerWork& w, int64_t reused) const {
       double best_t = -1;
       for (int width = o.tile_n;;) {
         const double n_tiles = static_cast<double>(ceil_div(gs.cols, width));
-        const double tiles = static_cast<double>(gs.groups) * static_cast<double>(ceil_div(gs.rows, o.tile_m)) * n_tiles;
+        const double tiles =
+            static_cast<double>(gs.groups) * static_cast<double>(ceil_div(gs.rows, o.tile_m)) * n_tiles;
         const double cta_bytes = static_cast<double>(o.pipeline_stages) * (o.tile_m + width) * o.k_tile * elem;
         const double tile_eff = tc_unit ? static_cast<double>(gs.cols) / (n_tiles * width) *
                                               std::min(1.0, reuse(o.tile_m, width) / reuse(o.tile_m, o.tile_n))

@@ -30,7 +30,8 @@ class L2Sources {
         if (v.producer >= 0 && in_layer.count(v.producer)) continue;
         auto src = source_layer(in);
         if (!src || *src >= i) continue;
-        const int64_t b = checked_numel(*v.shape).value_or(0) * (dtype_is_float(v.dtype) ? elem_ : dtype_bytes(v.dtype));
+        const int64_t b =
+            checked_numel(*v.shape).value_or(0) * (dtype_is_float(v.dtype) ? elem_ : dtype_bytes(v.dtype));
         out.push_back({*src, b});
       }
   }

@@ -11,8 +11,8 @@
 
 namespace rooflens {
 
-Expected<int64_t> find_max_batch(const std::function<Expected<int64_t>(int64_t)>& memory_at,
-                                 double capacity_bytes, int64_t limit) {
+Expected<int64_t> find_max_batch(const std::function<Expected<int64_t>(int64_t)>& memory_at, double capacity_bytes,
+                                 int64_t limit) {
   auto fits = [&](int64_t b) -> Expected<bool> {
     auto mem = memory_at(b);
     if (!mem) return mem.status();

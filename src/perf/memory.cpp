@@ -24,7 +24,8 @@ std::vector<int64_t> live_activation_bytes(const Graph& g, const ModelAnalysis& 
       const Value& val = g.value(v);
       if (val.producer < 0) break;
       const Node& prod = g.node(val.producer);
-      if (prod.kind == OpKind::kUnknown || op_info(prod.kind).category != OpCategory::kView || prod.inputs.empty()) break;
+      if (prod.kind == OpKind::kUnknown || op_info(prod.kind).category != OpCategory::kView || prod.inputs.empty())
+        break;
       v = prod.inputs[0];
     }
     return v;
@@ -35,7 +36,8 @@ std::vector<int64_t> live_activation_bytes(const Graph& g, const ModelAnalysis& 
     const Value& val = g.value(r);
     if (val.is_stored || val.ints || val.reals) return;
     auto it = live.find(r);
-    if (it == live.end()) live[r] = {at, at};
+    if (it == live.end())
+      live[r] = {at, at};
     else {
       it->second.first = std::min(it->second.first, at);
       it->second.second = std::max(it->second.second, at);

@@ -39,7 +39,8 @@ void add_roof_notes(Prediction& p, const LayerModel& lm) {
       p.notes.push_back("memory roofs at " + std::to_string(static_cast<int>(std::lround(100 * mem_eff))) +
                         "% of the datasheet bandwidth (achievable share)");
     if (o.kernel_gap_s > 0)
-      p.notes.push_back("each kernel adds a serialized " + std::to_string(static_cast<int>(std::lround(o.kernel_gap_s * 1e6))) +
+      p.notes.push_back("each kernel adds a serialized " +
+                        std::to_string(static_cast<int>(std::lround(o.kernel_gap_s * 1e6))) +
                         " us gap to its overlapped time");
   }
 }
@@ -72,7 +73,8 @@ void set_roofline(LayerPrediction& L, const LayerWork& w, const LayerTiming& t, 
   } else if (L.t_compute >= L.t_memory) {
     if (L.wave_efficiency < 0.5) {
       L.bound = Bound::kStarved;
-      L.why = "fills " + std::to_string(static_cast<int>(100 * L.wave_efficiency)) + "% of the device's thread-block slots";
+      L.why =
+          "fills " + std::to_string(static_cast<int>(100 * L.wave_efficiency)) + "% of the device's thread-block slots";
     } else if (L.tensor_eligible && !L.aligned) {
       L.bound = Bound::kMisaligned;
       L.why = "channels " + std::to_string(gs.align_in) + "->" + std::to_string(gs.align_out) +
@@ -162,19 +164,20 @@ class TableTiming {
 
   void add_notes(Prediction& p) const {
     const KernelTable& table = *table_;
-    p.notes.push_back("layer times from the measured kernel table in " + d_.file + " (" + table.backend + ", " +
-                      std::to_string(table.threads) + " thread(s), measured " + table.measured + "; " +
-                      "warm-cache fits; weights " +
-                      fmt::format("{:.1f} MiB + live activations {:.1f} MiB ", weight_bytes_ / (1 << 20),
-                                  static_cast<double>(memory_.activations) / (1 << 20)) +
-                      (weights_stream_ ? "exceed " : "fit ") + fmt::format("the {:.0f} MiB cache", table.cache_bytes / (1 << 20)) +
-                      (weights_stream_ ? fmt::format(", so each layer takes at least its weights at {:.0f} GB/s ({} held there)",
-                                                     d_.mem_bandwidth / 1e9, stream_bound_)
-                                       : std::string()) +
-                      ") for " + std::to_string(table_layers_) + " layer(s)" +
-                      (roofline_layers_ ? ", the roofline for " + std::to_string(roofline_layers_) + " of classes it lacks" : ""));
+    p.notes.push_back(
+        "layer times from the measured kernel table in " + d_.file + " (" + table.backend + ", " +
+        std::to_string(table.threads) + " thread(s), measured " + table.measured + "; " + "warm-cache fits; weights " +
+        fmt::format("{:.1f} MiB + live activations {:.1f} MiB ", weight_bytes_ / (1 << 20),
+                    static_cast<double>(memory_.activations) / (1 << 20)) +
+        (weights_stream_ ? "exceed " : "fit ") + fmt::format("the {:.0f} MiB cache", table.cache_bytes / (1 << 20)) +
+        (weights_stream_ ? fmt::format(", so each layer takes at least its weights at {:.0f} GB/s ({} held there)",
+                                       d_.mem_bandwidth / 1e9, stream_bound_)
+                         : std::string()) +
+        ") for " + std::to_string(table_layers_) + " layer(s)" +
+        (roofline_layers_ ? ", the roofline for " + std::to_string(roofline_layers_) + " of classes it lacks" : ""));
     if (table_floored_)
-      p.notes.push_back(std::to_string(table_floored_) + " layer(s) the kernel table put faster than the attainable peak " +
+      p.notes.push_back(std::to_string(table_floored_) +
+                        " layer(s) the kernel table put faster than the attainable peak " +
                         fmt::format("({:.0f} GFLOP/s)", floor_peak_ / 1e9) + " were held at it");
   }
 
@@ -206,8 +209,7 @@ std::string_view bound_name(Bound b) {
   return "?";
 }
 
-Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const DeviceSpec& d,
-                             const PerfOptions& o) {
+Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const DeviceSpec& d, const PerfOptions& o) {
   Prediction p;
   p.model = m.model;
   p.device_id = d.id;

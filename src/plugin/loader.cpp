@@ -22,23 +22,26 @@ Status not_built(Kind kind) {
   switch (kind) {
     case Kind::kCuda:
 #ifndef ROOFLENS_PLUGIN_CUDA
-      return Status::unavailable("rooflens was built without CUDA (nvcc, cuBLAS or cuDNN not found at configure "
-                                 "time, or a sanitizer/fuzz build): no CUDA plugin");
+      return Status::unavailable(
+          "rooflens was built without CUDA (nvcc, cuBLAS or cuDNN not found at configure "
+          "time, or a sanitizer/fuzz build): no CUDA plugin");
 #else
       break;
 #endif
     case Kind::kTorch:
 #ifndef ROOFLENS_PLUGIN_TORCH
-      return Status::unsupported("rooflens was built without LibTorch (find_package(Torch) failed at configure "
-                                 "time, or a sanitizer/fuzz build; install libtorch-dev and reconfigure): no "
-                                 "LibTorch plugin, the training oracle cannot train");
+      return Status::unsupported(
+          "rooflens was built without LibTorch (find_package(Torch) failed at configure "
+          "time, or a sanitizer/fuzz build; install libtorch-dev and reconfigure): no "
+          "LibTorch plugin, the training oracle cannot train");
 #else
       break;
 #endif
     case Kind::kMpi:
 #ifndef ROOFLENS_PLUGIN_MPI
-      return Status::unsupported("rooflens was built without MPI (install libopenmpi-dev and reconfigure, or a "
-                                 "sanitizer/fuzz build): no MPI plugin");
+      return Status::unsupported(
+          "rooflens was built without MPI (install libopenmpi-dev and reconfigure, or a "
+          "sanitizer/fuzz build): no MPI plugin");
 #else
       break;
 #endif
@@ -62,10 +65,10 @@ Expected<const Table*> open_file(Kind kind, const std::string& path) {
   // The handle stays open for the process: the plugin's code runs until exit.
   if (t == nullptr || t->api_version != kApiVersion || t->rooflens_version == nullptr ||
       std::string(t->rooflens_version) != ROOFLENS_VERSION)
-    return Status::unavailable(fmt::format(
-        "from another build (plugin API {}, rooflens {}; this program: API {}, rooflens {})",
-        t != nullptr ? t->api_version : 0, t != nullptr && t->rooflens_version ? t->rooflens_version : "?",
-        kApiVersion, ROOFLENS_VERSION));
+    return Status::unavailable(
+        fmt::format("from another build (plugin API {}, rooflens {}; this program: API {}, rooflens {})",
+                    t != nullptr ? t->api_version : 0, t != nullptr && t->rooflens_version ? t->rooflens_version : "?",
+                    kApiVersion, ROOFLENS_VERSION));
   const bool has_api = (kind == Kind::kCuda && t->cuda != nullptr) || (kind == Kind::kTorch && t->torch != nullptr) ||
                        (kind == Kind::kMpi && t->mpi != nullptr);
   if (!has_api) return Status::unavailable(fmt::format("its table has no {} part", name_of(kind)));
@@ -86,8 +89,8 @@ Expected<const Table*> find_and_open(Kind kind) {
     auto t = open_file(kind, path);
     if (t) return t;
     // Found but not loadable (a missing libcudnn, libtorch, libmpi): that is the answer.
-    return Status::unavailable(fmt::format("the {} plugin {} cannot be loaded: {}", name_of(kind), path,
-                                           t.status().message()));
+    return Status::unavailable(
+        fmt::format("the {} plugin {} cannot be loaded: {}", name_of(kind), path, t.status().message()));
   }
   std::string where;
   for (const auto& t : tried) where += (where.empty() ? "" : "; ") + t;

@@ -26,39 +26,38 @@ const char* status_name(LayerStatus s) {
   return "?";
 }
 
-
 }  // namespace
 
 Table layers_table(const ModelAnalysis& m, bool for_csv) {
   Table t;
   if (for_csv) {
-    t.headers = {"layer", "op", "input_shape", "output_shape", "macs", "flops", "bytes_in (B)",
-                 "bytes_out (B)", "bytes_weights (B)", "ai (FLOP/B)", "flops_share", "status"};
+    t.headers = {"layer",       "op",           "input_shape",   "output_shape",      "macs",
+                 "flops",       "bytes_in (B)", "bytes_out (B)", "bytes_weights (B)", "ai (FLOP/B)",
+                 "flops_share", "status"};
   } else {
-    t.headers = {"layer", "op", "input shape", "output shape", "MACs (M)", "FLOPs (M)",
-                 "in (MB)", "out (MB)", "weights (MB)", "AI (FLOP/B)", "FLOPs (%)"};
+    t.headers = {"layer",   "op",       "input shape",  "output shape", "MACs (M)", "FLOPs (M)",
+                 "in (MB)", "out (MB)", "weights (MB)", "AI (FLOP/B)",  "FLOPs (%)"};
     t.numeric = {false, false, false, false, true, true, true, true, true, true, true};
   }
   for (const LayerReport& r : m.layers) {
     const auto& c = r.cost;
     if (for_csv) {
-      t.rows.push_back({r.name, r.op, shapes_str(r.in_shapes), shapes_str(r.out_shapes),
-                        std::to_string(c.macs), std::to_string(c.flops), std::to_string(c.bytes_in),
-                        std::to_string(c.bytes_out), std::to_string(c.bytes_weights),
-                        fmt_fixed(r.ai, 3), fmt_fixed(r.flops_share, 6), status_name(r.status)});
+      t.rows.push_back({r.name, r.op, shapes_str(r.in_shapes), shapes_str(r.out_shapes), std::to_string(c.macs),
+                        std::to_string(c.flops), std::to_string(c.bytes_in), std::to_string(c.bytes_out),
+                        std::to_string(c.bytes_weights), fmt_fixed(r.ai, 3), fmt_fixed(r.flops_share, 6),
+                        status_name(r.status)});
     } else {
       if (r.status != LayerStatus::kOk) {
         t.rows.push_back({r.name, r.op, "", "", "?", "?", "?", "?", "?", "?",
                           r.status == LayerStatus::kUnknownOp ? "unknown op" : "no shape"});
         continue;
       }
-      t.rows.push_back({r.name, r.op, shapes_str(r.in_shapes), shapes_str(r.out_shapes),
-                        fmt_scaled(static_cast<double>(c.macs), 1e6, 2),
-                        fmt_scaled(static_cast<double>(c.flops), 1e6, 2),
-                        fmt_scaled(static_cast<double>(c.bytes_in), 1e6, 3),
-                        fmt_scaled(static_cast<double>(c.bytes_out), 1e6, 3),
-                        fmt_scaled(static_cast<double>(c.bytes_weights), 1e6, 3), fmt_fixed(r.ai, 1),
-                        fmt_fixed(100 * r.flops_share, 2)});
+      t.rows.push_back(
+          {r.name, r.op, shapes_str(r.in_shapes), shapes_str(r.out_shapes),
+           fmt_scaled(static_cast<double>(c.macs), 1e6, 2), fmt_scaled(static_cast<double>(c.flops), 1e6, 2),
+           fmt_scaled(static_cast<double>(c.bytes_in), 1e6, 3), fmt_scaled(static_cast<double>(c.bytes_out), 1e6, 3),
+           fmt_scaled(static_cast<double>(c.bytes_weights), 1e6, 3), fmt_fixed(r.ai, 1),
+           fmt_fixed(100 * r.flops_share, 2)});
     }
   }
   return t;
@@ -67,8 +66,8 @@ Table layers_table(const ModelAnalysis& m, bool for_csv) {
 std::string totals_text(const ModelAnalysis& m) {
   const auto& c = m.totals;
   std::string s;
-  s += fmt::format("model {}: {} layers ({} view), dtype {}, batch {}, input {}\n", m.model,
-                   m.layers.size(), m.fused ? "fused" : "unfused", dtype_name(m.dtype), m.batch,
+  s += fmt::format("model {}: {} layers ({} view), dtype {}, batch {}, input {}\n", m.model, m.layers.size(),
+                   m.fused ? "fused" : "unfused", dtype_name(m.dtype), m.batch,
                    m.input_shapes.empty() ? "?" : shape_str(m.input_shapes[0]));
   s += fmt::format("  MACs      {:>14.3f} G   ({:.3f} G per image)\n", c.macs / 1e9,
                    c.macs / 1e9 / static_cast<double>(m.batch));
@@ -84,19 +83,20 @@ std::string totals_text(const ModelAnalysis& m) {
     s += "\n";
   }
   if (!m.unresolved_nodes.empty())
-    s += fmt::format("  {} nodes after unknown ops have no shapes and are not costed\n",
-                     m.unresolved_nodes.size());
+    s += fmt::format("  {} nodes after unknown ops have no shapes and are not costed\n", m.unresolved_nodes.size());
   return s;
 }
 
 Table summary_table(const std::vector<ModelAnalysis>& models, bool for_csv) {
   Table t;
   if (for_csv) {
-    t.headers = {"model", "dtype", "batch", "layers", "macs", "flops", "bytes_in (B)",
-                 "bytes_out (B)", "bytes_weights (B)", "ai (FLOP/B)", "params", "unknown_ops"};
+    t.headers = {"model",        "dtype",         "batch",
+                 "layers",       "macs",          "flops",
+                 "bytes_in (B)", "bytes_out (B)", "bytes_weights (B)",
+                 "ai (FLOP/B)",  "params",        "unknown_ops"};
   } else {
-    t.headers = {"model", "dtype", "batch", "layers", "GMACs", "GFLOPs", "in (MB)", "out (MB)",
-                 "weights (MB)", "AI (FLOP/B)", "params (M)", "unknown ops"};
+    t.headers = {"model",   "dtype",    "batch",        "layers",      "GMACs",      "GFLOPs",
+                 "in (MB)", "out (MB)", "weights (MB)", "AI (FLOP/B)", "params (M)", "unknown ops"};
     t.numeric = {false, false, true, true, true, true, true, true, true, true, true, true};
   }
   for (const ModelAnalysis& m : models) {
@@ -104,18 +104,15 @@ Table summary_table(const std::vector<ModelAnalysis>& models, bool for_csv) {
     if (for_csv)
       t.rows.push_back({m.model, std::string(dtype_name(m.dtype)), std::to_string(m.batch),
                         std::to_string(m.layers.size()), std::to_string(c.macs), std::to_string(c.flops),
-                        std::to_string(c.bytes_in), std::to_string(c.bytes_out),
-                        std::to_string(c.bytes_weights), fmt_fixed(m.ai, 3), std::to_string(m.params),
-                        std::to_string(m.unknown_nodes.size())});
+                        std::to_string(c.bytes_in), std::to_string(c.bytes_out), std::to_string(c.bytes_weights),
+                        fmt_fixed(m.ai, 3), std::to_string(m.params), std::to_string(m.unknown_nodes.size())});
     else
-      t.rows.push_back({m.model, std::string(dtype_name(m.dtype)), std::to_string(m.batch),
-                        std::to_string(m.layers.size()), fmt_scaled(static_cast<double>(c.macs), 1e9, 3),
-                        fmt_scaled(static_cast<double>(c.flops), 1e9, 3),
-                        fmt_scaled(static_cast<double>(c.bytes_in), 1e6, 2),
-                        fmt_scaled(static_cast<double>(c.bytes_out), 1e6, 2),
-                        fmt_scaled(static_cast<double>(c.bytes_weights), 1e6, 2), fmt_fixed(m.ai, 1),
-                        fmt_scaled(static_cast<double>(m.params), 1e6, 3),
-                        std::to_string(m.unknown_nodes.size())});
+      t.rows.push_back(
+          {m.model, std::string(dtype_name(m.dtype)), std::to_string(m.batch), std::to_string(m.layers.size()),
+           fmt_scaled(static_cast<double>(c.macs), 1e9, 3), fmt_scaled(static_cast<double>(c.flops), 1e9, 3),
+           fmt_scaled(static_cast<double>(c.bytes_in), 1e6, 2), fmt_scaled(static_cast<double>(c.bytes_out), 1e6, 2),
+           fmt_scaled(static_cast<double>(c.bytes_weights), 1e6, 2), fmt_fixed(m.ai, 1),
+           fmt_scaled(static_cast<double>(m.params), 1e6, 3), std::to_string(m.unknown_nodes.size())});
   }
   return t;
 }

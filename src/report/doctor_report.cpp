@@ -14,9 +14,12 @@ constexpr double kShownBelow = 0.95;
 nlohmann::json remedy_json(const Remedy& m) {
   nlohmann::json j = {{"name", m.name}, {"how", m.how}, {"ok", m.ok}};
   if (m.ok)
-    j.update({{"throughput_before", m.throughput_before}, {"throughput_after", m.throughput_after},
-              {"utilization_before", m.utilization_before}, {"utilization_after", m.utilization_after},
-              {"speedup", m.speedup}, {"time_saved", m.time_saved()}});
+    j.update({{"throughput_before", m.throughput_before},
+              {"throughput_after", m.throughput_after},
+              {"utilization_before", m.utilization_before},
+              {"utilization_after", m.utilization_after},
+              {"speedup", m.speedup},
+              {"time_saved", m.time_saved()}});
   if (!m.note.empty()) j["note"] = m.note;
   return j;
 }
@@ -30,7 +33,8 @@ std::string doctor_text(const DoctorReport& r, bool verbose) {
       "AI {:.1f} FLOP/B against a CMR of {:.1f}\n(every gain below is a prediction of the performance model on the "
       "changed model or setting, unless it says measured)\n",
       r.model, p.device_name, p.device_id, p.dtype, p.batch, p.throughput, pct(p.utilization),
-      p.utilization_measured ? fmt::format(" ({} of the measured peak)", pct(*p.utilization_measured)) : "", p.ai, p.cmr);
+      p.utilization_measured ? fmt::format(" ({} of the measured peak)", pct(*p.utilization_measured)) : "", p.ai,
+      p.cmr);
   for (const std::string& w : r.warnings) out += "warning: " + w + "\n";
   int shown = 0;
   for (const Finding& f : r.findings) {
@@ -60,8 +64,9 @@ std::string doctor_text(const DoctorReport& r, bool verbose) {
                          pct(m.utilization_after), m.how, m.note.empty() ? "" : "; " + m.note);
     }
     if (slower > 0 && !verbose)
-      out += fmt::format("     ({} more variant{} predicted more than 5% slower; --verbose or --format json lists them)\n", slower,
-                         slower == 1 ? "" : "s");
+      out +=
+          fmt::format("     ({} more variant{} predicted more than 5% slower; --verbose or --format json lists them)\n",
+                      slower, slower == 1 ? "" : "s");
   }
   if (!verbose) {
     int hidden = 0;
@@ -73,16 +78,29 @@ std::string doctor_text(const DoctorReport& r, bool verbose) {
 
 nlohmann::json doctor_json(const DoctorReport& r) {
   const Prediction& p = r.baseline;
-  nlohmann::json j = {{"schema", "rooflens.doctor/1"}, {"model", r.model}, {"device", p.device_id},
-                      {"dtype", p.dtype}, {"batch", p.batch}, {"kind", "prediction"},
-                      {"throughput", p.throughput}, {"utilization", p.utilization}, {"ai", p.ai}, {"cmr", p.cmr},
+  nlohmann::json j = {{"schema", "rooflens.doctor/1"},
+                      {"model", r.model},
+                      {"device", p.device_id},
+                      {"dtype", p.dtype},
+                      {"batch", p.batch},
+                      {"kind", "prediction"},
+                      {"throughput", p.throughput},
+                      {"utilization", p.utilization},
+                      {"ai", p.ai},
+                      {"cmr", p.cmr},
                       {"findings", nlohmann::json::array()}};
   for (const Finding& f : r.findings) {
-    nlohmann::json fj = {{"item", f.item}, {"key", f.key}, {"title", f.title},
-                         {"verdict", std::string(verdict_name(f.verdict))}, {"summary", f.summary},
-                         {"time_share", f.time_share}, {"best_time_saved", f.best_time_saved()},
-                         {"layers_total", f.layers_total}, {"layers", nlohmann::json::array()},
-                         {"evidence", f.evidence}, {"remedies", nlohmann::json::array()}};
+    nlohmann::json fj = {{"item", f.item},
+                         {"key", f.key},
+                         {"title", f.title},
+                         {"verdict", std::string(verdict_name(f.verdict))},
+                         {"summary", f.summary},
+                         {"time_share", f.time_share},
+                         {"best_time_saved", f.best_time_saved()},
+                         {"layers_total", f.layers_total},
+                         {"layers", nlohmann::json::array()},
+                         {"evidence", f.evidence},
+                         {"remedies", nlohmann::json::array()}};
     for (const DoctorLayer& l : f.layers)
       fj["layers"].push_back({{"name", l.name}, {"op", l.op}, {"time_share", l.time_share}, {"detail", l.detail}});
     for (const Remedy& m : f.remedies) fj["remedies"].push_back(remedy_json(m));

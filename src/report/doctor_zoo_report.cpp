@@ -35,8 +35,14 @@ const Finding* first_applying(const DoctorReport& r) {
 std::string doctor_zoo_text(std::vector<DoctorZooRow> rows, const std::string& setting) {
   rank(rows);
   Table t;
-  t.headers = {"model", "throughput (img/s)", "utilization (%)", "largest gain: remedy", "item", "speedup",
-               "remedy's before -> after (img/s)", "first finding"};
+  t.headers = {"model",
+               "throughput (img/s)",
+               "utilization (%)",
+               "largest gain: remedy",
+               "item",
+               "speedup",
+               "remedy's before -> after (img/s)",
+               "first finding"};
   t.numeric = {false, true, true, false, false, true, true, false};
   size_t failed = 0;
   for (const auto& r : rows) {
@@ -48,14 +54,17 @@ std::string doctor_zoo_text(std::vector<DoctorZooRow> rows, const std::string& s
     const auto& base = r.report->baseline;
     const auto best = best_remedy(*r.report);
     const Finding* f = first_applying(*r.report);
-    t.rows.push_back({r.model, fmt_fixed(base.throughput, 0), fmt_fixed(100 * base.utilization, 1),
-                      best ? best->remedy.name : "none helps", best ? fmt::format("{} {}", best->item, best->finding) : "",
-                      best ? fmt_fixed(best->remedy.speedup, 2) + "x" : "",
-                      best ? fmt_fixed(best->remedy.throughput_before, 0) + " -> " + fmt_fixed(best->remedy.throughput_after, 0) : "",
-                      f ? f->key : "none applies"});
+    t.rows.push_back(
+        {r.model, fmt_fixed(base.throughput, 0), fmt_fixed(100 * base.utilization, 1),
+         best ? best->remedy.name : "none helps", best ? fmt::format("{} {}", best->item, best->finding) : "",
+         best ? fmt_fixed(best->remedy.speedup, 2) + "x" : "",
+         best ? fmt_fixed(best->remedy.throughput_before, 0) + " -> " + fmt_fixed(best->remedy.throughput_after, 0)
+              : "",
+         f ? f->key : "none applies"});
   }
-  std::string out = fmt::format("doctor --zoo: {} ({} model(s); every gain predicted on the changed model or setting)\n\n",
-                                setting, rows.size());
+  std::string out =
+      fmt::format("doctor --zoo: {} ({} model(s); every gain predicted on the changed model or setting)\n\n", setting,
+                  rows.size());
   out += render_text(t);
   if (failed) out += fmt::format("\n{} model(s) could not be diagnosed (reasons in the table).\n", failed);
   return out;
@@ -85,12 +94,14 @@ std::string doctor_section_html(std::vector<DoctorZooRow> rows, const std::strin
     std::string applies;
     for (const Finding& f : r.report->findings)
       if (f.verdict == Verdict::kApplies) applies += (applies.empty() ? "" : ", ") + f.key;
-    h += fmt::format("<td class=\"num\">{:.0f}</td><td class=\"num\">{:.1f}</td>", base.throughput, 100 * base.utilization);
+    h += fmt::format("<td class=\"num\">{:.0f}</td><td class=\"num\">{:.1f}</td>", base.throughput,
+                     100 * base.utilization);
     if (best)
-      h += fmt::format("<td>{}</td><td>{} {}</td><td class=\"num\">{:.2f}x</td><td class=\"num\">{:.0f} &rarr; {:.0f}</td>"
-                       "<td class=\"num\">{:.1f}</td>",
-                       esc(best->remedy.name), best->item, esc(best->finding), best->remedy.speedup,
-                       best->remedy.throughput_before, best->remedy.throughput_after, 100 * best->remedy.time_saved());
+      h += fmt::format(
+          "<td>{}</td><td>{} {}</td><td class=\"num\">{:.2f}x</td><td class=\"num\">{:.0f} &rarr; {:.0f}</td>"
+          "<td class=\"num\">{:.1f}</td>",
+          esc(best->remedy.name), best->item, esc(best->finding), best->remedy.speedup, best->remedy.throughput_before,
+          best->remedy.throughput_after, 100 * best->remedy.time_saved());
     else
       h += "<td>none helps</td><td></td><td></td><td></td><td></td>";
     h += "<td>" + esc(applies.empty() ? "none" : applies) + "</td></tr>\n";
@@ -130,7 +141,8 @@ nlohmann::json doctor_zoo_json(std::vector<DoctorZooRow> rows, const std::string
     }
     models.push_back(m);
   }
-  return {{"schema", "rooflens.doctor-zoo/1"}, {"device", device}, {"dtype", dtype}, {"batch", batch}, {"models", models}};
+  return {
+      {"schema", "rooflens.doctor-zoo/1"}, {"device", device}, {"dtype", dtype}, {"batch", batch}, {"models", models}};
 }
 
 }  // namespace rooflens::report

@@ -106,8 +106,10 @@ static void escape(std::string* out, std::string_view s) {
       case '\r': out->append("\\r"); break;
       case '\t': out->append("\\t"); break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) fmt::format_to(std::back_inserter(*out), "\\u{:04x}", static_cast<int>(c));
-        else out->push_back(c);
+        if (static_cast<unsigned char>(c) < 0x20)
+          fmt::format_to(std::back_inserter(*out), "\\u{:04x}", static_cast<int>(c));
+        else
+          out->push_back(c);
     }
   }
   out->push_back('"');

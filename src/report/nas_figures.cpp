@@ -43,8 +43,12 @@ MarkerStyle marker(MarkerShape shape, const char* color, bool filled, double siz
 struct DedupeGrid {
   double lx0, lx1, y0, y1, nx, ny;
   DedupeGrid(double x_lo, double x_hi, double y_lo, double y_hi, double w_px, double h_px)
-      : lx0(std::log10(std::max(x_lo, 1e-300))), lx1(std::log10(std::max(x_hi, 1e-300))), y0(y_lo), y1(y_hi),
-        nx(std::max(1.0, w_px / kDedupePx)), ny(std::max(1.0, h_px / kDedupePx)) {}
+      : lx0(std::log10(std::max(x_lo, 1e-300))),
+        lx1(std::log10(std::max(x_hi, 1e-300))),
+        y0(y_lo),
+        y1(y_hi),
+        nx(std::max(1.0, w_px / kDedupePx)),
+        ny(std::max(1.0, h_px / kDedupePx)) {}
   int64_t key(double x, double y) const {
     const double fx = lx1 > lx0 ? (std::log10(std::max(x, 1e-300)) - lx0) / (lx1 - lx0) : 0;
     const double fy = y1 > y0 ? (y - y0) / (y1 - y0) : 0;
@@ -62,7 +66,8 @@ std::vector<double> quintile_edges(const std::vector<double>& v) {
   if (s.empty()) return {};
   std::sort(s.begin(), s.end());
   std::vector<double> e;
-  for (int k = 0; k <= 5; ++k) e.push_back(s[std::min(s.size() - 1, static_cast<size_t>(k * (s.size() - 1) / 5.0 + 0.5))]);
+  for (int k = 0; k <= 5; ++k)
+    e.push_back(s[std::min(s.size() - 1, static_cast<size_t>(k * (s.size() - 1) / 5.0 + 0.5))]);
   return e;
 }
 
@@ -133,8 +138,9 @@ std::string sss_figure3_svg(const std::vector<SssPoint>& pts, const std::vector<
   for (const auto& [b, i] : every_coloured) {
     MarkerStyle m = marker(MarkerShape::kCircle, kQuintile[b], true, titled_colours ? 2.5 : 2.1, 0.85, 0);
     plot.point(pts[i].throughput, pts[i].utilization, m,
-               titled_colours ? fmt::format("{} (#{}): {:.2f}% {}", pts[i].arch, pts[i].index, acc_of(i), opt.accuracy_label)
-                              : std::string(),
+               titled_colours
+                   ? fmt::format("{} (#{}): {:.2f}% {}", pts[i].arch, pts[i].index, acc_of(i), opt.accuracy_label)
+                   : std::string(),
                "net");
   }
   std::vector<std::pair<double, double>> line;
@@ -144,8 +150,8 @@ std::string sss_figure3_svg(const std::vector<SssPoint>& pts, const std::vector<
     line.emplace_back(p.throughput, p.utilization);
     const double a = acc_of(i);
     plot.point(p.throughput, p.utilization, fm,
-               fmt::format("{} (#{}): {:.0f} img/s, {:.2f}% utilization, {:.2f} MMAC/img{}", p.arch, p.index, p.throughput,
-                           100 * p.utilization, static_cast<double>(p.macs) / 1e6,
+               fmt::format("{} (#{}): {:.0f} img/s, {:.2f}% utilization, {:.2f} MMAC/img{}", p.arch, p.index,
+                           p.throughput, 100 * p.utilization, static_cast<double>(p.macs) / 1e6,
                            std::isfinite(a) ? fmt::format(", {:.2f}% {}", a, opt.accuracy_label) : std::string()),
                "frontier");
   }
@@ -159,14 +165,16 @@ std::string sss_figure3_svg(const std::vector<SssPoint>& pts, const std::vector<
   if (known) {
     for (int b = 4; b >= 0; --b) {
       lm.color = kQuintile[b];
-      plot.legend_marker(lm, fmt::format("{} {:.1f}-{:.1f}% ({})", opt.accuracy_label, edges[b], edges[b + 1], kFifth[b]));
+      plot.legend_marker(lm,
+                         fmt::format("{} {:.1f}-{:.1f}% ({})", opt.accuracy_label, edges[b], edges[b + 1], kFifth[b]));
     }
   }
   const size_t marks = grey.size() + every_coloured.size() + front.size();
-  plot.legend_note(fmt::format("{} marks for {} networks: networks within {} px of each other share one mark{}; hover "
-                               "titles on {}",
-                               marks, pts.size(), kDedupePx, known && !titled_colours ? " (the highest accuracy shows)" : "",
-                               titled_colours ? "coloured and frontier networks" : "frontier networks only"));
+  plot.legend_note(
+      fmt::format("{} marks for {} networks: networks within {} px of each other share one mark{}; hover "
+                  "titles on {}",
+                  marks, pts.size(), kDedupePx, known && !titled_colours ? " (the highest accuracy shows)" : "",
+                  titled_colours ? "coloured and frontier networks" : "frontier networks only"));
   return plot.render();
 }
 
@@ -214,7 +222,9 @@ std::string run_words(const NasRunSummary& r) {
 }
 
 std::string score_words(const NasReportInput& in, const NasRunSummary& r, bool small) {
-  if (!r.score) return small ? "no true frontier (final accuracy unknown)" : "no score: the final accuracy does not cover the space";
+  if (!r.score)
+    return small ? "no true frontier (final accuracy unknown)"
+                 : "no score: the final accuracy does not cover the space";
   const auto& s = *r.score;
   return fmt::format("HV ratio {:.3f}, IGD {:.4f}, {} of {} {} networks found", s.hypervolume_ratio, s.igd,
                      s.true_frontier_found, s.true_frontier_size, frontier_noun(in));
@@ -245,8 +255,9 @@ std::string reward_words(const nas::RewardSpec& r) {
 std::vector<Group> groups(const NasReportInput& in) {
   std::vector<Group> out;
   auto same_reward = [](const nas::RewardSpec& a, const nas::RewardSpec& b) {
-    return a.kind == b.kind && (a.kind == nas::RewardKind::kAccuracy ||
-                                (a.target_throughput == b.target_throughput && (a.kind == nas::RewardKind::kHard || a.w == b.w)));
+    return a.kind == b.kind &&
+           (a.kind == nas::RewardKind::kAccuracy ||
+            (a.target_throughput == b.target_throughput && (a.kind == nas::RewardKind::kHard || a.w == b.w)));
   };
   for (size_t i = 0; i < in.runs.size(); ++i) {
     const nas::SearchConfig& c = in.runs[i].result.config;
@@ -298,11 +309,11 @@ std::string panel_svg(const NasReportInput& in, const Group& g, size_t k) {
   if (large) {
     p.set_title(fmt::format("Figure {}{}. {}: found vs {} accuracy-throughput frontier", g.figure, g.letter,
                             strategy_display_name(g.strategy), final_partial(in) ? "reference" : "true"));
-    p.set_subtitle(fmt::format("Seed {}; {}; {}; reward {}.", res.config.seed, score_words(in, run, false), run_words(run),
-                               reward_words(res.config.reward)));
+    p.set_subtitle(fmt::format("Seed {}; {}; {}; reward {}.", res.config.seed, score_words(in, run, false),
+                               run_words(run), reward_words(res.config.reward)));
   } else {
-    p.set_title(run.score ? fmt::format("seed {}: HV ratio {:.3f}, IGD {:.4f}", res.config.seed, run.score->hypervolume_ratio,
-                                        run.score->igd)
+    p.set_title(run.score ? fmt::format("seed {}: HV ratio {:.3f}, IGD {:.4f}", res.config.seed,
+                                        run.score->hypervolume_ratio, run.score->igd)
                           : fmt::format("seed {}", res.config.seed));
     p.set_subtitle(run.score ? fmt::format("{} of {} {} networks found; {}", run.score->true_frontier_found,
                                            run.score->true_frontier_size, frontier_noun(in), run_words(run))
@@ -338,8 +349,8 @@ std::string panel_svg(const NasReportInput& in, const Group& g, size_t k) {
     if (large)
       for (int64_t i : in.true_frontier)
         p.point(space[i].throughput, in.final_accuracy[i], marker(MarkerShape::kCircle, kBlack, false, 2.6, 0.8, 0.9),
-                fmt::format("{} (#{}): {}, {:.0f} img/s, {:.2f}% final accuracy", space[i].arch, i,
-                            frontier_noun(in), space[i].throughput, in.final_accuracy[i]),
+                fmt::format("{} (#{}): {}, {:.0f} img/s, {:.2f}% final accuracy", space[i].arch, i, frontier_noun(in),
+                            space[i].throughput, in.final_accuracy[i]),
                 "true");
   }
 
@@ -356,10 +367,9 @@ std::string panel_svg(const NasReportInput& in, const Group& g, size_t k) {
     for (int64_t i : run.found_frontier) {
       auto it = first_eval.find(i);
       const std::string seen =
-          it == first_eval.end()
-              ? std::string()
-              : fmt::format("; the search saw {:.2f}% at step {}", res.evaluations[it->second].accuracy,
-                            res.evaluations[it->second].step);
+          it == first_eval.end() ? std::string()
+                                 : fmt::format("; the search saw {:.2f}% at step {}",
+                                               res.evaluations[it->second].accuracy, res.evaluations[it->second].step);
       mark_found(i, space[i].throughput, in.final_accuracy[i],
                  fmt::format("{} (#{}): found, {:.0f} img/s, {:.2f}% final accuracy{}", space[i].arch, i,
                              space[i].throughput, in.final_accuracy[i], seen));
@@ -401,24 +411,28 @@ std::string legend_strip_svg(const NasReportInput& in) {
   if (fin) es.push_back({1, {}, LineStyle{kBlack, 1.3, "5,3"}, frontier_noun(in)});
   es.push_back({0, marker(MarkerShape::kDiamond, kVermillion, true, 4, 0.9), {}, "found frontier"});
   if (fin)
-    es.push_back({0, marker(MarkerShape::kStar, kBlack, true, 3.6, 0.9, 0.6), {}, std::string("found and on the ") + frontier_noun(in)});
+    es.push_back({0,
+                  marker(MarkerShape::kStar, kBlack, true, 3.6, 0.9, 0.6),
+                  {},
+                  std::string("found and on the ") + frontier_noun(in)});
   std::string body;
   double x = 8;
   for (const auto& e : es) {
     if (e.kind == 0) {
       body += svg_marker(x + 10, 14, e.m, "", {}, "");
     } else {
-      body += fmt::format("<line x1=\"{:.0f}\" y1=\"14\" x2=\"{:.0f}\" y2=\"14\" stroke=\"{}\" stroke-width=\"{}\"{}/>", x,
-                          x + 20, e.l.color, e.l.width,
+      body += fmt::format("<line x1=\"{:.0f}\" y1=\"14\" x2=\"{:.0f}\" y2=\"14\" stroke=\"{}\" stroke-width=\"{}\"{}/>",
+                          x, x + 20, e.l.color, e.l.width,
                           e.l.dash.empty() ? std::string() : " stroke-dasharray=\"" + e.l.dash + "\"");
     }
     body += fmt::format("<text x=\"{:.0f}\" y=\"18\">{}</text>", x + 26, xml_escape(e.text));
     x += 26 + 7.0 * static_cast<double>(e.text.size()) + 22;
   }
-  return fmt::format("<svg class=\"legend-strip\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {0:.0f} 28\" "
-                     "width=\"{0:.0f}\" height=\"28\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
-                     "font-size=\"12\">{1}</svg>",
-                     x, body);
+  return fmt::format(
+      "<svg class=\"legend-strip\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {0:.0f} 28\" "
+      "width=\"{0:.0f}\" height=\"28\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
+      "font-size=\"12\">{1}</svg>",
+      x, body);
 }
 
 }  // namespace nas_detail

@@ -82,8 +82,14 @@ GroupColumns columns_of(const NasReportInput& in, const Group& g) {
 
 Table summary_table(const NasReportInput& in, bool html) {
   Table t;
-  t.headers = {"strategy", "reward", "runs", "HV ratio (mean +- sd)", "IGD (mean +- sd)",
-               "true-frontier networks found (mean +- sd)", "evaluations (mean +- sd)", "clock (simulated s, mean +- sd)",
+  t.headers = {"strategy",
+               "reward",
+               "runs",
+               "HV ratio (mean +- sd)",
+               "IGD (mean +- sd)",
+               "true-frontier networks found (mean +- sd)",
+               "evaluations (mean +- sd)",
+               "clock (simulated s, mean +- sd)",
                "best final accuracy (%, mean +- sd)"};
   if (html)
     for (auto& h : t.headers) {
@@ -95,9 +101,9 @@ Table summary_table(const NasReportInput& in, bool html) {
     const GroupColumns c = columns_of(in, g);
     std::string found = mean_sd(c.found, 1, html);
     if (!c.found.empty() && c.frontier_size >= 0) found += fmt::format(" of {}", c.frontier_size);
-    t.rows.push_back({nas::strategy_kind_name(g.strategy), nas_detail::reward_words(g.reward), std::to_string(g.runs.size()),
-                      mean_sd(c.hv, 3, html), mean_sd(c.igd, 4, html), found, mean_sd(c.evals, 1, html),
-                      mean_sd(c.clock, 0, html), mean_sd(c.best_acc, 2, html)});
+    t.rows.push_back({nas::strategy_kind_name(g.strategy), nas_detail::reward_words(g.reward),
+                      std::to_string(g.runs.size()), mean_sd(c.hv, 3, html), mean_sd(c.igd, 4, html), found,
+                      mean_sd(c.evals, 1, html), mean_sd(c.clock, 0, html), mean_sd(c.best_acc, 2, html)});
   }
   return t;
 }
@@ -147,13 +153,16 @@ std::string default_title(const NasReportInput& in) {
 
 // The sentence under every plot: where each number comes from.
 std::string source_sentence(const NasReportInput& in) {
-  std::string s = "Throughput and utilization: " + (in.space->source.empty() ? std::string("not described") : in.space->source) + ".";
+  std::string s =
+      "Throughput and utilization: " + (in.space->source.empty() ? std::string("not described") : in.space->source) +
+      ".";
   if (!in.oracle.empty()) s += " Accuracy a search sees: " + in.oracle + ".";
   if (nas_detail::final_partial(in))
-    s += fmt::format(" Final accuracy (reference frontier, scores): known for {} of the {} networks (those trained or "
-                     "tabulated), so the frontier, the scores and the normalisation ranges are over those {} networks, "
-                     "not the whole space.",
-                     in.final_known_networks, in.final_accuracy.size(), in.final_known_networks);
+    s += fmt::format(
+        " Final accuracy (reference frontier, scores): known for {} of the {} networks (those trained or "
+        "tabulated), so the frontier, the scores and the normalisation ranges are over those {} networks, "
+        "not the whole space.",
+        in.final_known_networks, in.final_accuracy.size(), in.final_known_networks);
   else
     s += final_known(in) ? " Final accuracy (true frontier, scores): the oracle's final accuracy for every network."
                          : " Final accuracy: not known for the whole space, so no true frontier and no scores.";
@@ -173,7 +182,8 @@ std::string figure3(const NasReportInput& in) {
   o.accuracy_label = "final accuracy";
   // Colour by fifths of the space only when the space is known throughout.
   static const std::vector<double> kNone;
-  return sss_figure3_svg(in.space->points, in.space_frontier, nas_detail::final_partial(in) ? kNone : in.final_accuracy, o);
+  return sss_figure3_svg(in.space->points, in.space_frontier, nas_detail::final_partial(in) ? kNone : in.final_accuracy,
+                         o);
 }
 
 std::string header_html(const NasReportInput& in, const std::vector<Group>& gs) {
@@ -187,33 +197,38 @@ std::string header_html(const NasReportInput& in, const std::vector<Group>& gs) 
                            in.space_frontier.size()));
   row("Accuracy oracle", in.oracle);
   if (nas_detail::final_partial(in))
-    row("Reference frontier", fmt::format("{} networks: the accuracy-throughput frontier of the {} networks whose final "
-                                          "accuracy is known (not the whole space; the tables' \"true-frontier\" "
-                                          "columns refer to it)",
-                                          in.true_frontier.size(), in.final_known_networks));
+    row("Reference frontier",
+        fmt::format("{} networks: the accuracy-throughput frontier of the {} networks whose final "
+                    "accuracy is known (not the whole space; the tables' \"true-frontier\" "
+                    "columns refer to it)",
+                    in.true_frontier.size(), in.final_known_networks));
   else
-    row("True frontier", final_known(in) ? fmt::format("{} networks (accuracy-throughput, final accuracy)", in.true_frontier.size())
-                                         : std::string("unknown: the final accuracy does not cover the space"));
+    row("True frontier", final_known(in)
+                             ? fmt::format("{} networks (accuracy-throughput, final accuracy)", in.true_frontier.size())
+                             : std::string("unknown: the final accuracy does not cover the space"));
   if (in.utilization_accuracy_spearman)
-    row("Utilization vs accuracy", fmt::format("Spearman {:.3f} over the {} distinct evaluated networks with a known final "
-                                               "accuracy (utilization from the space table)",
-                                               *in.utilization_accuracy_spearman, in.correlation_networks));
+    row("Utilization vs accuracy",
+        fmt::format("Spearman {:.3f} over the {} distinct evaluated networks with a known final "
+                    "accuracy (utilization from the space table)",
+                    *in.utilization_accuracy_spearman, in.correlation_networks));
   row("Reward", in.reward);
   row("Budget", in.budget);
   std::string runs;
   for (const Group& g : gs)
-    runs += fmt::format("{}{} ({} run{})", runs.empty() ? "" : "; ", g.name, g.runs.size(), g.runs.size() == 1 ? "" : "s");
+    runs +=
+        fmt::format("{}{} ({} run{})", runs.empty() ? "" : "; ", g.name, g.runs.size(), g.runs.size() == 1 ? "" : "s");
   row("Runs", runs.empty() ? "none" : runs);
   h += "</dl>\n";
-  h += std::string("<p class=\"note\"><b>Scores.</b> Both objectives are normalised to [0, 1] by their range over ") +
-       (nas_detail::final_partial(in) ? "the networks whose final accuracy is known (the reference frontier stands for "
-                                        "the true frontier below). "
-                                      : "the whole space. ") +
-       "Hypervolume (HV): the area a set dominates with the reference point at the worst throughput and worst accuracy; "
-       "HV ratio = HV(found frontier) / HV(true frontier), 1 when the search reached the true frontier everywhere. IGD: "
-       "the mean distance from each true-frontier network to the nearest found one, 0 when all were found. The found "
-       "frontier is that of the distinct networks a run evaluated, under their final accuracy. Tables give the mean "
-       "\u00b1 the sample standard deviation (n \u2212 1) over runs.</p>\n";
+  h +=
+      std::string("<p class=\"note\"><b>Scores.</b> Both objectives are normalised to [0, 1] by their range over ") +
+      (nas_detail::final_partial(in) ? "the networks whose final accuracy is known (the reference frontier stands for "
+                                       "the true frontier below). "
+                                     : "the whole space. ") +
+      "Hypervolume (HV): the area a set dominates with the reference point at the worst throughput and worst accuracy; "
+      "HV ratio = HV(found frontier) / HV(true frontier), 1 when the search reached the true frontier everywhere. IGD: "
+      "the mean distance from each true-frontier network to the nearest found one, 0 when all were found. The found "
+      "frontier is that of the distinct networks a run evaluated, under their final accuracy. Tables give the mean "
+      "\u00b1 the sample standard deviation (n \u2212 1) over runs.</p>\n";
   return h;
 }
 
@@ -232,8 +247,17 @@ Table nas_summary_table(const NasReportInput& input) { return summary_table(inpu
 
 Table nas_runs_table(const NasReportInput& in) {
   Table t;
-  t.headers = {"strategy", "reward", "seed", "evaluations", "clock (simulated s)", "HV ratio", "IGD",
-               "true-frontier networks found", "found frontier (networks)", "best arch", "best reward",
+  t.headers = {"strategy",
+               "reward",
+               "seed",
+               "evaluations",
+               "clock (simulated s)",
+               "HV ratio",
+               "IGD",
+               "true-frontier networks found",
+               "found frontier (networks)",
+               "best arch",
+               "best reward",
                "best final accuracy (%)"};
   t.numeric = {false, false, true, true, true, true, true, true, true, false, true, true};
   for (const auto& run : in.runs) {
@@ -241,9 +265,9 @@ Table nas_runs_table(const NasReportInput& in) {
     const bool has_best = r.best_arch >= 0 && in.space && static_cast<size_t>(r.best_arch) < in.space->points.size();
     const size_t found = final_known(in) ? run.found_frontier.size() : r.frontier.size();
     t.rows.push_back(
-        {nas::strategy_kind_name(r.config.strategy), nas_detail::reward_words(r.config.reward), std::to_string(r.config.seed),
-         std::to_string(r.evaluations.size()), num(r.clock_seconds, 0), run.score ? num(run.score->hypervolume_ratio, 3) : "n/a",
-         run.score ? num(run.score->igd, 4) : "n/a",
+        {nas::strategy_kind_name(r.config.strategy), nas_detail::reward_words(r.config.reward),
+         std::to_string(r.config.seed), std::to_string(r.evaluations.size()), num(r.clock_seconds, 0),
+         run.score ? num(run.score->hypervolume_ratio, 3) : "n/a", run.score ? num(run.score->igd, 4) : "n/a",
          run.score ? fmt::format("{} of {}", run.score->true_frontier_found, run.score->true_frontier_size) : "n/a",
          std::to_string(found),
          has_best ? fmt::format("{} (#{})", in.space->points[r.best_arch].arch, r.best_arch) : std::string("-"),
@@ -276,19 +300,21 @@ std::string nas_report_html(const NasReportInput& in) {
   if (!fin) h += "<p class=\"note\">n/a: no score without the final accuracy of every network.</p>\n";
 
   h += "<h2>Figure 3: the space on the device</h2>\n<figure id=\"figure-3\" class=\"single\">\n" + figure3(in);
-  h += fmt::format("<figcaption><b>Figure 3.</b> Each mark is a network of the space; the black diamonds, joined, are the "
-                   "{} networks on the throughput-utilization Pareto frontier, the candidates approximate filtering "
-                   "evaluates. {}{}</figcaption>\n</figure>\n",
-                   in.space_frontier.size(),
-                   fin && !nas_detail::final_partial(in)
-                       ? "Colour: final accuracy by fifths of the space (darker is more accurate). "
-                       : "No accuracy colouring: the final accuracy does not cover the space. ",
-                   source);
+  h += fmt::format(
+      "<figcaption><b>Figure 3.</b> Each mark is a network of the space; the black diamonds, joined, are the "
+      "{} networks on the throughput-utilization Pareto frontier, the candidates approximate filtering "
+      "evaluates. {}{}</figcaption>\n</figure>\n",
+      in.space_frontier.size(),
+      fin && !nas_detail::final_partial(in)
+          ? "Colour: final accuracy by fifths of the space (darker is more accurate). "
+          : "No accuracy colouring: the final accuracy does not cover the space. ",
+      source);
 
   for (const Group& g : gs) {
     h += fmt::format("<h2>Figure {}{}: {}</h2>\n", g.figure, g.letter, esc(g.name));
     const bool single = g.runs.size() == 1;
-    h += fmt::format("<figure id=\"figure-{}{}\" class=\"{}\">\n", g.figure, g.letter, single ? "single" : "multiples-fig");
+    h += fmt::format("<figure id=\"figure-{}{}\" class=\"{}\">\n", g.figure, g.letter,
+                     single ? "single" : "multiples-fig");
     if (!single) h += nas_detail::legend_strip_svg(in) + "<div class=\"multiples\">\n";
     for (size_t k = 0; k < g.runs.size(); ++k) h += nas_detail::panel_svg(in, g, k);
     if (!single) h += "</div>\n";
@@ -296,16 +322,20 @@ std::string nas_report_html(const NasReportInput& in) {
                      single ? "one run." : fmt::format("{} runs, one panel per seed, same axes.", g.runs.size()));
     if (fin && nas_detail::final_partial(in))
       h += "The dashed black line is the reference frontier: the accuracy-throughput frontier of every network whose "
-           "final accuracy is known (trained by any run, or found in the results), not of the whole space; the vermillion "
+           "final accuracy is known (trained by any run, or found in the results), not of the whole space; the "
+           "vermillion "
            "line joins the frontier of the networks this run evaluated (grey, faint), both under the final accuracy; a "
-           "black star marks a found network on the reference frontier. Panel titles give the HV ratio and IGD against it. ";
+           "black star marks a found network on the reference frontier. Panel titles give the HV ratio and IGD against "
+           "it. ";
     else if (fin)
       h += "The dashed black line is the true accuracy-throughput frontier of the space; the vermillion line joins the "
-           "frontier of the networks the run evaluated (grey, faint), both under the final accuracy; a black star marks a "
+           "frontier of the networks the run evaluated (grey, faint), both under the final accuracy; a black star "
+           "marks a "
            "found network on the true frontier. Panel titles give the HV ratio and IGD. ";
     else
-      h += "<b>No true frontier:</b> the final accuracy does not cover the space, so each panel shows only the frontier "
-           "the run found, under the accuracy the search saw, among the networks it evaluated (grey, faint). ";
+      h +=
+          "<b>No true frontier:</b> the final accuracy does not cover the space, so each panel shows only the frontier "
+          "the run found, under the accuracy the search saw, among the networks it evaluated (grey, faint). ";
     if (g.strategy == nas::StrategyKind::kFilter)
       h += "The filter evaluates the throughput-utilization frontier of Figure 3 and nothing else. ";
     h += source + "</figcaption>\n</figure>\n";
@@ -313,7 +343,8 @@ std::string nas_report_html(const NasReportInput& in) {
   if (gs.empty()) h += "<p class=\"note\">No search runs in this report.</p>\n";
 
   h += "<h2>Every run</h2>\n" + table_html(nas_runs_table(in), "nas-runs-table");
-  h += "<p class=\"note\">Best arch: the network with the highest reward the run saw (what it returns); its final accuracy "
+  h += "<p class=\"note\">Best arch: the network with the highest reward the run saw (what it returns); its final "
+       "accuracy "
        "is the oracle's. Found frontier: networks on the frontier of what the run evaluated" +
        std::string(fin ? ", under the final accuracy." : ", under the accuracy the search saw.") + "</p>\n";
   if (!in.notes.empty()) {
@@ -321,7 +352,8 @@ std::string nas_report_html(const NasReportInput& in) {
     for (const auto& n : in.notes) h += "<li>" + esc(n) + "</li>\n";
     h += "</ul>\n";
   }
-  h += "<p class=\"note\">Generated by rooflens. This page is self-contained: nothing is loaded from the network.</p>\n";
+  h +=
+      "<p class=\"note\">Generated by rooflens. This page is self-contained: nothing is loaded from the network.</p>\n";
   h += "</body>\n</html>\n";
   return h;
 }

@@ -10,11 +10,13 @@ namespace rooflens::report {
 Table predict_layers_table(const Prediction& p, bool for_csv) {
   Table t;
   if (for_csv) {
-    t.headers = {"layer", "op", "flops", "bytes (B)", "dram_bytes (B)", "ai (FLOP/B)", "unit",
-                 "t_compute (s)", "t_memory (s)", "time (s)", "bound", "time_share", "achieved (FLOP/s)", "why"};
+    t.headers = {
+        "layer",         "op",           "flops",    "bytes (B)", "dram_bytes (B)", "ai (FLOP/B)",       "unit",
+        "t_compute (s)", "t_memory (s)", "time (s)", "bound",     "time_share",     "achieved (FLOP/s)", "why"};
   } else {
-    t.headers = {"layer", "op", "GFLOP", "MB", "AI (FLOP/B)", "unit", "time (us)", "bound", "time (%)",
-                 "achieved (TFLOP/s)", "why"};
+    t.headers = {"layer", "op",        "GFLOP", "MB",       "AI (FLOP/B)",
+                 "unit",  "time (us)", "bound", "time (%)", "achieved (TFLOP/s)",
+                 "why"};
     t.numeric = {false, false, true, true, true, false, true, false, true, true, false};
   }
   for (const auto& L : p.layers) {
@@ -37,13 +39,14 @@ Table predict_layers_table(const Prediction& p, bool for_csv) {
 
 std::string predict_summary_text(const Prediction& p, const DeviceSpec& d) {
   std::string s;
-  s += fmt::format("prediction (performance model, not a measurement): {} on {} ({}), {}\n", p.model, d.name,
-                   d.id, p.dtype);
+  s += fmt::format("prediction (performance model, not a measurement): {} on {} ({}), {}\n", p.model, d.name, d.id,
+                   p.dtype);
   const int f = p.images_per_input;
   s += fmt::format("  batch           {:>12}{}{}\n", p.batch,
                    f > 1 ? fmt::format(" folded inputs of {} images ({} images)", f, p.batch * f) : "",
                    p.max_batch && *p.max_batch == p.batch ? "  (the largest that fits)" : "");
-  if (p.max_batch) s += fmt::format("  max batch       {:>12}  (fits {:.1f} GB of device memory)\n", *p.max_batch, d.mem_bytes / 1e9);
+  if (p.max_batch)
+    s += fmt::format("  max batch       {:>12}  (fits {:.1f} GB of device memory)\n", *p.max_batch, d.mem_bytes / 1e9);
   s += fmt::format("  time per batch  {:>12.3f} ms\n", p.time_s * 1e3);
   if (f > 1)
     s += fmt::format("  throughput      {:>12.1f} folded inputs/s  ({:.1f} images/s: {} images per input)\n",
@@ -53,8 +56,8 @@ std::string predict_summary_text(const Prediction& p, const DeviceSpec& d) {
   s += fmt::format("  utilization     {:>12.1f} %  of the datasheet peak {:.1f} TFLOP/s\n", 100 * p.utilization,
                    p.peak_datasheet / 1e12);
   if (p.utilization_measured)
-    s += fmt::format("  utilization     {:>12.1f} %  of the measured peak {:.1f} TFLOP/s\n", 100 * *p.utilization_measured,
-                     *p.peak_measured / 1e12);
+    s += fmt::format("  utilization     {:>12.1f} %  of the measured peak {:.1f} TFLOP/s\n",
+                     100 * *p.utilization_measured, *p.peak_measured / 1e12);
   s += fmt::format("  CMR             {:>12.1f} FLOP/B (datasheet peak / {:.0f} GB/s)\n", p.cmr, d.mem_bandwidth / 1e9);
   s += fmt::format("  aggregate AI    {:>12.1f} FLOP/B ({} the CMR)\n", p.ai, p.ai >= p.cmr ? "above" : "below");
   s += fmt::format("  memory          {:>12.3f} GB at this batch (weights + live activations + workspace)\n",
@@ -81,7 +84,8 @@ nlohmann::json predict_json(const Prediction& p, bool with_layers) {
   j["time_s"] = p.time_s;
   j["throughput"] = p.throughput;
   j["utilization"] = p.utilization;
-  j["utilization_measured_peak"] = p.utilization_measured ? nlohmann::json(*p.utilization_measured) : nlohmann::json(nullptr);
+  j["utilization_measured_peak"] =
+      p.utilization_measured ? nlohmann::json(*p.utilization_measured) : nlohmann::json(nullptr);
   j["peak_flops"] = p.peak_datasheet;
   j["peak_flops_measured"] = p.peak_measured ? nlohmann::json(*p.peak_measured) : nlohmann::json(nullptr);
   j["cmr"] = p.cmr;
@@ -90,7 +94,7 @@ nlohmann::json predict_json(const Prediction& p, bool with_layers) {
   j["memory_bytes"] = p.memory_bytes;
   j["notes"] = p.notes;
   j["units"] = {{"time_s", "seconds"}, {"throughput", "images/s"}, {"utilization", "fraction of peak_flops"},
-                {"flops", "FLOP"}, {"bytes", "bytes"}, {"peak_flops", "FLOP/s"}};
+                {"flops", "FLOP"},     {"bytes", "bytes"},         {"peak_flops", "FLOP/s"}};
   if (p.images_per_input > 1) {  // a folded model: batch and throughput count folded inputs
     j["images_per_input"] = p.images_per_input;
     j["units"]["throughput"] = "folded inputs/s";
@@ -101,12 +105,25 @@ nlohmann::json predict_json(const Prediction& p, bool with_layers) {
     nlohmann::json layers = nlohmann::json::array();
     for (const auto& L : p.layers) {
       if (L.bound == Bound::kNone) continue;
-      layers.push_back({{"name", L.name}, {"op", L.op}, {"flops", L.flops}, {"bytes", L.bytes},
-                        {"dram_bytes", L.dram_bytes}, {"ai", L.ai}, {"unit", compute_unit_name(L.unit)},
-                        {"peak_flops", L.peak_used}, {"wave_efficiency", L.wave_efficiency}, {"split_k", L.split_k},
-                        {"t_compute_s", L.t_compute}, {"t_memory_s", L.t_memory}, {"t_launch_s", L.t_launch},
-                        {"time_s", L.time_s}, {"bound", bound_name(L.bound)}, {"time_share", L.time_share},
-                        {"achieved_flops", L.achieved_flops}, {"why", L.why}, {"flags", L.flags}});
+      layers.push_back({{"name", L.name},
+                        {"op", L.op},
+                        {"flops", L.flops},
+                        {"bytes", L.bytes},
+                        {"dram_bytes", L.dram_bytes},
+                        {"ai", L.ai},
+                        {"unit", compute_unit_name(L.unit)},
+                        {"peak_flops", L.peak_used},
+                        {"wave_efficiency", L.wave_efficiency},
+                        {"split_k", L.split_k},
+                        {"t_compute_s", L.t_compute},
+                        {"t_memory_s", L.t_memory},
+                        {"t_launch_s", L.t_launch},
+                        {"time_s", L.time_s},
+                        {"bound", bound_name(L.bound)},
+                        {"time_share", L.time_share},
+                        {"achieved_flops", L.achieved_flops},
+                        {"why", L.why},
+                        {"flags", L.flags}});
     }
     j["layers"] = std::move(layers);
   }
@@ -118,17 +135,27 @@ Table batch_sweep_table(const std::vector<Prediction>& ps, bool for_csv) {
   // A folded model's batch and throughput count folded inputs (Prediction::images_per_input).
   const bool folded = !ps.empty() && ps.front().images_per_input > 1;
   if (for_csv)
-    t.headers = {folded ? "batch (folded inputs)" : "batch", "time (s)",
-                 folded ? "throughput (folded inputs/s)" : "throughput (images/s)", "utilization",
-                 "utilization_measured", "ai (FLOP/B)", "memory (B)"};
+    t.headers = {folded ? "batch (folded inputs)" : "batch",
+                 "time (s)",
+                 folded ? "throughput (folded inputs/s)" : "throughput (images/s)",
+                 "utilization",
+                 "utilization_measured",
+                 "ai (FLOP/B)",
+                 "memory (B)"};
   else {
-    t.headers = {folded ? "batch (folded inputs)" : "batch", "time (ms)",
+    t.headers = {folded ? "batch (folded inputs)" : "batch",
+                 "time (ms)",
                  folded ? "throughput (folded inputs/s)" : "throughput (img/s)",
-                 "util. datasheet (%)", "util. measured (%)", "AI (FLOP/B)", "memory (GB)"};
+                 "util. datasheet (%)",
+                 "util. measured (%)",
+                 "AI (FLOP/B)",
+                 "memory (GB)"};
     t.numeric = {true, true, true, true, true, true, true};
   }
   for (const auto& p : ps) {
-    std::string um = p.utilization_measured ? (for_csv ? fmt_fixed(*p.utilization_measured, 6) : fmt_fixed(100 * *p.utilization_measured, 1)) : "-";
+    std::string um = p.utilization_measured ? (for_csv ? fmt_fixed(*p.utilization_measured, 6)
+                                                       : fmt_fixed(100 * *p.utilization_measured, 1))
+                                            : "-";
     if (for_csv)
       t.rows.push_back({std::to_string(p.batch), fmt::format("{:.6e}", p.time_s), fmt_fixed(p.throughput, 2),
                         fmt_fixed(p.utilization, 6), um, fmt_fixed(p.ai, 3), std::to_string(p.memory_bytes)});
@@ -150,23 +177,38 @@ Table devices_table(const std::vector<DeviceSpec>& ds, bool for_csv) {
     t.headers.push_back("host_link");
     t.headers.push_back("host_link_bandwidth (B/s, one direction)");
   } else {
-    t.headers = {"id", "aliases", "memory (GB)", "BW (GB/s)", "FP32 (TFLOP/s)", "FP16 (TFLOP/s)", "INT8 (TOP/s)",
-                 "CMR fp32", "CMR fp16", "CMR int8", "host link (GB/s, one direction)"};
+    t.headers = {"id",
+                 "aliases",
+                 "memory (GB)",
+                 "BW (GB/s)",
+                 "FP32 (TFLOP/s)",
+                 "FP16 (TFLOP/s)",
+                 "INT8 (TOP/s)",
+                 "CMR fp32",
+                 "CMR fp16",
+                 "CMR int8",
+                 "host link (GB/s, one direction)"};
     t.numeric = {false, false, true, true, true, true, true, true, true, true, false};
   }
   for (const auto& d : ds) {
     std::string aliases;
     for (const auto& a : d.aliases) aliases += (aliases.empty() ? "" : " ") + a;
-    auto peak = [&](const char* dt) { auto p = d.best_peak(dt); return p ? p->flops : 0.0; };
+    auto peak = [&](const char* dt) {
+      auto p = d.best_peak(dt);
+      return p ? p->flops : 0.0;
+    };
     if (for_csv) {
-      std::vector<std::string> row = {d.id, aliases, d.name, d.kind, fmt::format("{:.0f}", d.mem_bytes), fmt::format("{:.0f}", d.mem_bandwidth)};
+      std::vector<std::string> row = {
+          d.id, aliases, d.name, d.kind, fmt::format("{:.0f}", d.mem_bytes), fmt::format("{:.0f}", d.mem_bandwidth)};
       for (const char* dt : dts) row.push_back(peak(dt) > 0 ? fmt::format("{:.4e}", peak(dt)) : "");
       for (const char* dt : dts) row.push_back(peak(dt) > 0 ? fmt_fixed(d.cmr(dt), 2) : "");
       row.push_back(d.host_link ? d.host_link->name : "");
       row.push_back(d.host_link ? fmt::format("{:.0f}", d.host_link->bandwidth_bytes_per_s) : "");
       t.rows.push_back(row);
     } else {
-      auto tf = [&](const char* dt) { return peak(dt) > 0 ? fmt_scaled(peak(dt), 1e12, d.is_gpu() ? 1 : 3) : std::string("-"); };
+      auto tf = [&](const char* dt) {
+        return peak(dt) > 0 ? fmt_scaled(peak(dt), 1e12, d.is_gpu() ? 1 : 3) : std::string("-");
+      };
       auto cmr = [&](const char* dt) { return peak(dt) > 0 ? fmt_fixed(d.cmr(dt), 1) : std::string("-"); };
       const std::string link =
           d.host_link ? d.host_link->name + ", " + fmt_scaled(d.host_link->bandwidth_bytes_per_s, 1e9, 1) : "-";
@@ -187,18 +229,32 @@ nlohmann::json devices_json(const std::vector<DeviceSpec>& ds) {
         cmr[dt] = d.cmr(dt);
       }
     for (const auto& p : d.peaks)
-      detail.push_back({{"dtype", p.dtype}, {"unit", compute_unit_name(p.unit)}, {"accumulator", p.accumulator}, {"flops", p.flops}});
+      detail.push_back({{"dtype", p.dtype},
+                        {"unit", compute_unit_name(p.unit)},
+                        {"accumulator", p.accumulator},
+                        {"flops", p.flops}});
     nlohmann::json measured = nlohmann::json::array();
     for (const auto& p : d.measured_peaks)
-      measured.push_back({{"dtype", p.dtype}, {"unit", compute_unit_name(p.unit)}, {"flops", p.flops}, {"source", p.source}});
+      measured.push_back(
+          {{"dtype", p.dtype}, {"unit", compute_unit_name(p.unit)}, {"flops", p.flops}, {"source", p.source}});
     // One direction, B/s; null for a CPU.
     nlohmann::json link = nullptr;
     if (d.host_link)
-      link = {{"name", d.host_link->name}, {"bandwidth", d.host_link->bandwidth_bytes_per_s},
+      link = {{"name", d.host_link->name},
+              {"bandwidth", d.host_link->bandwidth_bytes_per_s},
               {"source", d.host_link->source}};
-    arr.push_back({{"id", d.id}, {"aliases", d.aliases}, {"name", d.name}, {"kind", d.kind}, {"peaks", peaks},
-                   {"peaks_detail", detail}, {"measured_peaks", measured}, {"bandwidth", d.mem_bandwidth},
-                   {"memory_bytes", d.mem_bytes}, {"cmr", cmr}, {"host_link", link}, {"file", d.file}});
+    arr.push_back({{"id", d.id},
+                   {"aliases", d.aliases},
+                   {"name", d.name},
+                   {"kind", d.kind},
+                   {"peaks", peaks},
+                   {"peaks_detail", detail},
+                   {"measured_peaks", measured},
+                   {"bandwidth", d.mem_bandwidth},
+                   {"memory_bytes", d.mem_bytes},
+                   {"cmr", cmr},
+                   {"host_link", link},
+                   {"file", d.file}});
   }
   return {{"schema", kDevicesSchema}, {"devices", arr}};
 }

@@ -95,7 +95,8 @@ struct View {
     t += m.acc1 ? fmt::format("\nacc@1 {:.2f}%", *m.acc1) : std::string("\nacc@1 unknown");
     if (m.acc5) t += fmt::format(", acc@5 {:.2f}%", *m.acc5);
     t += fmt::format("\nAI {:.1f} FLOP/B, {} the CMR {:.1f}", m.ai, m.ai_above_cmr ? "above" : "below", s.cmr);
-    t += fmt::format("\n{:.3f} GMACs/image, {:.2f} M params", m.macs_per_image / 1e9, static_cast<double>(m.params) / 1e6);
+    t += fmt::format("\n{:.3f} GMACs/image, {:.2f} M params", m.macs_per_image / 1e9,
+                     static_cast<double>(m.params) / 1e6);
     return t;
   }
   std::string subtitle() const {
@@ -116,10 +117,13 @@ LineStyle line(const char* color, double width, std::string dash = "") { return 
 
 // AI above / below the CMR: filled triangle vs hollow circle (shape, fill and colour differ).
 MarkerStyle ai_marker(bool above, double size = 4.5) {
-  return above ? marker(MarkerShape::kTriangleUp, kVermillion, true, size) : marker(MarkerShape::kCircle, kBlue, false, size);
+  return above ? marker(MarkerShape::kTriangleUp, kVermillion, true, size)
+               : marker(MarkerShape::kCircle, kBlue, false, size);
 }
 
-SvgAttrs model_attrs(const StudyModel& m) { return {{"data-model", m.name}, {"data-ai", m.ai_above_cmr ? "above" : "below"}}; }
+SvgAttrs model_attrs(const StudyModel& m) {
+  return {{"data-model", m.name}, {"data-ai", m.ai_above_cmr ? "above" : "below"}};
+}
 
 // The frontier as a polyline through its points, in order of x.
 std::vector<std::pair<double, double>> frontier_line(std::vector<std::pair<double, double>> pts) {
@@ -172,7 +176,8 @@ std::string fig1(const Study& s, const char* id, const char* title, Metric xk, M
   p.legend_marker(marker(MarkerShape::kDiamond, kVermillion, true, 5), fmt::format("on this frontier ({})", n_front));
   p.legend_marker(marker(MarkerShape::kStar, kBlack, true, 5.5), fmt::format("on all three frontiers ({})", n_all));
   p.legend_line(line(kVermillion, 1.8), "Pareto frontier (higher is better on both axes)");
-  if (needs_acc && left_out) p.legend_note(fmt::format("{} model{} without accuracy left out", left_out, left_out == 1 ? "" : "s"));
+  if (needs_acc && left_out)
+    p.legend_note(fmt::format("{} model{} without accuracy left out", left_out, left_out == 1 ? "" : "s"));
   return p.render();
 }
 
@@ -198,11 +203,13 @@ std::string fig2a(const Study& s) {
       p.label(m.throughput, *m.acc1, m.name);
     }
   }
-  if (fpts.size() > 1) p.polyline(frontier_line(fpts), line(kBlack, 1.4, "6,4"), "frontier", "accuracy-throughput frontier");
+  if (fpts.size() > 1)
+    p.polyline(frontier_line(fpts), line(kBlack, 1.4, "6,4"), "frontier", "accuracy-throughput frontier");
   p.legend_marker(ai_marker(true), fmt::format("AI > CMR ({})", above));
   p.legend_marker(ai_marker(false), fmt::format("AI \u2264 CMR ({})", below));
   p.legend_line(line(kBlack, 1.4, "6,4"), "accuracy-throughput frontier");
-  p.legend_note(fmt::format("CMR {:.1f} FLOP/B ({} {}, datasheet peak / memory bandwidth)", s.cmr, s.device_name, s.dtype));
+  p.legend_note(
+      fmt::format("CMR {:.1f} FLOP/B ({} {}, datasheet peak / memory bandwidth)", s.cmr, s.device_name, s.dtype));
   if (left_out) p.legend_note(fmt::format("{} model{} without accuracy left out", left_out, left_out == 1 ? "" : "s"));
   return p.render();
 }
@@ -237,7 +244,8 @@ std::string fig2b(const Study& s) {
   for (size_t i : s.frontier_before_fold)
     if (i < s.models.size() && !labelled.count(s.models[i].name + "/before"))
       p.label(s.models[i].throughput, plotted_utilization(s, s.models[i]), s.models[i].name);
-  if (before.size() > 1) p.polyline(frontier_line(before), line(kBlack, 1.5, "6,4"), "frontier-before", "frontier before folding");
+  if (before.size() > 1)
+    p.polyline(frontier_line(before), line(kBlack, 1.5, "6,4"), "frontier-before", "frontier before folding");
   if (after.size() > 1) p.polyline(frontier_line(after), line(kGreen, 2.2), "frontier-after", "frontier after folding");
   for (const auto& r : s.folds) {
     const std::string t = fmt::format(
@@ -255,7 +263,8 @@ std::string fig2b(const Study& s) {
   size_t above = 0, below = 0;
   for (const auto& m : s.models) {
     (m.ai_above_cmr ? above : below)++;
-    p.point(m.throughput, plotted_utilization(s, m), ai_marker(m.ai_above_cmr, 4), v.point_title(m), "pt", model_attrs(m));
+    p.point(m.throughput, plotted_utilization(s, m), ai_marker(m.ai_above_cmr, 4), v.point_title(m), "pt",
+            model_attrs(m));
   }
   p.legend_marker(ai_marker(true, 4), fmt::format("AI > CMR ({:.0f} FLOP/B)", s.cmr));
   p.legend_marker(ai_marker(false, 4), "AI \u2264 CMR");
@@ -278,9 +287,11 @@ std::string ai_histogram(const Study& s) {
         hi = n_layers ? std::max(hi, L.ai) : L.ai;
         ++n_layers;
       }
-  p.set_title(fmt::format("Per-layer arithmetic intensity: {} layers of {} models, with the CMR", n_layers, s.models.size()));
-  p.set_subtitle("Fused layers at the study batch (" + s.batch_spec + "), " + s.dtype +
-                 " bytes; bins are a quarter decade wide. Layer AI does not depend on the source of the throughput numbers.");
+  p.set_title(
+      fmt::format("Per-layer arithmetic intensity: {} layers of {} models, with the CMR", n_layers, s.models.size()));
+  p.set_subtitle(
+      "Fused layers at the study batch (" + s.batch_spec + "), " + s.dtype +
+      " bytes; bins are a quarter decade wide. Layer AI does not depend on the source of the throughput numbers.");
   AxisSpec xa;
   xa.label = "per-layer arithmetic intensity (FLOP/B)";
   xa.scale = AxisScale::kLog;
@@ -343,12 +354,13 @@ std::string ai_histogram(const Study& s) {
   p.set_legend_width(210);
   p.legend_bar(kBlue, "share of layers (each layer counts once)");
   if (models_with_time)
-    p.legend_line(line(kBlack, 1.6, "5,3"), fmt::format("share of predicted time (each of {} models weighted equally)",
-                                                         models_with_time));
+    p.legend_line(line(kBlack, 1.6, "5,3"),
+                  fmt::format("share of predicted time (each of {} models weighted equally)", models_with_time));
   p.legend_line(line(kVermillion, 2.2), fmt::format("CMR {:.1f} FLOP/B (datasheet peak / bandwidth)", s.cmr));
-  if (s.cmr_measured) p.legend_line(line(kOrange, 1.6, "3,3"), fmt::format("CMR {:.1f} FLOP/B (measured peak)", *s.cmr_measured));
-  p.legend_note(fmt::format("{:.1f}% of layers have AI below the CMR", 100.0 * static_cast<double>(below_cmr) /
-                                                                            static_cast<double>(n_layers)));
+  if (s.cmr_measured)
+    p.legend_line(line(kOrange, 1.6, "3,3"), fmt::format("CMR {:.1f} FLOP/B (measured peak)", *s.cmr_measured));
+  p.legend_note(fmt::format("{:.1f}% of layers have AI below the CMR",
+                            100.0 * static_cast<double>(below_cmr) / static_cast<double>(n_layers)));
   return p.render();
 }
 
@@ -477,10 +489,12 @@ std::string header_html(const Study& s) {
   std::string cmr = fmt::format("{:.1f} FLOP/B (datasheet peak / bandwidth)", s.cmr);
   if (s.cmr_measured) cmr += fmt::format("; {:.1f} FLOP/B with the measured peak", *s.cmr_measured);
   row("CMR", cmr);
-  row("Utilization in plots", "over the " + esc(v.peak_words()) +
-                                  (s.utilization_uses_measured_peak ? "" : " (the table also lists the measured-peak one where known)"));
-  row("Accuracy", fmt::format("{} of {} models have top-1 accuracy", with_acc, s.models.size()) +
-                      (acc_sources.empty() ? "" : " (from " + esc(join({acc_sources.begin(), acc_sources.end()})) + ")"));
+  row("Utilization in plots",
+      "over the " + esc(v.peak_words()) +
+          (s.utilization_uses_measured_peak ? "" : " (the table also lists the measured-peak one where known)"));
+  row("Accuracy",
+      fmt::format("{} of {} models have top-1 accuracy", with_acc, s.models.size()) +
+          (acc_sources.empty() ? "" : " (from " + esc(join({acc_sources.begin(), acc_sources.end()})) + ")"));
   h += "</dl>\n";
   const Frontiers& fr = s.frontiers;
   auto lst = [&](const std::vector<size_t>& ids) {
@@ -490,12 +504,15 @@ std::string header_html(const Study& s) {
   h += "<div class=\"summary\"><ul>\n";
   h += fmt::format("<li>Throughput-utilization frontier ({}): {}</li>\n", fr.throughput_utilization.size(),
                    lst(fr.throughput_utilization));
-  h += fmt::format("<li>Accuracy-throughput frontier ({}): {}</li>\n", fr.acc_throughput.size(), lst(fr.acc_throughput));
-  h += fmt::format("<li>Accuracy-utilization frontier ({}): {}</li>\n", fr.acc_utilization.size(), lst(fr.acc_utilization));
+  h +=
+      fmt::format("<li>Accuracy-throughput frontier ({}): {}</li>\n", fr.acc_throughput.size(), lst(fr.acc_throughput));
+  h += fmt::format("<li>Accuracy-utilization frontier ({}): {}</li>\n", fr.acc_utilization.size(),
+                   lst(fr.acc_utilization));
   h += fmt::format("<li><b>On all three frontiers:</b> {}</li>\n", lst(fr.all_three));
   if (s.spearman_utilization_accuracy)
-    h += fmt::format("<li>Rank correlation with top-1 accuracy (Spearman): utilization {:+.2f}, throughput {:+.2f}</li>\n",
-                     *s.spearman_utilization_accuracy, *s.spearman_throughput_accuracy);
+    h += fmt::format(
+        "<li>Rank correlation with top-1 accuracy (Spearman): utilization {:+.2f}, throughput {:+.2f}</li>\n",
+        *s.spearman_utilization_accuracy, *s.spearman_throughput_accuracy);
   h += "</ul></div>\n";
   return h;
 }
@@ -513,24 +530,23 @@ std::string cell_mark(bool yes) {
 std::string table_html(const Study& s) {
   std::string h;
   h += "<table id=\"models-table\">\n<thead><tr>";
-  const std::pair<const char*, const char*> cols[] = {
-      {"model", "model"},
-      {"acc1", "acc@1 (%)"},
-      {"acc5", "acc@5 (%)"},
-      {"batch", "batch (images)"},
-      {"max_batch", "max batch (images)"},
-      {"throughput", "throughput (img/s)"},
-      {"util", "utilization, datasheet peak (%)"},
-      {"util_measured", "utilization, measured peak (%)"},
-      {"ai", "AI (FLOP/B)"},
-      {"ai_vs_cmr", "AI vs CMR"},
-      {"top_bound", "top bound (% of time)"},
-      {"params", "params (M)"},
-      {"gmacs", "GMACs/image"},
-      {"f_tu", "frontier T-U"},
-      {"f_at", "frontier A-T"},
-      {"f_au", "frontier A-U"},
-      {"f_all", "all three"}};
+  const std::pair<const char*, const char*> cols[] = {{"model", "model"},
+                                                      {"acc1", "acc@1 (%)"},
+                                                      {"acc5", "acc@5 (%)"},
+                                                      {"batch", "batch (images)"},
+                                                      {"max_batch", "max batch (images)"},
+                                                      {"throughput", "throughput (img/s)"},
+                                                      {"util", "utilization, datasheet peak (%)"},
+                                                      {"util_measured", "utilization, measured peak (%)"},
+                                                      {"ai", "AI (FLOP/B)"},
+                                                      {"ai_vs_cmr", "AI vs CMR"},
+                                                      {"top_bound", "top bound (% of time)"},
+                                                      {"params", "params (M)"},
+                                                      {"gmacs", "GMACs/image"},
+                                                      {"f_tu", "frontier T-U"},
+                                                      {"f_at", "frontier A-T"},
+                                                      {"f_au", "frontier A-U"},
+                                                      {"f_all", "all three"}};
   for (const auto& [key, text] : cols)
     h += fmt::format("<th data-key=\"{}\" title=\"click to sort\">{}</th>", key, esc(text));
   h += "</tr></thead>\n<tbody>\n";
@@ -546,7 +562,8 @@ std::string table_html(const Study& s) {
     h += cell_num(m.utilization, 2, 100);
     h += cell_opt(m.utilization_measured, 2, 100);
     h += cell_num(m.ai, 1);
-    h += fmt::format("<td data-v=\"{}\">{}</td>", m.ai_above_cmr ? "above" : "below", m.ai_above_cmr ? "above" : "below");
+    h += fmt::format("<td data-v=\"{}\">{}</td>", m.ai_above_cmr ? "above" : "below",
+                     m.ai_above_cmr ? "above" : "below");
     h += bound.empty() ? "<td data-v=\"\">&mdash;</td>"
                        : fmt::format("<td data-v=\"{}\">{} ({:.0f}%)</td>", esc(bound), esc(bound), 100 * share);
     h += cell_num(static_cast<double>(m.params), 2, 1e-6);
@@ -564,10 +581,11 @@ std::string table_html(const Study& s) {
 
 std::string folds_table_html(const Study& s) {
   if (s.folds.empty()) return "";
-  std::string h = "<table id=\"folds-table\">\n<thead><tr><th>model</th><th>f</th><th>throughput before (img/s)</th>"
-                  "<th>throughput after (img/s)</th><th>speedup (&times;)</th><th>utilization before (%)</th>"
-                  "<th>utilization after (%)</th><th>AI before (FLOP/B)</th><th>AI after (FLOP/B)</th>"
-                  "<th>GFLOPs/image before</th><th>GFLOPs/image after</th><th>batch after (images)</th></tr></thead>\n<tbody>\n";
+  std::string h =
+      "<table id=\"folds-table\">\n<thead><tr><th>model</th><th>f</th><th>throughput before (img/s)</th>"
+      "<th>throughput after (img/s)</th><th>speedup (&times;)</th><th>utilization before (%)</th>"
+      "<th>utilization after (%)</th><th>AI before (FLOP/B)</th><th>AI after (FLOP/B)</th>"
+      "<th>GFLOPs/image before</th><th>GFLOPs/image after</th><th>batch after (images)</th></tr></thead>\n<tbody>\n";
   for (const auto& r : s.folds) {
     h += fmt::format("<tr data-model=\"{}\"><td>{}</td>", esc(r.model), esc(r.model));
     h += cell_num(r.factor, 0) + cell_num(r.throughput_before, 1) + cell_num(r.throughput_after, 1);
@@ -646,10 +664,11 @@ std::string study_html(const Study& s, const std::string& sections) {
   if (!s.folds.empty()) h += "<h3>Folded models</h3>\n" + folds_table_html(s);
 
   h += "<h2>Per-layer arithmetic intensity</h2>\n<figure id=\"figure-ai-hist\">\n" + svg("fig-ai-hist");
-  h += fmt::format("<figcaption>Histogram of the arithmetic intensity of every fused layer of every model "
-                   "(quarter-decade bins), with the device CMR ({:.1f} FLOP/B) marked. A layer left of the line cannot "
-                   "reach the compute peak however well it is implemented.</figcaption>\n</figure>\n",
-                   s.cmr);
+  h += fmt::format(
+      "<figcaption>Histogram of the arithmetic intensity of every fused layer of every model "
+      "(quarter-decade bins), with the device CMR ({:.1f} FLOP/B) marked. A layer left of the line cannot "
+      "reach the compute peak however well it is implemented.</figcaption>\n</figure>\n",
+      s.cmr);
 
   h += "<h2>Models</h2>\n" + table_html(s);
   h += sections;
@@ -658,9 +677,10 @@ std::string study_html(const Study& s, const std::string& sections) {
     for (const auto& n : s.notes) h += "<li>" + esc(n) + "</li>\n";
     h += "</ul>\n";
   }
-  h += fmt::format("<p class=\"note\">Generated by rooflens ({}). This page is self-contained: nothing is loaded from "
-                   "the network.</p>\n",
-                   kStudySchema);
+  h += fmt::format(
+      "<p class=\"note\">Generated by rooflens ({}). This page is self-contained: nothing is loaded from "
+      "the network.</p>\n",
+      kStudySchema);
   h += std::string("<script>") + kSortScript + "</script>\n</body>\n</html>\n";
   return h;
 }

@@ -170,31 +170,20 @@ Table study_table(const Study& s) {
                "frontier accuracy-throughput",
                "frontier accuracy-utilization",
                "all three frontiers"};
-  t.numeric = {false, true, true, true, true, true, true, true, true, false, false, true, true, true, true,
-               false, false, false, false};
+  t.numeric = {false, true, true, true, true, true,  true,  true,  true, false,
+               false, true, true, true, true, false, false, false, false};
   const Frontiers& fr = s.frontiers;
   auto o2 = [](const std::optional<double>& v, double scale, int d) { return v ? fmt_fixed(*v * scale, d) : ""; };
   for (size_t i = 0; i < s.models.size(); ++i) {
     const StudyModel& m = s.models[i];
     const auto [bound, share] = study_top_bound(m);
-    t.rows.push_back({m.name,
-                      o2(m.acc1, 1, 2),
-                      o2(m.acc5, 1, 2),
-                      std::to_string(m.batch),
-                      m.max_batch ? std::to_string(*m.max_batch) : "",
-                      fmt_fixed(m.throughput, 1),
-                      fmt_fixed(100 * m.utilization, 2),
-                      o2(m.utilization_measured, 100, 2),
-                      fmt_fixed(m.ai, 1),
-                      m.ai_above_cmr ? "above" : "below",
-                      bound,
-                      bound.empty() ? "" : fmt_fixed(100 * share, 1),
-                      fmt_scaled(static_cast<double>(m.params), 1e6, 2),
-                      fmt_scaled(m.macs_per_image, 1e9, 3),
-                      fmt_scaled(m.flops_per_image, 1e9, 3),
-                      on(fr.throughput_utilization, i) ? "yes" : "",
-                      on(fr.acc_throughput, i) ? "yes" : "",
-                      on(fr.acc_utilization, i) ? "yes" : "",
+    t.rows.push_back({m.name, o2(m.acc1, 1, 2), o2(m.acc5, 1, 2), std::to_string(m.batch),
+                      m.max_batch ? std::to_string(*m.max_batch) : "", fmt_fixed(m.throughput, 1),
+                      fmt_fixed(100 * m.utilization, 2), o2(m.utilization_measured, 100, 2), fmt_fixed(m.ai, 1),
+                      m.ai_above_cmr ? "above" : "below", bound, bound.empty() ? "" : fmt_fixed(100 * share, 1),
+                      fmt_scaled(static_cast<double>(m.params), 1e6, 2), fmt_scaled(m.macs_per_image, 1e9, 3),
+                      fmt_scaled(m.flops_per_image, 1e9, 3), on(fr.throughput_utilization, i) ? "yes" : "",
+                      on(fr.acc_throughput, i) ? "yes" : "", on(fr.acc_utilization, i) ? "yes" : "",
                       on(fr.all_three, i) ? "yes" : ""});
   }
   return t;
@@ -238,8 +227,8 @@ std::string study_summary_text(const Study& s) {
   if (!s.folds.empty()) {
     const FoldResult* best = nullptr;
     for (const auto& f : s.folds)
-      if (f.throughput_before > 0 && (!best || f.throughput_after / f.throughput_before >
-                                                   best->throughput_after / best->throughput_before))
+      if (f.throughput_before > 0 &&
+          (!best || f.throughput_after / f.throughput_before > best->throughput_after / best->throughput_before))
         best = &f;
     o += fmt::format("Folded (FoldedCNN, f = {}): {} model{}", s.folds.front().factor, s.folds.size(),
                      s.folds.size() == 1 ? "" : "s");
@@ -248,8 +237,10 @@ std::string study_summary_text(const Study& s) {
                        best->throughput_after / best->throughput_before,
                        best->utilization_before > 0 ? best->utilization_after / best->utilization_before : 0.0);
     o += ".\n";
-    o += fmt::format("Throughput-utilization frontier before folding: {}\n", list_or_none(names_of(s, s.frontier_before_fold)));
-    o += fmt::format("Throughput-utilization frontier after folding: {}\n", list_or_none(names_of(s, s.frontier_after_fold)));
+    o += fmt::format("Throughput-utilization frontier before folding: {}\n",
+                     list_or_none(names_of(s, s.frontier_before_fold)));
+    o += fmt::format("Throughput-utilization frontier after folding: {}\n",
+                     list_or_none(names_of(s, s.frontier_after_fold)));
   }
   for (const auto& note : s.notes) o += "Note: " + note + "\n";
   return o;

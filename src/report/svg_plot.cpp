@@ -53,9 +53,12 @@ std::string compact_number(double v) {
   if (a == 0) return "0";
   if (i == 0 && a < 1e-3) return fmt::format("{:.2g}", v);
   std::string body;
-  if (std::fabs(m) >= 100) body = fmt::format("{:.0f}", m);
-  else if (std::fabs(m) >= 10) body = trim_zeros(fmt::format("{:.1f}", m));
-  else body = trim_zeros(fmt::format("{:.3f}", m));
+  if (std::fabs(m) >= 100)
+    body = fmt::format("{:.0f}", m);
+  else if (std::fabs(m) >= 10)
+    body = trim_zeros(fmt::format("{:.1f}", m));
+  else
+    body = trim_zeros(fmt::format("{:.3f}", m));
   if (body == "-0") body = "0";
   return body + suffix[i];
 }
@@ -247,7 +250,8 @@ std::string svg_marker(double cx, double cy, const MarkerStyle& st, const std::s
   };
   switch (st.shape) {
     case MarkerShape::kCircle:
-      return close(fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" {}{}", cx, cy, s, paint, extra), "circle");
+      return close(fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" {}{}", cx, cy, s, paint, extra),
+                   "circle");
     case MarkerShape::kSquare:
       return close(fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" {}{}", cx - 0.9 * s,
                                cy - 0.9 * s, 1.8 * s, 1.8 * s, paint, extra),
@@ -269,8 +273,8 @@ std::string svg_marker(double cx, double cy, const MarkerStyle& st, const std::s
                       cx, cy + 1.3 * s, cx - 1.05 * s, cy);
       break;
     case MarkerShape::kCross:
-      d = fmt::format("M{:.1f},{:.1f}L{:.1f},{:.1f}M{:.1f},{:.1f}L{:.1f},{:.1f}", cx - s, cy - s, cx + s, cy + s, cx - s,
-                      cy + s, cx + s, cy - s);
+      d = fmt::format("M{:.1f},{:.1f}L{:.1f},{:.1f}M{:.1f},{:.1f}L{:.1f},{:.1f}", cx - s, cy - s, cx + s, cy + s,
+                      cx - s, cy + s, cx + s, cy - s);
       break;
     case MarkerShape::kStar: {
       for (int k = 0; k < 10; ++k) {
@@ -288,7 +292,8 @@ std::string svg_marker(double cx, double cy, const MarkerStyle& st, const std::s
 
 SvgPlot::SvgPlot(std::string id, double width, double height) : id_(std::move(id)), width_(width), height_(height) {}
 
-void SvgPlot::point(double x, double y, const MarkerStyle& style, std::string title, std::string klass, SvgAttrs attrs) {
+void SvgPlot::point(double x, double y, const MarkerStyle& style, std::string title, std::string klass,
+                    SvgAttrs attrs) {
   Item it{Kind::kPoint, {{x, y}}, style, {}, "", std::move(title), std::move(klass), "", std::move(attrs)};
   items_.push_back(std::move(it));
 }
@@ -378,14 +383,16 @@ SvgPlot::Frame SvgPlot::frame() const {
 
 void SvgPlot::render_header(std::string& s, const Frame& f) const {
   s += fmt::format(
-      "<svg id=\"{}\" class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {:.0f} {:.0f}\" width=\"{:.0f}\" "
+      "<svg id=\"{}\" class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {:.0f} {:.0f}\" "
+      "width=\"{:.0f}\" "
       "height=\"{:.0f}\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"{}\">\n",
       xml_escape(id_), width_, height_, width_, height_, kFont);
   s += fmt::format("<rect width=\"{:.0f}\" height=\"{:.0f}\" fill=\"#ffffff\"/>\n", width_, height_);
   double ty = 16;
   if (!title_.empty()) {
     ty += 4;
-    s += fmt::format("<text x=\"10\" y=\"{:.0f}\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", ty, xml_escape(title_));
+    s += fmt::format("<text x=\"10\" y=\"{:.0f}\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", ty,
+                     xml_escape(title_));
     ty += 16;
   }
   for (const auto& line : f.subtitle) {
@@ -401,11 +408,11 @@ void SvgPlot::render_axes(std::string& s, const Frame& f) const {
   auto Y = [&f](double v) { return f.Y(v); };
   s += "<g class=\"grid\">\n";
   for (double v : fx.major)
-    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e9ecef\"/>\n", X(v), top,
-                     top + ph);
+    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e9ecef\"/>\n", X(v),
+                     top, top + ph);
   for (double v : fy.major)
-    s += fmt::format("<line x1=\"{1:.1f}\" y1=\"{0:.1f}\" x2=\"{2:.1f}\" y2=\"{0:.1f}\" stroke=\"#e9ecef\"/>\n", Y(v), left,
-                     left + pw);
+    s += fmt::format("<line x1=\"{1:.1f}\" y1=\"{0:.1f}\" x2=\"{2:.1f}\" y2=\"{0:.1f}\" stroke=\"#e9ecef\"/>\n", Y(v),
+                     left, left + pw);
   s += "</g>\n<g class=\"ticks\">\n";
   for (double v : fx.major) {
     s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#495057\"/>\n", X(v),
@@ -426,10 +433,11 @@ void SvgPlot::render_axes(std::string& s, const Frame& f) const {
     s += fmt::format("<line x1=\"{1:.1f}\" y1=\"{0:.1f}\" x2=\"{2:.1f}\" y2=\"{0:.1f}\" stroke=\"#868e96\"/>\n", Y(v),
                      left - 3, left);
   s += "</g>\n";
-  s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" stroke=\"#495057\"/>\n",
-                   left, top, pw, ph);
-  s += fmt::format("<text class=\"axis-label\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", left + pw / 2,
-                   top + ph + 40, xml_escape(x_.label + (fx.log ? ", log scale" : "")));
+  s += fmt::format(
+      "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" stroke=\"#495057\"/>\n", left,
+      top, pw, ph);
+  s += fmt::format("<text class=\"axis-label\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n",
+                   left + pw / 2, top + ph + 40, xml_escape(x_.label + (fx.log ? ", log scale" : "")));
   s += fmt::format(
       "<text class=\"axis-label\" transform=\"translate(16,{:.1f}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
       top + ph / 2, xml_escape(y_.label + (fy.log ? ", log scale" : "")));
@@ -448,16 +456,17 @@ void SvgPlot::render_item(std::string& s, Frame& f, const Item& it) const {
       s += fmt::format(
           "<rect{} x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" fill-opacity=\"{:.2g}\" "
           "stroke=\"#343a40\" stroke-width=\"0.6\">{}</rect>\n",
-          attr_list(it.klass, it.attrs), std::min(x0, x1) + 0.5, std::min(y0, y1), std::max(0.5, std::fabs(x1 - x0) - 1),
-          std::fabs(y1 - y0), it.fill, it.fill_opacity, title_el(it.title));
+          attr_list(it.klass, it.attrs), std::min(x0, x1) + 0.5, std::min(y0, y1),
+          std::max(0.5, std::fabs(x1 - x0) - 1), std::fabs(y1 - y0), it.fill, it.fill_opacity, title_el(it.title));
       break;
     }
     case Kind::kVline: {
       const double x = X(it.pts[0].first);
-      s += fmt::format("<g{}>{}<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "
-                       "stroke-width=\"{:.2g}\"{}/>",
-                       attr_list(it.klass, it.attrs), title_el(it.title), x, top, x, top + ph, it.line.color,
-                       it.line.width, dash_attr(it.line));
+      s += fmt::format(
+          "<g{}>{}<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "
+          "stroke-width=\"{:.2g}\"{}/>",
+          attr_list(it.klass, it.attrs), title_el(it.title), x, top, x, top + ph, it.line.color, it.line.width,
+          dash_attr(it.line));
       if (!it.text.empty()) {
         // Right of the line if it fits, else left; lower when an earlier line's label is there.
         const double w = text_width(it.text, kLabelFont);
@@ -487,10 +496,10 @@ void SvgPlot::render_item(std::string& s, Frame& f, const Item& it) const {
     case Kind::kPolyline: {
       std::string pts;
       for (const auto& [x, y] : it.pts) pts += fmt::format("{:.1f},{:.1f} ", X(x), Y(y));
-      s += fmt::format("<polyline{} points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{:.2g}\"{} "
-                       "stroke-linejoin=\"round\">{}</polyline>\n",
-                       attr_list(it.klass, it.attrs), pts, it.line.color, it.line.width, dash_attr(it.line),
-                       title_el(it.title));
+      s += fmt::format(
+          "<polyline{} points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{:.2g}\"{} "
+          "stroke-linejoin=\"round\">{}</polyline>\n",
+          attr_list(it.klass, it.attrs), pts, it.line.color, it.line.width, dash_attr(it.line), title_el(it.title));
       break;
     }
     case Kind::kArrow: {
@@ -502,12 +511,13 @@ void SvgPlot::render_item(std::string& s, Frame& f, const Item& it) const {
       const double sx = ax + ux * gap, sy = ay + uy * gap, ex = bx - ux * gap, ey = by - uy * gap;
       const double head = std::min(9.0, std::max(3.0, (len - 2 * gap) * 0.6)), hw = head * 0.45;
       const double hx = ex - ux * head, hy = ey - uy * head;
-      s += fmt::format("<g{}>{}<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "
-                       "stroke-width=\"{:.2g}\"{}/><polygon points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\" "
-                       "fill=\"{}\"/></g>\n",
-                       attr_list(it.klass, it.attrs), title_el(it.title), sx, sy, hx + ux * 1, hy + uy * 1,
-                       it.line.color, it.line.width, dash_attr(it.line), ex, ey, hx - uy * hw, hy + ux * hw,
-                       hx + uy * hw, hy - ux * hw, it.line.color);
+      s += fmt::format(
+          "<g{}>{}<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "
+          "stroke-width=\"{:.2g}\"{}/><polygon points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\" "
+          "fill=\"{}\"/></g>\n",
+          attr_list(it.klass, it.attrs), title_el(it.title), sx, sy, hx + ux * 1, hy + uy * 1, it.line.color,
+          it.line.width, dash_attr(it.line), ex, ey, hx - uy * hw, hy + ux * hw, hx + uy * hw, hy - ux * hw,
+          it.line.color);
       break;
     }
     case Kind::kPoint: {
@@ -535,14 +545,15 @@ void SvgPlot::render_labels(std::string& s, Frame& f) const {
   };
   std::vector<Cand> cands;
   const double r = 9;
-  const Cand near[] = {{r, 4, 1, false},      {-r, 4, -1, false},     {0, -r - 1, 0, false}, {0, r + 10, 0, false},
-                       {r - 2, -r + 1, 1, false}, {-r + 2, -r + 1, -1, false}, {r - 2, r + 7, 1, false}, {-r + 2, r + 7, -1, false}};
+  const Cand near[] = {{r, 4, 1, false},         {-r, 4, -1, false},        {0, -r - 1, 0, false},
+                       {0, r + 10, 0, false},    {r - 2, -r + 1, 1, false}, {-r + 2, -r + 1, -1, false},
+                       {r - 2, r + 7, 1, false}, {-r + 2, r + 7, -1, false}};
   for (const auto& c : near) cands.push_back(c);
   for (double d : {14.0, 28.0, 44.0}) {
     const double e = d * 0.7;
-    const Cand far[] = {{r + d, 4, 1, true},          {-r - d, 4, -1, true},         {0, -r - 1 - d, 0, true},
-                        {0, r + 10 + d, 0, true},     {r + e, -r - e, 1, true},      {-r - e, -r - e, -1, true},
-                        {r + e, r + 7 + e, 1, true},  {-r - e, r + 7 + e, -1, true}};
+    const Cand far[] = {{r + d, 4, 1, true},         {-r - d, 4, -1, true},        {0, -r - 1 - d, 0, true},
+                        {0, r + 10 + d, 0, true},    {r + e, -r - e, 1, true},     {-r - e, -r - e, -1, true},
+                        {r + e, r + 7 + e, 1, true}, {-r - e, r + 7 + e, -1, true}};
     for (const auto& c : far) cands.push_back(c);
   }
   for (const auto& l : labels_) {
@@ -574,13 +585,19 @@ void SvgPlot::render_labels(std::string& s, Frame& f) const {
       const double qx = std::clamp(px, best_box.x0, best_box.x1), qy = std::clamp(py, best_box.y0, best_box.y1);
       const double d = std::hypot(qx - px, qy - py);
       if (d > 6)
-        s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#868e96\" "
-                         "stroke-width=\"0.7\"/>\n",
-                         px + (qx - px) / d * 5, py + (qy - py) / d * 5, qx, qy);
+        s += fmt::format(
+            "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#868e96\" "
+            "stroke-width=\"0.7\"/>\n",
+            px + (qx - px) / d * 5, py + (qy - py) / d * 5, qx, qy);
     }
-    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\" stroke=\"#ffffff\" stroke-width=\"3\" "
-                     "paint-order=\"stroke\">{}</text>\n",
-                     bx, by, best_c.anchor == 1 ? "start" : best_c.anchor == -1 ? "end" : "middle", xml_escape(l.text));
+    s += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\" stroke=\"#ffffff\" stroke-width=\"3\" "
+        "paint-order=\"stroke\">{}</text>\n",
+        bx, by,
+        best_c.anchor == 1    ? "start"
+        : best_c.anchor == -1 ? "end"
+                              : "middle",
+        xml_escape(l.text));
     obstacles.push_back(best_box);
   }
   s += "</g>\n";
@@ -599,19 +616,22 @@ void SvgPlot::render_legend(std::string& s, const Frame& f) const {
     switch (e.kind) {
       case LegendKind::kMarker: s += svg_marker(lx + 9, cy, e.marker, "", {}, "") + "\n"; break;
       case LegendKind::kLine:
-        s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"{:.2g}\"{}/>\n",
-                         lx, cy, lx + 22, cy, e.line.color, e.line.width, dash_attr(e.line));
+        s += fmt::format(
+            "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"{:.2g}\"{}/>\n",
+            lx, cy, lx + 22, cy, e.line.color, e.line.width, dash_attr(e.line));
         break;
       case LegendKind::kArrow:
-        s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"{:.2g}\"/>"
-                         "<polygon points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\" fill=\"{}\"/>\n",
-                         lx, cy, lx + 16, cy, e.line.color, e.line.width, lx + 23, cy, lx + 15, cy - 4, lx + 15, cy + 4,
-                         e.line.color);
+        s += fmt::format(
+            "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"{:.2g}\"/>"
+            "<polygon points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\" fill=\"{}\"/>\n",
+            lx, cy, lx + 16, cy, e.line.color, e.line.width, lx + 23, cy, lx + 15, cy - 4, lx + 15, cy + 4,
+            e.line.color);
         break;
       case LegendKind::kBar:
-        s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"18\" height=\"10\" fill=\"{}\" fill-opacity=\"0.75\" "
-                         "stroke=\"#343a40\" stroke-width=\"0.6\"/>\n",
-                         lx + 2, cy - 5, e.fill);
+        s += fmt::format(
+            "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"18\" height=\"10\" fill=\"{}\" fill-opacity=\"0.75\" "
+            "stroke=\"#343a40\" stroke-width=\"0.6\"/>\n",
+            lx + 2, cy - 5, e.fill);
         break;
       case LegendKind::kNote: break;
     }

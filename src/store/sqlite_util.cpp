@@ -37,13 +37,10 @@ Status sqlite_status(sqlite3* db, int rc, const std::string& path, std::string_v
     case SQLITE_FULL:
     case SQLITE_IOERR:
     case SQLITE_NOMEM:
-    case SQLITE_NOLFS:
-      return Status::unavailable(fmt::format("{}: {}: {}", path, what, msg));
+    case SQLITE_NOLFS: return Status::unavailable(fmt::format("{}: {}: {}", path, what, msg));
     case SQLITE_MISUSE:
-    case SQLITE_INTERNAL:
-      return Status::internal(fmt::format("{}: {}: {} (SQLite code {})", path, what, msg, rc));
-    default:
-      return Status::invalid(fmt::format("{}: {}: {} (SQLite code {})", path, what, msg, rc));
+    case SQLITE_INTERNAL: return Status::internal(fmt::format("{}: {}: {} (SQLite code {})", path, what, msg, rc));
+    default: return Status::invalid(fmt::format("{}: {}: {} (SQLite code {})", path, what, msg, rc));
   }
 }
 

@@ -248,9 +248,10 @@ Expected<std::shared_ptr<SqliteTrainStore>> SqliteTrainStore::open(const std::st
   // A writer finds out now, not after its first training (SQLite opens a write-protected
   // file read-only without saying so).
   if (options.create && sqlite3_db_readonly(db, "main") == 1)
-    return Status::unavailable(fmt::format("{}: the file is read-only for this user, and trainings could not be "
-                                           "stored in it",
-                                           path));
+    return Status::unavailable(
+        fmt::format("{}: the file is read-only for this user, and trainings could not be "
+                    "stored in it",
+                    path));
 
   // WAL: readers and the writer do not block each other, and a commit is one append. It is a
   // property of the file, so this changes nothing after the first open; a read-only file

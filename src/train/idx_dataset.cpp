@@ -58,22 +58,24 @@ Expected<IdxArray> read_idx_file(const std::string& path, int expected_rank) {
   auto n = read_bytes(f.get(), path, 0, 4, head);
   if (!n) return n.status();
   if (*n < 4)
-    return Status::invalid(fmt::format("{}: truncated: {} byte(s), an IDX file starts with a 4-byte magic number",
-                                       path, *n));
+    return Status::invalid(
+        fmt::format("{}: truncated: {} byte(s), an IDX file starts with a 4-byte magic number", path, *n));
   if (head[0] != 0 || head[1] != 0 || head[3] != expected_rank)
-    return Status::invalid(fmt::format("{}: wrong magic number 0x{:02x}{:02x}{:02x}{:02x} at offset 0: expected "
-                                       "0x000008{:02x} (IDX, unsigned byte, rank {})",
-                                       path, head[0], head[1], head[2], head[3], expected_rank, expected_rank));
+    return Status::invalid(
+        fmt::format("{}: wrong magic number 0x{:02x}{:02x}{:02x}{:02x} at offset 0: expected "
+                    "0x000008{:02x} (IDX, unsigned byte, rank {})",
+                    path, head[0], head[1], head[2], head[3], expected_rank, expected_rank));
   if (head[2] != kTypeUnsignedByte)
-    return Status::unsupported(fmt::format("{}: IDX element type 0x{:02x} at offset 2: only unsigned byte (0x08) is "
-                                           "read",
-                                           path, head[2]));
+    return Status::unsupported(
+        fmt::format("{}: IDX element type 0x{:02x} at offset 2: only unsigned byte (0x08) is "
+                    "read",
+                    path, head[2]));
   std::vector<uint8_t> dim_bytes;
   n = read_bytes(f.get(), path, 4, 4 * int64_t{expected_rank}, dim_bytes);
   if (!n) return n.status();
   if (*n < 4 * expected_rank)
-    return Status::invalid(fmt::format("{}: truncated at offset {}: the header needs {} dimension(s) of 4 bytes",
-                                       path, 4 + *n, expected_rank));
+    return Status::invalid(fmt::format("{}: truncated at offset {}: the header needs {} dimension(s) of 4 bytes", path,
+                                       4 + *n, expected_rank));
   IdxArray a;
   int64_t elements = 1;
   for (int i = 0; i < expected_rank; ++i) {
@@ -83,24 +85,27 @@ Expected<IdxArray> read_idx_file(const std::string& path, int expected_rank) {
     a.dims.push_back(d);
     elements *= d;
     if (elements > kMaxElements)
-      return Status::invalid(fmt::format("{}: dimensions at offset 4 describe more than {} elements: not a dataset "
-                                         "this reader accepts",
-                                         path, kMaxElements));
+      return Status::invalid(
+          fmt::format("{}: dimensions at offset 4 describe more than {} elements: not a dataset "
+                      "this reader accepts",
+                      path, kMaxElements));
   }
   const int64_t data_offset = 4 + 4 * int64_t{expected_rank};
   n = read_bytes(f.get(), path, data_offset, elements, a.data);
   if (!n) return n.status();
   if (*n < elements)
-    return Status::invalid(fmt::format("{}: truncated: the dimensions ({}) need {} data bytes from offset {}, the "
-                                       "file ends at offset {}",
-                                       path, fmt::join(a.dims, " x "), elements, data_offset, data_offset + *n));
+    return Status::invalid(
+        fmt::format("{}: truncated: the dimensions ({}) need {} data bytes from offset {}, the "
+                    "file ends at offset {}",
+                    path, fmt::join(a.dims, " x "), elements, data_offset, data_offset + *n));
   std::vector<uint8_t> extra;
   n = read_bytes(f.get(), path, data_offset + elements, 1, extra);
   if (!n) return n.status();
   if (*n > 0)
-    return Status::invalid(fmt::format("{}: unexpected bytes after the data at offset {} (the dimensions {} end "
-                                       "the data there)",
-                                       path, data_offset + elements, fmt::join(a.dims, " x ")));
+    return Status::invalid(
+        fmt::format("{}: unexpected bytes after the data at offset {} (the dimensions {} end "
+                    "the data there)",
+                    path, data_offset + elements, fmt::join(a.dims, " x ")));
   return a;
 }
 

@@ -37,7 +37,7 @@ struct Step {
   OpKind kind = OpKind::kUnknown;
   std::vector<ValueId> in;  // activation inputs only
   ValueId out = kNoValue;
-  size_t module = 0;        // index into convs_/bns_/linears_ for Conv/BatchNormalization/Gemm
+  size_t module = 0;                         // index into convs_/bns_/linears_ for Conv/BatchNormalization/Gemm
   std::vector<int64_t> kernel, stride, pad;  // AveragePool
   int64_t axis = 1;                          // Flatten
 };
@@ -59,9 +59,10 @@ class IrNetImpl : public torch::nn::Module {
   // Builds the modules; errors are returned by build(), so the constructor only stores.
   Status build(const Graph& g) {
     if (g.inputs.size() != 1 || g.outputs.size() != 1)
-      return Status::invalid(fmt::format("graph '{}': the trainer needs exactly one input and one output, it has {} "
-                                         "and {}",
-                                         g.name, g.inputs.size(), g.outputs.size()));
+      return Status::invalid(
+          fmt::format("graph '{}': the trainer needs exactly one input and one output, it has {} "
+                      "and {}",
+                      g.name, g.inputs.size(), g.outputs.size()));
     input_ = g.inputs[0];
     output_ = g.outputs[0];
     num_values_ = g.values.size();
@@ -69,7 +70,8 @@ class IrNetImpl : public torch::nn::Module {
     if (!order) return order.status();
     for (NodeId id : *order) {
       const Node& n = g.node(id);
-      if (n.outputs.size() != 1) return refuse(n, fmt::format("{} outputs (the trainer handles one)", n.outputs.size()));
+      if (n.outputs.size() != 1)
+        return refuse(n, fmt::format("{} outputs (the trainer handles one)", n.outputs.size()));
       if (n.inputs.empty() || n.inputs[0] == kNoValue) return refuse(n, "no input");
       Step s;
       s.kind = n.kind;
@@ -82,7 +84,8 @@ class IrNetImpl : public torch::nn::Module {
       switch (n.kind) {
         case OpKind::kConv: {
           auto w = weight_shape(1);
-          if (!w || w->size() != 4) return refuse(n, "the weight (input 1) needs a 4-D shape [cout, cin/group, kh, kw]");
+          if (!w || w->size() != 4)
+            return refuse(n, "the weight (input 1) needs a 4-D shape [cout, cin/group, kh, kw]");
           const auto* win = std::get_if<WindowDesc>(&n.desc);
           if (!win || win->rank() != 2) return refuse(n, "shape inference did not resolve a 2-D window");
           if (win->auto_pad != AutoPad::kNotSet)
@@ -130,9 +133,7 @@ class IrNetImpl : public torch::nn::Module {
           break;
         }
         case OpKind::kRelu:
-        case OpKind::kGlobalAveragePool:
-          s.in = {n.inputs[0]};
-          break;
+        case OpKind::kGlobalAveragePool: s.in = {n.inputs[0]}; break;
         case OpKind::kAdd:
           if (n.inputs.size() != 2) return refuse(n, "Add needs two inputs");
           s.in = {n.inputs[0], n.inputs[1]};
@@ -146,19 +147,21 @@ class IrNetImpl : public torch::nn::Module {
           if (!pads) return refuse(n, "asymmetric pads");
           s.pad = *pads;
           if (win->ceil_mode) return refuse(n, "ceil_mode=1");
-          if (win->auto_pad != AutoPad::kNotSet) return refuse(n, std::string("auto_pad=") + auto_pad_name(win->auto_pad));
+          if (win->auto_pad != AutoPad::kNotSet)
+            return refuse(n, std::string("auto_pad=") + auto_pad_name(win->auto_pad));
           count_include_pad_.push_back(win->count_include_pad);
           s.module = count_include_pad_.size() - 1;
           s.in = {n.inputs[0]};
           break;
         }
         case OpKind::kFlatten:
-          if (const auto* ad = std::get_if<AxisDesc>(&n.desc)) s.axis = ad->axis;  // normalised
-          else return refuse(n, "shape inference did not resolve its axis");
+          if (const auto* ad = std::get_if<AxisDesc>(&n.desc))
+            s.axis = ad->axis;  // normalised
+          else
+            return refuse(n, "shape inference did not resolve its axis");
           s.in = {n.inputs[0]};
           break;
-        default:
-          return refuse(n, std::string("the trainer builds only ") + kSupportedOps);
+        default: return refuse(n, std::string("the trainer builds only ") + kSupportedOps);
       }
       for (ValueId v : s.in)
         if (v == kNoValue || g.value(v).kind == ValueKind::kInitializer)
@@ -307,11 +310,11 @@ Expected<TrainResult> train_and_evaluate(const Graph& net, const ImageDataset& t
   const int64_t n_train = recipe.train_subset > 0 ? recipe.train_subset : train_set.count;
   const int64_t n_test = recipe.test_subset > 0 ? recipe.test_subset : test_set.count;
   if (n_train > train_set.count)
-    return Status::invalid(fmt::format("train subset {} is larger than {} ({} images)", n_train, train_set.source,
-                                       train_set.count));
+    return Status::invalid(
+        fmt::format("train subset {} is larger than {} ({} images)", n_train, train_set.source, train_set.count));
   if (n_test > test_set.count)
-    return Status::invalid(fmt::format("test subset {} is larger than {} ({} images)", n_test, test_set.source,
-                                       test_set.count));
+    return Status::invalid(
+        fmt::format("test subset {} is larger than {} ({} images)", n_test, test_set.source, test_set.count));
   if (test_set.rows != train_set.rows || test_set.cols != train_set.cols)
     return Status::invalid(fmt::format("{} has {}x{} images but {} has {}x{}", train_set.source, train_set.rows,
                                        train_set.cols, test_set.source, test_set.rows, test_set.cols));
@@ -344,10 +347,9 @@ Expected<TrainResult> train_and_evaluate(const Graph& net, const ImageDataset& t
     const double stdev = std::sqrt(std::max(1e-12, sum2 / static_cast<double>(n_px) - mean * mean));
     auto [x_train, y_train] = to_tensors(train_set, n_train, mean, stdev);
 
-    torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(recipe.lr)
-                                                   .momentum(recipe.momentum)
-                                                   .nesterov(true)
-                                                   .weight_decay(recipe.weight_decay));
+    torch::optim::SGD opt(
+        model->parameters(),
+        torch::optim::SGDOptions(recipe.lr).momentum(recipe.momentum).nesterov(true).weight_decay(recipe.weight_decay));
     const int64_t steps_per_epoch = (n_train + recipe.batch - 1) / recipe.batch;
     const int64_t total_steps = steps_per_epoch * recipe.epochs;
     int64_t step = 0;

@@ -23,13 +23,14 @@ namespace rooflens::train {
 
 std::string TrainRecipe::describe() const {
   auto subset = [](int64_t n) { return n > 0 ? std::to_string(n) : std::string("all"); };
-  return fmt::format("sgd nesterov momentum {} wd {} batch {} lr {} cosine to 0 per step, {} epoch(s), "
-                     "train {} test {} images, no augmentation, normalised by the train images' mean/std, {}, "
-                     "{} thread(s)",
-                     momentum, weight_decay, batch, lr, epochs, subset(train_subset), subset(test_subset),
-                     bn_recalibration > 0 ? fmt::format("BN statistics recomputed on {} train images", bn_recalibration)
-                                          : std::string("BN running averages"),
-                     threads);
+  return fmt::format(
+      "sgd nesterov momentum {} wd {} batch {} lr {} cosine to 0 per step, {} epoch(s), "
+      "train {} test {} images, no augmentation, normalised by the train images' mean/std, {}, "
+      "{} thread(s)",
+      momentum, weight_decay, batch, lr, epochs, subset(train_subset), subset(test_subset),
+      bn_recalibration > 0 ? fmt::format("BN statistics recomputed on {} train images", bn_recalibration)
+                           : std::string("BN running averages"),
+      threads);
 }
 
 Status validate_recipe(const TrainRecipe& r) {
@@ -37,14 +38,15 @@ Status validate_recipe(const TrainRecipe& r) {
   if (r.batch < 1) return Status::invalid(fmt::format("training recipe: batch={} must be at least 1", r.batch));
   if (r.threads < 1 || r.threads > 1024)
     return Status::invalid(fmt::format("training recipe: threads={} must be 1..1024", r.threads));
-  if (!std::isfinite(r.lr) || r.lr < 0) return Status::invalid(fmt::format("training recipe: lr={} must be >= 0", r.lr));
+  if (!std::isfinite(r.lr) || r.lr < 0)
+    return Status::invalid(fmt::format("training recipe: lr={} must be >= 0", r.lr));
   if (!std::isfinite(r.weight_decay) || r.weight_decay < 0)
     return Status::invalid(fmt::format("training recipe: weight decay {} must be >= 0", r.weight_decay));
   if (!(r.momentum >= 0 && r.momentum < 1))
     return Status::invalid(fmt::format("training recipe: momentum {} must be in [0, 1)", r.momentum));
   if (r.bn_recalibration < 0)
-    return Status::invalid(fmt::format("training recipe: BN recalibration images {} must be >= 0 (0: off)",
-                                       r.bn_recalibration));
+    return Status::invalid(
+        fmt::format("training recipe: BN recalibration images {} must be >= 0 (0: off)", r.bn_recalibration));
   if (r.train_subset < 0 || r.test_subset < 0)
     return Status::invalid(fmt::format("training recipe: subsets ({} train, {} test) must be >= 0 (0: all)",
                                        r.train_subset, r.test_subset));
@@ -110,9 +112,10 @@ Expected<TrainOracleOptions> parse_train_spec(const std::string& spec) {
   }
   TrainOracleOptions o;
   if (fields[0].empty())
-    return Status::invalid(fmt::format("oracle '{}': no dataset after 'train:' (fashion-mnist, or a directory of IDX "
-                                       "files)",
-                                       spec));
+    return Status::invalid(
+        fmt::format("oracle '{}': no dataset after 'train:' (fashion-mnist, or a directory of IDX "
+                    "files)",
+                    spec));
   if (fields[0] == "fashion-mnist") {
     o.dataset = "fashion-mnist";
     o.data_dir = kFashionMnistDir;
@@ -128,8 +131,7 @@ Expected<TrainOracleOptions> parse_train_spec(const std::string& spec) {
     if (eq == std::string::npos || key.empty())
       return Status::invalid(fmt::format("oracle '{}': option '{}' is not KEY=VALUE (keys: {})", spec, f, kKeys));
     const std::string value = f.substr(eq + 1);
-    if (!seen.insert(key).second)
-      return Status::invalid(fmt::format("oracle '{}': key '{}' given twice", spec, key));
+    if (!seen.insert(key).second) return Status::invalid(fmt::format("oracle '{}': key '{}' given twice", spec, key));
     if (key == "epochs") {
       auto v = parse_count(spec, key, value, 1, 10000, false);
       if (!v) return v.status();
@@ -190,16 +192,17 @@ Expected<std::shared_ptr<const TrainData>> load_train_data(const std::string& di
   d->train = std::move(*train);
   d->test = std::move(*test);
   if (d->train.rows != d->train.cols || d->train.rows % 4 != 0)
-    return Status::unsupported(fmt::format("{}: {}x{} images: the NATS-SSS network needs square images whose side is a "
-                                           "multiple of 4 (two stride-2 stages)",
-                                           d->train.source, d->train.rows, d->train.cols));
+    return Status::unsupported(
+        fmt::format("{}: {}x{} images: the NATS-SSS network needs square images whose side is a "
+                    "multiple of 4 (two stride-2 stages)",
+                    d->train.source, d->train.rows, d->train.cols));
   if (d->test.rows != d->train.rows || d->test.cols != d->train.cols)
     return Status::invalid(fmt::format("{} has {}x{} images but {} has {}x{}", d->train.source, d->train.rows,
                                        d->train.cols, d->test.source, d->test.rows, d->test.cols));
   d->classes = std::max(d->train.classes, d->test.classes);
   if (d->classes < 2)
-    return Status::invalid(fmt::format("{}: every label is 0: a classification dataset needs at least 2 classes",
-                                       d->train.source));
+    return Status::invalid(
+        fmt::format("{}: every label is 0: a classification dataset needs at least 2 classes", d->train.source));
   return std::shared_ptr<const TrainData>(std::move(d));
 }
 
@@ -218,7 +221,8 @@ Expected<std::unique_ptr<TrainOracle>> TrainOracle::create(TrainOracleOptions op
                                                            std::shared_ptr<const TrainData> data,
                                                            std::shared_ptr<TrainCache> cache) {
   ROOFLENS_RETURN_IF_ERROR(validate_recipe(options.recipe));
-  if (options.trials < 1) return Status::invalid(fmt::format("training oracle: trials={} must be >= 1", options.trials));
+  if (options.trials < 1)
+    return Status::invalid(fmt::format("training oracle: trials={} must be >= 1", options.trials));
   if (!data) return Status::internal("training oracle: no data");
   if (options.recipe.train_subset > data->train.count)
     return Status::invalid(fmt::format("training oracle: train-subset={} but {} holds {} images",
@@ -288,9 +292,11 @@ Status TrainOracle::store_result(int64_t arch_index, uint64_t train_seed, const 
 namespace {
 
 nlohmann::json result_to_json(const TrainResult& r) {
-  return {{"accuracy", r.accuracy},         {"train_seconds", r.train_seconds}, {"eval_seconds", r.eval_seconds},
-          {"final_loss", r.final_loss},     {"train_images", r.train_images},   {"test_images", r.test_images},
-          {"threads", r.threads},           {"recipe", r.recipe},               {"versions", r.versions}};
+  return {{"accuracy", r.accuracy},         {"train_seconds", r.train_seconds},
+          {"eval_seconds", r.eval_seconds}, {"final_loss", r.final_loss},
+          {"train_images", r.train_images}, {"test_images", r.test_images},
+          {"threads", r.threads},           {"recipe", r.recipe},
+          {"versions", r.versions}};
 }
 
 Expected<TrainResult> result_from_json(const std::string& text) {
@@ -378,12 +384,12 @@ Expected<nas::Evaluation> TrainOracle::evaluation_of(int64_t arch_index, uint64_
     const ModelAnalysis m = analyze_graph(*g, *inferred, AnalyzeOptions{});
     e.cost_seconds = simulated_cost_seconds(m.totals.macs, options_.recipe, r->train_images, r->test_images);
   }
-  e.detail = fmt::format("{}: trained {} epoch(s) on {} images, tested on {}, trial seed {}, {} thread(s): {:.2f} s "
-                         "train + {:.2f} s test{}; cost {:.2f} s ({})",
-                         options_.dataset, options_.recipe.epochs, r->train_images, r->test_images, trial, r->threads,
-                         r->train_seconds, r->eval_seconds, cached ? fmt::format(" (from {})", origin) : "",
-                         e.cost_seconds,
-                         options_.clock == TrainClock::kMeasured ? "measured" : "simulated");
+  e.detail = fmt::format(
+      "{}: trained {} epoch(s) on {} images, tested on {}, trial seed {}, {} thread(s): {:.2f} s "
+      "train + {:.2f} s test{}; cost {:.2f} s ({})",
+      options_.dataset, options_.recipe.epochs, r->train_images, r->test_images, trial, r->threads, r->train_seconds,
+      r->eval_seconds, cached ? fmt::format(" (from {})", origin) : "", e.cost_seconds,
+      options_.clock == TrainClock::kMeasured ? "measured" : "simulated");
   return e;
 }
 
@@ -401,21 +407,22 @@ Expected<double> TrainOracle::final_accuracy(int64_t arch_index) {
     }
   }
   if (n == 0)
-    return Status::unavailable(fmt::format("NATS-SSS {} has not been trained by this training oracle (final accuracy "
-                                           "is the mean test accuracy of the trials trained; none is trained on demand)",
-                                           sss_arch_string(arch_index)));
+    return Status::unavailable(
+        fmt::format("NATS-SSS {} has not been trained by this training oracle (final accuracy "
+                    "is the mean test accuracy of the trials trained; none is trained on demand)",
+                    sss_arch_string(arch_index)));
   return sum / n;
 }
 
 std::string TrainOracle::describe() const {
-  return fmt::format("trained with LibTorch on {} ({}: {} train / {} test images {}x{}, {} classes); the NATS-SSS "
-                     "network with a 1-channel {}x{} stem; {}; one of {} trial seed(s); clock {}; {}",
-                     options_.dataset, options_.data_dir, data_->train.count, data_->test.count, data_->train.rows,
-                     data_->train.cols, data_->classes, data_->train.rows, data_->train.cols,
-                     options_.recipe.describe(), options_.trials,
-                     options_.clock == TrainClock::kMeasured ? "measured (wall seconds of training + test)"
-                                                             : "simulated (simulated_cost_seconds)",
-                     trainer_versions());
+  return fmt::format(
+      "trained with LibTorch on {} ({}: {} train / {} test images {}x{}, {} classes); the NATS-SSS "
+      "network with a 1-channel {}x{} stem; {}; one of {} trial seed(s); clock {}; {}",
+      options_.dataset, options_.data_dir, data_->train.count, data_->test.count, data_->train.rows, data_->train.cols,
+      data_->classes, data_->train.rows, data_->train.cols, options_.recipe.describe(), options_.trials,
+      options_.clock == TrainClock::kMeasured ? "measured (wall seconds of training + test)"
+                                              : "simulated (simulated_cost_seconds)",
+      trainer_versions());
 }
 
 // ---------------------------------------------------------------------------------------
@@ -427,7 +434,7 @@ struct Shared {
   std::mutex mu;
   std::map<std::string, std::shared_ptr<const TrainData>> data;  // by directory
   std::shared_ptr<MemoryTrainCache> cache = std::make_shared<MemoryTrainCache>();
-  TrainStoreOpener opener;                                     // register_train_store_opener
+  TrainStoreOpener opener;                                    // register_train_store_opener
   std::map<std::string, std::shared_ptr<TrainCache>> stores;  // by db=PATH, opened once
 };
 
@@ -466,9 +473,10 @@ Expected<std::unique_ptr<nas::AccuracyOracle>> make_train_oracle(const std::stri
       cache = it->second;
     } else {
       if (!s.opener)
-        return Status::unsupported(fmt::format("oracle '{}': db={}: this program has no results store (the store "
-                                               "module is not registered)",
-                                               spec, o->db));
+        return Status::unsupported(
+            fmt::format("oracle '{}': db={}: this program has no results store (the store "
+                        "module is not registered)",
+                        spec, o->db));
       auto store = s.opener(o->db);
       if (!store) return store.status().with_context(fmt::format("oracle '{}'", spec));
       cache = *store;

@@ -27,12 +27,12 @@ std::string no_device_reason() {
   return info ? "" : info.status().message();
 }
 
-#define SKIP_WITHOUT_GPU()                                            \
-  do {                                                                \
-    const std::string why = no_device_reason();                       \
-    if (!why.empty()) {                                               \
-      GTEST_SKIP() << "needs a CUDA GPU: " << why;                    \
-    }                                                                 \
+#define SKIP_WITHOUT_GPU()                         \
+  do {                                             \
+    const std::string why = no_device_reason();    \
+    if (!why.empty()) {                            \
+      GTEST_SKIP() << "needs a CUDA GPU: " << why; \
+    }                                              \
   } while (0)
 
 double rel_error(const std::vector<Tensor>& a, const std::vector<Tensor>& ref) {
@@ -122,15 +122,19 @@ TEST(Cuda, ConvFamiliesWithFusedEpilogues) {
   SKIP_WITHOUT_GPU();
   GraphBuilder b;
   ValueId x = b.input("x", {2, 16, 15, 15});
-  ValueId c1 = b.add1("Relu", "r1", {b.batchnorm("bn1", b.conv("c1", x, 16, 32, 3, {.stride = 2, .pad = 1, .bias = true}), 32)});
-  ValueId dw = b.add1("Clip", "relu6", {b.batchnorm("bn2", b.conv("dw", c1, 32, 32, 3, {.group = 32}), 32),
-                                        b.reals("lo", {}, {0.0}), b.reals("hi", {}, {6.0})});
+  ValueId c1 =
+      b.add1("Relu", "r1", {b.batchnorm("bn1", b.conv("c1", x, 16, 32, 3, {.stride = 2, .pad = 1, .bias = true}), 32)});
+  ValueId dw = b.add1("Clip", "relu6",
+                      {b.batchnorm("bn2", b.conv("dw", c1, 32, 32, 3, {.group = 32}), 32), b.reals("lo", {}, {0.0}),
+                       b.reals("hi", {}, {6.0})});
   ValueId g4 = b.conv("g4", dw, 32, 32, 3, {.pad = 2, .group = 4, .dilation = 2});
   // Depthwise 5x5 stride 2 with asymmetric pads, then HardSwish (own kernel, fused).
-  ValueId dw5 = b.add1("HardSwish", "dw5.hs", {b.add1("Conv", "dw5", {g4, b.weight("dw5.w", {32, 1, 5, 5})},
-                                                      {{"group", int64_t{32}}, {"kernel_shape", std::vector<int64_t>{5, 5}},
-                                                       {"strides", std::vector<int64_t>{2, 2}},
-                                                       {"pads", std::vector<int64_t>{1, 2, 2, 1}}})});
+  ValueId dw5 = b.add1("HardSwish", "dw5.hs",
+                       {b.add1("Conv", "dw5", {g4, b.weight("dw5.w", {32, 1, 5, 5})},
+                               {{"group", int64_t{32}},
+                                {"kernel_shape", std::vector<int64_t>{5, 5}},
+                                {"strides", std::vector<int64_t>{2, 2}},
+                                {"pads", std::vector<int64_t>{1, 2, 2, 1}}})});
   ValueId padded = b.add1("Pad", "pad", {dw5, b.ints("pads", {0, 0, 1, 0, 0, 0, 0, 1})});
   ValueId gap5 = b.add1("GlobalAveragePool", "gap5", {padded});
   ValueId sig = b.add1("Sigmoid", "sig", {g4});
@@ -148,17 +152,22 @@ TEST(Cuda, PoolingNormalizationSqueezeExciteAndHead) {
   GraphBuilder b;
   ValueId x = b.input("x", {2, 8, 17, 17});
   ValueId bn = b.batchnorm("bn", x, 8);
-  ValueId mp = b.add1("MaxPool", "mp", {bn}, {{"kernel_shape", std::vector<int64_t>{3, 3}},
-                                             {"strides", std::vector<int64_t>{2, 2}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  ValueId mp = b.add1("MaxPool", "mp", {bn},
+                      {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                       {"strides", std::vector<int64_t>{2, 2}},
+                       {"pads", std::vector<int64_t>{1, 1, 1, 1}}});
   // ceil_mode and asymmetric pads: rooflens's own max-pooling kernel (cuDNN cannot).
-  ValueId mpc = b.add1("MaxPool", "mp.ceil", {bn}, {{"kernel_shape", std::vector<int64_t>{3, 3}},
-                                                    {"strides", std::vector<int64_t>{2, 2}}, {"ceil_mode", int64_t{1}},
-                                                    {"pads", std::vector<int64_t>{0, 1, 1, 0}}});
+  ValueId mpc = b.add1("MaxPool", "mp.ceil", {bn},
+                       {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                        {"strides", std::vector<int64_t>{2, 2}},
+                        {"ceil_mode", int64_t{1}},
+                        {"pads", std::vector<int64_t>{0, 1, 1, 0}}});
   // BatchNormalization + ReLU outside a convolution (DenseNet): one fused pass.
   ValueId bnr = b.add1("Relu", "bn2.relu", {b.batchnorm("bn2", x, 8)});
-  ValueId ap = b.add1("AveragePool", "ap", {bnr}, {{"kernel_shape", std::vector<int64_t>{3, 3}},
-                                                  {"strides", std::vector<int64_t>{2, 2}},
-                                                  {"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  ValueId ap = b.add1("AveragePool", "ap", {bnr},
+                      {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                       {"strides", std::vector<int64_t>{2, 2}},
+                       {"pads", std::vector<int64_t>{1, 1, 1, 1}}});
   ValueId sum = b.add1("Sub", "sub", {b.add1("Add", "mp.sum", {mp, mpc}), b.add1("Tanh", "tanh", {ap})});
   ValueId gap = b.add1("GlobalAveragePool", "gap", {sum});
   ValueId se = b.add1("Sigmoid", "gate", {b.conv("se.fc", b.add1("Relu", "se.r", {gap}), 8, 8, 1, {.bias = true})});

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
 
@@ -62,20 +62,22 @@ double max_error(Graph& g, std::string* why = nullptr, bool tune = true, std::ve
   return worst;
 }
 
-#define EXPECT_MATCHES_REFERENCE(g)                                   \
-  do {                                                                \
-    std::string why;                                                  \
-    double e = max_error(g, &why);                                    \
-    if (e < 0) GTEST_SKIP() << why;                                   \
-    EXPECT_LT(e, 1e-4);                                               \
+#define EXPECT_MATCHES_REFERENCE(g) \
+  do {                              \
+    std::string why;                \
+    double e = max_error(g, &why);  \
+    if (e < 0) GTEST_SKIP() << why; \
+    EXPECT_LT(e, 1e-4);             \
   } while (0)
 
 TEST(OneDnn, ConvFamiliesWithFusedEpilogues) {
   GraphBuilder b;
   ValueId x = b.input("x", {2, 16, 15, 15});
-  ValueId c1 = b.add1("Relu", "r1", {b.batchnorm("bn1", b.conv("c1", x, 16, 32, 3, {.stride = 2, .pad = 1, .bias = true}), 32)});
-  ValueId dw = b.add1("Clip", "relu6", {b.batchnorm("bn2", b.conv("dw", c1, 32, 32, 3, {.group = 32}), 32),
-                                        b.reals("lo", {}, {0.0}), b.reals("hi", {}, {6.0})});
+  ValueId c1 =
+      b.add1("Relu", "r1", {b.batchnorm("bn1", b.conv("c1", x, 16, 32, 3, {.stride = 2, .pad = 1, .bias = true}), 32)});
+  ValueId dw = b.add1("Clip", "relu6",
+                      {b.batchnorm("bn2", b.conv("dw", c1, 32, 32, 3, {.group = 32}), 32), b.reals("lo", {}, {0.0}),
+                       b.reals("hi", {}, {6.0})});
   ValueId g4 = b.conv("g4", dw, 32, 32, 3, {.pad = 2, .group = 4, .dilation = 2});
   ValueId sig = b.add1("Sigmoid", "sig", {g4});
   ValueId swish = b.add1("Mul", "swish", {g4, sig});
@@ -115,7 +117,9 @@ TEST(OneDnn, TimedImplementationChoiceKeepsResults) {
 // Tactic choices persist in the cache file ExecOptions::tactic_cache names; a damaged one is
 // replaced, never trusted.
 TEST(OneDnn, TacticCacheReplacesADamagedFile) {
-  const std::string path = (std::filesystem::temp_directory_path() / ("rooflens-tactics-" + std::to_string(fresh_seed()) + ".json")).string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("rooflens-tactics-" + std::to_string(fresh_seed()) + ".json"))
+          .string();
   std::ofstream(path) << "{not json";
   GraphBuilder b;
   ValueId x = b.input("x", {2, 40, 13, 13});  // a shape no other test here tunes
@@ -149,7 +153,8 @@ TEST(OneDnn, BlockedActivationLayoutKeepsResults) {
   ValueId se = b.add1("Mul", "se", {dw, gate});
   ValueId odd = b.conv("odd", se, 32, 24, 1);
   ValueId cat = b.add1("Concat", "cat", {se, b.conv("more", se, 32, 16, 1)}, {{"axis", int64_t{1}}});
-  ValueId mp = b.add1("MaxPool", "mp", {cat}, {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
+  ValueId mp = b.add1("MaxPool", "mp", {cat},
+                      {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
   b.output(mp);
   b.output(odd);
   Graph g = b.finish();
@@ -176,7 +181,8 @@ TEST(OneDnn, PerLayerLayoutMixesKeepResults) {
   ValueId gate = b.add1("Sigmoid", "gate", {b.conv("fc", pool, 32, 32, 1, {.bias = true})});
   ValueId se = b.add1("Mul", "se", {dw, gate});
   ValueId cat = b.add1("Concat", "cat", {se, b.conv("more", se, 32, 16, 1), res2}, {{"axis", int64_t{1}}});
-  ValueId mp = b.add1("MaxPool", "mp", {cat}, {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
+  ValueId mp = b.add1("MaxPool", "mp", {cat},
+                      {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
   b.output(b.conv("head", mp, 80, 32, 1));
   Graph g = b.finish();
   auto analysed = analysis_of(g);
@@ -243,7 +249,8 @@ TEST(OneDnn, SharedBufferArenaKeepsResults) {
   ValueId tr = b.add1("Transpose", "tr", {r5}, {{"perm", std::vector<int64_t>{0, 2, 1, 3, 4}}});
   ValueId sh = b.add1("Reshape", "r4", {tr, b.ints("s4", {2, 32, 24, 24})});
   ValueId dw = b.conv("dw", sh, 32, 32, 3, {.pad = 1, .group = 32});
-  ValueId gate = b.add1("Sigmoid", "gate", {b.conv("fc", b.add1("GlobalAveragePool", "gap", {dw}), 32, 32, 1, {.bias = true})});
+  ValueId gate =
+      b.add1("Sigmoid", "gate", {b.conv("fc", b.add1("GlobalAveragePool", "gap", {dw}), 32, 32, 1, {.bias = true})});
   ValueId se = b.add1("Mul", "se", {dw, gate});
   ValueId out = b.conv("c3", b.add1("Concat", "cat2", {se, cat}, {{"axis", int64_t{1}}}), 64, 16, 1);
   b.output(out);
@@ -288,8 +295,10 @@ TEST(OneDnn, GemmMatMulAndGelu) {
   ValueId one = b.add1("Add", "gelu.add", {erf, b.reals("one", {}, {1.0})});
   ValueId mul = b.add1("Mul", "gelu.mul", {bias, one});
   ValueId half = b.add1("Mul", "gelu.half", {mul, b.reals("half", {}, {0.5})});
-  ValueId ln = b.add1("LayerNormalization", "ln", {half, b.weight("ln.s", {16}), b.weight("ln.b", {16})}, {{"axis", int64_t{-1}}});
-  ValueId act = b.add1("MatMul", "act", {ln, b.add1("Transpose", "tr", {ln}, {{"perm", std::vector<int64_t>{0, 2, 1}}})});
+  ValueId ln = b.add1("LayerNormalization", "ln", {half, b.weight("ln.s", {16}), b.weight("ln.b", {16})},
+                      {{"axis", int64_t{-1}}});
+  ValueId act =
+      b.add1("MatMul", "act", {ln, b.add1("Transpose", "tr", {ln}, {{"perm", std::vector<int64_t>{0, 2, 1}}})});
   b.output(b.add1("Softmax", "sm", {act}, {{"axis", int64_t{-1}}}));
   Graph g = b.finish();
   EXPECT_MATCHES_REFERENCE(g);
@@ -302,15 +311,18 @@ TEST(OneDnn, MatMulOverLeadingDimsAsOneGemm) {
   GraphBuilder b;
   ValueId x = b.input("x", {2, 8, 5, 5});
   ValueId nhwc = b.add1("Transpose", "to_nhwc", {x}, {{"perm", std::vector<int64_t>{0, 2, 3, 1}}});
-  ValueId up = b.add1("Add", "up.bias", {b.add1("MatMul", "up", {nhwc, b.weight("w_up", {8, 32})}), b.weight("b_up", {32})});
+  ValueId up =
+      b.add1("Add", "up.bias", {b.add1("MatMul", "up", {nhwc, b.weight("w_up", {8, 32})}), b.weight("b_up", {32})});
   ValueId div = b.add1("Div", "gelu.div", {up, b.reals("sqrt2", {}, {1.4142135623730951})});
   ValueId erf = b.add1("Erf", "gelu.erf", {div});
   ValueId one = b.add1("Add", "gelu.add", {erf, b.reals("one", {}, {1.0})});
   ValueId gelu = b.add1("Mul", "gelu.half", {b.add1("Mul", "gelu.mul", {up, one}), b.reals("half", {}, {0.5})});
-  ValueId down = b.add1("Add", "down.bias", {b.add1("MatMul", "down", {gelu, b.weight("w_down", {32, 8})}), b.weight("b_down", {8})});
+  ValueId down = b.add1("Add", "down.bias",
+                        {b.add1("MatMul", "down", {gelu, b.weight("w_down", {32, 8})}), b.weight("b_down", {8})});
   ValueId scaled = b.add1("Mul", "scale", {down, b.weight("gamma", {1, 1, 8})});
   ValueId res = b.add1("Add", "res", {scaled, nhwc});
-  ValueId per_row = b.add1("Mul", "per_row", {b.add1("MatMul", "mm3", {res, b.weight("w3", {8, 8})}), b.weight("rowscale", {5, 1, 8})});
+  ValueId per_row = b.add1("Mul", "per_row",
+                           {b.add1("MatMul", "mm3", {res, b.weight("w3", {8, 8})}), b.weight("rowscale", {5, 1, 8})});
   b.output(b.add1("Transpose", "to_nchw", {per_row}, {{"perm", std::vector<int64_t>{0, 3, 1, 2}}}));
   Graph g = b.finish();
   EXPECT_MATCHES_REFERENCE(g);
@@ -320,11 +332,14 @@ TEST(OneDnn, PoolingNormalizationReductionAndElementwise) {
   GraphBuilder b;
   ValueId x = b.input("x", {2, 8, 17, 17});
   ValueId bn = b.batchnorm("bn", x, 8);
-  ValueId mp = b.add1("MaxPool", "mp", {bn}, {{"kernel_shape", std::vector<int64_t>{3, 3}},
-                                             {"strides", std::vector<int64_t>{2, 2}}, {"ceil_mode", int64_t{1}}});
-  ValueId ap = b.add1("AveragePool", "ap", {bn}, {{"kernel_shape", std::vector<int64_t>{3, 3}},
-                                                  {"strides", std::vector<int64_t>{2, 2}},
-                                                  {"pads", std::vector<int64_t>{1, 1, 0, 0}}});
+  ValueId mp = b.add1("MaxPool", "mp", {bn},
+                      {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                       {"strides", std::vector<int64_t>{2, 2}},
+                       {"ceil_mode", int64_t{1}}});
+  ValueId ap = b.add1("AveragePool", "ap", {bn},
+                      {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                       {"strides", std::vector<int64_t>{2, 2}},
+                       {"pads", std::vector<int64_t>{1, 1, 0, 0}}});
   ValueId sum = b.add1("Sub", "sub", {mp, b.add1("Tanh", "tanh", {ap})});
   ValueId gap = b.add1("GlobalAveragePool", "gap", {sum});
   ValueId scaled = b.add1("Mul", "scale", {sum, b.add1("Sigmoid", "gate", {gap})});
@@ -357,8 +372,8 @@ TEST(OneDnn, PreActivationBatchNormReluAndZeroPad) {
   ValueId bn2 = b.batchnorm("norm2", y2, 16);
   ValueId both = b.add1("Add", "both", {b.add1("Relu", "relu2", {bn2}), bn2});
   ValueId padded = b.add1("Pad", "pad0", {both, b.ints("zeros", {0, 0, 0, 0, 0, 0, 0, 0})});
-  b.output(b.add1("AveragePool", "pool", {padded}, {{"kernel_shape", std::vector<int64_t>{2, 2}},
-                                                   {"strides", std::vector<int64_t>{2, 2}}}));
+  b.output(b.add1("AveragePool", "pool", {padded},
+                  {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}}));
   Graph g = b.finish();
   EXPECT_MATCHES_REFERENCE(g);
 }

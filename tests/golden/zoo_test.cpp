@@ -5,14 +5,14 @@
 
 #include <fstream>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "rooflens/cost/cost.h"
 #include "rooflens/device/device.h"
-#include "rooflens/perf/model.h"
 #include "rooflens/onnx/import.h"
 #include "rooflens/passes/infer_shapes.h"
+#include "rooflens/perf/model.h"
 
 namespace rooflens {
 namespace {
@@ -62,8 +62,7 @@ TEST_P(Zoo, MatchesPyTorchHooksAndTorchvisionParams) {
     EXPECT_EQ(fused.params, torch_params) << e["notes"];
   }
   // Fusion never adds traffic.
-  EXPECT_LE(fused.totals.bytes_in + fused.totals.bytes_out,
-            unfused.totals.bytes_in + unfused.totals.bytes_out);
+  EXPECT_LE(fused.totals.bytes_in + fused.totals.bytes_out, unfused.totals.bytes_in + unfused.totals.bytes_out);
 }
 
 // Physics holds for every zoo model on every device: no layer beats either roof,
@@ -98,8 +97,10 @@ TEST_P(Zoo, PredictionsObeyTheRoofline) {
         for (const auto& L : p->layers) {
           if (L.bound == Bound::kNone) continue;
           EXPECT_GE(L.time_s * (1 + 1e-9), static_cast<double>(L.flops) / peak) << d.id << " " << L.name;
-          EXPECT_GE(L.time_s * (1 + 1e-9), static_cast<double>(L.dram_bytes) / d.mem_bandwidth) << d.id << " " << L.name;
-          if (L.split_k == 1) EXPECT_LE(L.dram_bytes, L.bytes) << d.id << " " << L.name;  // L2 reuse only lowers traffic
+          EXPECT_GE(L.time_s * (1 + 1e-9), static_cast<double>(L.dram_bytes) / d.mem_bandwidth)
+              << d.id << " " << L.name;
+          if (L.split_k == 1)
+            EXPECT_LE(L.dram_bytes, L.bytes) << d.id << " " << L.name;  // L2 reuse only lowers traffic
         }
         EXPECT_LE(p->utilization, 1.0) << d.id;
         if (p->utilization_measured) EXPECT_LE(*p->utilization_measured, 1.0) << d.id;
@@ -124,10 +125,9 @@ TEST(ZooManifest, ExistsAndCoversTheCnnFamilies) {
   ASSERT_FALSE(entries.empty()) << "models/zoo.json missing or empty";
   std::set<std::string> families;
   for (const auto& e : entries) families.insert(e["family"].get<std::string>());
-  for (const char* f : {"resnet", "resnext", "wide_resnet", "vgg", "densenet", "mobilenet_v2",
-                        "mobilenet_v3", "efficientnet", "efficientnet_v2", "regnet_x", "regnet_y",
-                        "mnasnet", "shufflenet_v2", "squeezenet", "googlenet", "inception",
-                        "convnext", "alexnet"})
+  for (const char* f : {"resnet", "resnext", "wide_resnet", "vgg", "densenet", "mobilenet_v2", "mobilenet_v3",
+                        "efficientnet", "efficientnet_v2", "regnet_x", "regnet_y", "mnasnet", "shufflenet_v2",
+                        "squeezenet", "googlenet", "inception", "convnext", "alexnet"})
     EXPECT_TRUE(families.count(f)) << f;
 }
 

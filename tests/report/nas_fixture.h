@@ -128,7 +128,8 @@ inline std::vector<nas::SearchResult> make_test_nas_runs(const nas::SpaceTable& 
     runs.push_back(make_test_run(space, final_accuracy, nas::StrategyKind::kReinforce, s,
                                  make_test_draws(space, s, s == 4 ? 12 : 150, 0.3), nas::RewardKind::kSoft));
   for (uint64_t s = 0; s < 3; ++s)
-    runs.push_back(make_test_run(space, final_accuracy, nas::StrategyKind::kRandom, s, make_test_draws(space, 100 + s, 120, 0)));
+    runs.push_back(
+        make_test_run(space, final_accuracy, nas::StrategyKind::kRandom, s, make_test_draws(space, 100 + s, 120, 0)));
   return runs;
 }
 

@@ -79,9 +79,10 @@ TEST(NasHtmlBrowser, RendersEveryFigureAndLeavesAScreenshot) {
     fs::remove_all(profile);
     const std::string cmd = "timeout 120 " + chromium +
                             " --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions"
-                            " --hide-scrollbars --user-data-dir='" + profile.string() +
-                            "' --enable-logging=stderr --v=0 " + args + " 'file://" + fs::absolute(html).string() +
-                            "' >'" + (out / (tag + ".out")).string() + "' 2>'" + (out / (tag + ".err")).string() + "'";
+                            " --hide-scrollbars --user-data-dir='" +
+                            profile.string() + "' --enable-logging=stderr --v=0 " + args + " 'file://" +
+                            fs::absolute(html).string() + "' >'" + (out / (tag + ".out")).string() + "' 2>'" +
+                            (out / (tag + ".err")).string() + "'";
     return std::system(cmd.c_str());
   };
   ASSERT_EQ(run("--dump-dom", "nas.dom"), 0) << slurp(out / "nas.dom.err");

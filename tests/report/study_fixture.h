@@ -72,11 +72,11 @@ inline Study make_test_study() {
   s.cmr = s.peak_datasheet / s.bandwidth;
   s.cmr_measured = *s.peak_measured / s.bandwidth;
   const ModelSpec specs[] = {
-      {"resnet50", 80.4, 2600, 8.2, 95, 25.6},          {"tresnet_m", 80.8, 2900, 11.6, 160, 31.4},
-      {"mobilenetv2_100", 72.9, 9000, 0.6, 25, 3.5},    {"efficientnet_b0", 77.7, 5200, 0.8, 30, 5.3},
-      {"vgg16", 71.6, 1100, 31.0, 180, 138.4},          {"resnet18", 69.7, 9500, 3.6, 120, 11.7},
-      {kTrickyName, 75.0, 4000, 2.0, 60, 8.0},          {"custom_net", -1, 15000, 1.0, 70, 4.2},
-      {"densenet121", 75.6, 2300, 5.7, 50, 8.0},        {"regnety_016", 77.9, 4200, 3.2, 85, 11.2},
+      {"resnet50", 80.4, 2600, 8.2, 95, 25.6},       {"tresnet_m", 80.8, 2900, 11.6, 160, 31.4},
+      {"mobilenetv2_100", 72.9, 9000, 0.6, 25, 3.5}, {"efficientnet_b0", 77.7, 5200, 0.8, 30, 5.3},
+      {"vgg16", 71.6, 1100, 31.0, 180, 138.4},       {"resnet18", 69.7, 9500, 3.6, 120, 11.7},
+      {kTrickyName, 75.0, 4000, 2.0, 60, 8.0},       {"custom_net", -1, 15000, 1.0, 70, 4.2},
+      {"densenet121", 75.6, 2300, 5.7, 50, 8.0},     {"regnety_016", 77.9, 4200, 3.2, 85, 11.2},
   };
   for (const auto& sp : specs) s.models.push_back(make_study_model(sp, s.peak_datasheet, *s.peak_measured, s.cmr));
   auto fold = [&](const std::string& name, double speedup, double flops_ratio, double ai_after) {
@@ -97,7 +97,7 @@ inline Study make_test_study() {
         s.folds.push_back(r);
       }
   };
-  fold("resnet18", 1.5, 1.04, 180);        // crosses the CMR, moves the frontier
+  fold("resnet18", 1.5, 1.04, 180);         // crosses the CMR, moves the frontier
   fold("mobilenetv2_100", 1.45, 1.08, 48);  // stays below it
   s.notes.push_back("test fixture: numbers are made up but consistent (utilization = throughput x FLOPs / peak)");
   (void)compute_frontiers(s);
@@ -116,8 +116,8 @@ inline Study make_large_test_study(int n) {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
     return static_cast<double>(state >> 11) / 9007199254740992.0;
   };
-  const char* families[] = {"resnet", "efficientnet_b", "regnetx_", "mobilenetv3_", "tresnet_", "densenet", "vit_small_",
-                            "convnext_", "mixnet_", "dla"};
+  const char* families[] = {"resnet",   "efficientnet_b", "regnetx_",  "mobilenetv3_", "tresnet_",
+                            "densenet", "vit_small_",     "convnext_", "mixnet_",      "dla"};
   for (int i = 0; i < n; ++i) {
     const double q = rnd();
     ModelSpec sp;

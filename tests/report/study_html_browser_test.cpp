@@ -6,14 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <iostream>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 
-#include "study_fixture.h"
 #include "rooflens/report/study_html.h"
+#include "study_fixture.h"
 
 namespace rooflens {
 namespace {
@@ -66,17 +66,20 @@ class StudyHtmlBrowser : public ::testing::Test {
     out_ = fs::path(ROOFLENS_REPORT_TEST_OUT);
     fs::create_directories(out_);
     // One profile per test: ctest -j runs these tests at the same time.
-    profile_ = out_ / (std::string("chromium-profile-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    profile_ =
+        out_ / (std::string("chromium-profile-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
   }
 
   // Runs Chromium headless on a file; returns its exit status. stdout and stderr go to files.
-  int chromium(const std::string& args, const fs::path& html, const fs::path& stdout_path, const fs::path& stderr_path) {
+  int chromium(const std::string& args, const fs::path& html, const fs::path& stdout_path,
+               const fs::path& stderr_path) {
     fs::remove_all(profile_);
     const std::string cmd = "timeout 120 " + chromium_ +
                             " --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions"
-                            " --hide-scrollbars --user-data-dir='" + profile_.string() +
-                            "' --enable-logging=stderr --v=0 " + args + " 'file://" + fs::absolute(html).string() +
-                            "' >'" + stdout_path.string() + "' 2>'" + stderr_path.string() + "'";
+                            " --hide-scrollbars --user-data-dir='" +
+                            profile_.string() + "' --enable-logging=stderr --v=0 " + args + " 'file://" +
+                            fs::absolute(html).string() + "' >'" + stdout_path.string() + "' 2>'" +
+                            stderr_path.string() + "'";
     return std::system(cmd.c_str());
   }
 
@@ -113,8 +116,11 @@ TEST_F(StudyHtmlBrowser, LoadsWithoutErrorsAndDrawsEveryMark) {
   for (const auto& m : s.models)
     if (m.acc1) ++with_acc;
   ASSERT_LT(with_acc, s.models.size());  // the fixture has a model without accuracy
-  const std::pair<const char*, size_t> figs[] = {
-      {"fig1a", s.models.size()}, {"fig1b", with_acc}, {"fig1c", with_acc}, {"fig2a", with_acc}, {"fig2b", s.models.size()}};
+  const std::pair<const char*, size_t> figs[] = {{"fig1a", s.models.size()},
+                                                 {"fig1b", with_acc},
+                                                 {"fig1c", with_acc},
+                                                 {"fig2a", with_acc},
+                                                 {"fig2b", s.models.size()}};
   for (const auto& [id, n] : figs) {
     const std::string svg = svg_element(dom, id);
     ASSERT_FALSE(svg.empty()) << id << " missing";

@@ -27,8 +27,9 @@ bool have_fashion_mnist() {
 class TempDir {
  public:
   TempDir() {
-    path_ = fs::temp_directory_path() / ("rooflens-idx-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-                                         "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    path_ = fs::temp_directory_path() /
+            ("rooflens-idx-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(path_);
     fs::create_directories(path_);
   }
@@ -70,8 +71,9 @@ std::vector<uint8_t> iota_bytes(size_t n) {
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 TEST(IdxDataset, ReadsDebianFashionMnist) {
-  if (!have_fashion_mnist()) GTEST_SKIP() << "Fashion-MNIST not found in " << kFashionMnistDir
-                                          << " (Debian: apt-get install dataset-fashion-mnist)";
+  if (!have_fashion_mnist())
+    GTEST_SKIP() << "Fashion-MNIST not found in " << kFashionMnistDir
+                 << " (Debian: apt-get install dataset-fashion-mnist)";
   auto train = load_idx_split(kFashionMnistDir, "train");
   ASSERT_TRUE(train.has_value()) << train.status().message();
   EXPECT_EQ(train->count, 60000);
@@ -146,8 +148,9 @@ TEST(IdxDataset, TruncatedFilesNameTheOffset) {
   auto r = read_idx_file(dir.file("short"), 3);
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
-  EXPECT_TRUE(contains(r.status().message(), "truncated: the dimensions (2 x 4 x 4) need 32 data bytes from offset 16, "
-                                             "the file ends at offset 36"))
+  EXPECT_TRUE(contains(r.status().message(),
+                       "truncated: the dimensions (2 x 4 x 4) need 32 data bytes from offset 16, "
+                       "the file ends at offset 36"))
       << r.status().message();
   // Header cut short.
   write_plain(dir.file("head"), std::vector<uint8_t>(full.begin(), full.begin() + 9));

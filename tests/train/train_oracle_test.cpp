@@ -37,10 +37,10 @@ std::shared_ptr<const TrainData> fashion_mnist(std::string* why) {
   return data;
 }
 
-#define SKIP_WITHOUT_TRAINING()                                                                       \
-  do {                                                                                                \
-    if (!trainer_available()) GTEST_SKIP() << "built without LibTorch: " << trainer_versions();       \
-    std::string why_;                                                                                 \
+#define SKIP_WITHOUT_TRAINING()                                                                                      \
+  do {                                                                                                               \
+    if (!trainer_available()) GTEST_SKIP() << "built without LibTorch: " << trainer_versions();                      \
+    std::string why_;                                                                                                \
     if (!fashion_mnist(&why_)) GTEST_SKIP() << "no Fashion-MNIST (apt-get install dataset-fashion-mnist): " << why_; \
   } while (0)
 
@@ -64,7 +64,8 @@ TEST(TrainSpec, DefaultsAndKeys) {
   EXPECT_EQ(o->trials, kDefaultTrials);
   EXPECT_EQ(o->clock, TrainClock::kMeasured);
 
-  o = parse_train_spec("train:/data/mnist,epochs=3,train-subset=all,test-subset=500,threads=1,trials=1,clock=simulated");
+  o = parse_train_spec(
+      "train:/data/mnist,epochs=3,train-subset=all,test-subset=500,threads=1,trials=1,clock=simulated");
   ASSERT_TRUE(o.has_value()) << o.status().message();
   EXPECT_EQ(o->data_dir, "/data/mnist");
   EXPECT_EQ(o->dataset, "/data/mnist");
@@ -293,8 +294,8 @@ TEST(TrainFashionMnist, OracleChargesMeasuredTimeAndCaches) {
   Graph g = *(*sim)->network(arch);
   ASSERT_TRUE(infer_shapes(g).has_value());
   EXPECT_EQ(s1->accuracy, e1->accuracy);  // same recipe and trial: the shared cache answers
-  EXPECT_DOUBLE_EQ(s1->cost_seconds, simulated_cost_seconds(analyze_graph(g, *infer_shapes(g), {}).totals.macs,
-                                                            o.recipe, 512, 500));
+  EXPECT_DOUBLE_EQ(s1->cost_seconds,
+                   simulated_cost_seconds(analyze_graph(g, *infer_shapes(g), {}).totals.macs, o.recipe, 512, 500));
 
   auto bad = (*oracle)->evaluate(kSssSpaceSize, 0);
   ASSERT_FALSE(bad.has_value());

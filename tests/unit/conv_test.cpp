@@ -29,10 +29,10 @@ TEST(Conv, StudyArithmeticIntensityVectors) {
     double ai_b1, ai_b64;
   };
   const Vec vecs[] = {
-      {{1, 64, 64, 32, 3, 1}, 224.8, 286.7},     // 3x3 conv, C=64->64, 32x32
-      {{1, 64, 64, 32, 1, 1}, 31.0, 32.0},       // 1x1 conv, C=64->64, 32x32
-      {{1, 512, 512, 7, 1, 1}, 41.1, 236.7},     // 1x1 conv, C=512->512, 7x7
-      {{1, 256, 256, 14, 3, 256}, 4.4, 4.5},     // 3x3 depthwise, C=256, 14x14
+      {{1, 64, 64, 32, 3, 1}, 224.8, 286.7},  // 3x3 conv, C=64->64, 32x32
+      {{1, 64, 64, 32, 1, 1}, 31.0, 32.0},    // 1x1 conv, C=64->64, 32x32
+      {{1, 512, 512, 7, 1, 1}, 41.1, 236.7},  // 1x1 conv, C=512->512, 7x7
+      {{1, 256, 256, 14, 3, 256}, 4.4, 4.5},  // 3x3 depthwise, C=256, 14x14
   };
   for (const Vec& v : vecs) {
     ConvCase b1 = v.layer, b64 = v.layer;
@@ -71,9 +71,9 @@ TEST(Conv, BytesAreCountedByHand) {
 TEST(Conv, StridedPaddedDilatedGroupedShapes) {
   GraphBuilder b;
   ValueId x = b.input("x", {2, 32, 57, 57});
-  ValueId s2 = b.conv("s2", x, 32, 64, 3, {.stride = 2, .pad = 1});            // 57 -> 29
-  ValueId d2 = b.conv("d2", x, 32, 16, 3, {.pad = 2, .dilation = 2});          // 57 -> 57
-  ValueId g4 = b.conv("g4", x, 32, 64, 3, {.pad = 0, .group = 4});             // 57 -> 55
+  ValueId s2 = b.conv("s2", x, 32, 64, 3, {.stride = 2, .pad = 1});               // 57 -> 29
+  ValueId d2 = b.conv("d2", x, 32, 16, 3, {.pad = 2, .dilation = 2});             // 57 -> 57
+  ValueId g4 = b.conv("g4", x, 32, 64, 3, {.pad = 0, .group = 4});                // 57 -> 55
   ValueId dw = b.conv("dw", x, 32, 32, 5, {.stride = 2, .pad = 2, .group = 32});  // 57 -> 29
   ValueId k7 = b.conv("k7", x, 32, 8, 7, {.stride = 3, .pad = 0, .bias = true});  // (57-7)/3+1 = 17
   for (ValueId v : {s2, d2, g4, dw, k7}) b.output(v);
@@ -85,8 +85,8 @@ TEST(Conv, StridedPaddedDilatedGroupedShapes) {
   EXPECT_EQ(shape_of(g, dw), (Shape{2, 32, 29, 29}));
   EXPECT_EQ(shape_of(g, k7), (Shape{2, 8, 17, 17}));
   ASSERT_EQ(m.layers.size(), 5u);
-  EXPECT_EQ(m.layers[2].cost.macs, 2LL * 64 * 55 * 55 * (32 / 4) * 9);  // grouped
-  EXPECT_EQ(m.layers[3].cost.macs, 2LL * 32 * 29 * 29 * 1 * 25);       // depthwise
+  EXPECT_EQ(m.layers[2].cost.macs, 2LL * 64 * 55 * 55 * (32 / 4) * 9);                       // grouped
+  EXPECT_EQ(m.layers[3].cost.macs, 2LL * 32 * 29 * 29 * 1 * 25);                             // depthwise
   EXPECT_EQ(m.layers[4].cost.flops, 2 * (2LL * 8 * 17 * 17 * 32 * 49) + 2LL * 8 * 17 * 17);  // + bias
 }
 
@@ -94,7 +94,8 @@ TEST(Conv, AutoPadSameUpper) {
   GraphBuilder b;
   ValueId x = b.input("x", {1, 3, 224, 224});
   ValueId w = b.weight("w", {16, 3, 3, 3});
-  ValueId y = b.add1("Conv", "c", {x, w}, {{"auto_pad", std::string("SAME_UPPER")}, {"strides", std::vector<int64_t>{2, 2}}});
+  ValueId y =
+      b.add1("Conv", "c", {x, w}, {{"auto_pad", std::string("SAME_UPPER")}, {"strides", std::vector<int64_t>{2, 2}}});
   b.output(y);
   Graph g = b.finish();
   analyze(g);

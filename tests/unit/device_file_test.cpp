@@ -80,10 +80,27 @@ TEST(DeviceFile, WritesAbsentFiguresAsNullInSchemaOrder) {
   EXPECT_EQ(j["workspace_bytes"].dump(), "268435456");  // whole sizes stay integers
   std::vector<std::string> keys;
   for (const auto& [k, v] : j.items()) keys.push_back(k);
-  const std::vector<std::string> want = {"schema", "id", "aliases", "name", "kind", "arch", "compute_capability",
-                                         "sm_count", "clock_hz", "memory", "l2_bytes", "peaks", "measured_peaks",
-                                         "tensor_core", "launch_overhead_s", "max_threads_per_sm",
-                                         "max_blocks_per_sm", "cpu", "workspace_bytes", "reserved_bytes", "sources"};
+  const std::vector<std::string> want = {"schema",
+                                         "id",
+                                         "aliases",
+                                         "name",
+                                         "kind",
+                                         "arch",
+                                         "compute_capability",
+                                         "sm_count",
+                                         "clock_hz",
+                                         "memory",
+                                         "l2_bytes",
+                                         "peaks",
+                                         "measured_peaks",
+                                         "tensor_core",
+                                         "launch_overhead_s",
+                                         "max_threads_per_sm",
+                                         "max_blocks_per_sm",
+                                         "cpu",
+                                         "workspace_bytes",
+                                         "reserved_bytes",
+                                         "sources"};
   EXPECT_EQ(keys, want);
   std::vector<std::string> sources;
   for (const auto& [k, v] : j["sources"].items()) sources.push_back(k);

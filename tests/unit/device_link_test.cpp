@@ -56,7 +56,8 @@ TEST(DeviceLink, PcieRatesPerDirection) {
 }
 
 TEST(DeviceLink, ParsesNameBandwidthAndSource) {
-  auto d = parse_device_json(gpu_file(R"({"name":"PCIe 4.0 x16","bandwidth":31.5e9})", R"("A100 datasheet")"), "a.json");
+  auto d =
+      parse_device_json(gpu_file(R"({"name":"PCIe 4.0 x16","bandwidth":31.5e9})", R"("A100 datasheet")"), "a.json");
   ASSERT_TRUE(d) << d.status().message();
   ASSERT_TRUE(d->host_link.has_value());
   EXPECT_EQ(d->host_link->name, "PCIe 4.0 x16");
@@ -100,7 +101,8 @@ TEST(DeviceLink, MalformedLinksAreRefusedNamingFileAndField) {
       // The datasheet's bidirectional sum is recognised and explained.
       {R"({"name":"PCIe 4.0 x16","bandwidth":64e9})", "'host_link.bandwidth'", "bidirectional sum"},
       // A rate that does not belong to the generation and width named.
-      {R"({"name":"PCIe 3.0 x16","bandwidth":31.5e9})", "'host_link.bandwidth'", "PCIe 3.0 x16 carries 15.75 GB/s per direction"},
+      {R"({"name":"PCIe 3.0 x16","bandwidth":31.5e9})", "'host_link.bandwidth'",
+       "PCIe 3.0 x16 carries 15.75 GB/s per direction"},
   };
   for (const Case& c : cases) {
     const std::string m = refusal(gpu_file(c.link), "bad_link.json");
@@ -143,10 +145,11 @@ TEST(DeviceLink, GenerationsOfTheBundledGpus) {
     return d && d->host_link ? d->host_link->name : std::string("none");
   };
   for (const char* id : {"v100-sxm2-16gb", "v100-sxm2-32gb", "t4"}) EXPECT_EQ(link(id), "PCIe 3.0 x16") << id;
-  for (const char* id : {"a10", "a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-80gb", "l4", "l40s", "rtx-3090",
-                         "rtx-4090"})
+  for (const char* id :
+       {"a10", "a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-80gb", "l4", "l40s", "rtx-3090", "rtx-4090"})
     EXPECT_EQ(link(id), "PCIe 4.0 x16") << id;
-  for (const char* id : {"h100-sxm", "h100-pcie", "h200", "b200", "rtx-5090"}) EXPECT_EQ(link(id), "PCIe 5.0 x16") << id;
+  for (const char* id : {"h100-sxm", "h100-pcie", "h200", "b200", "rtx-5090"})
+    EXPECT_EQ(link(id), "PCIe 5.0 x16") << id;
 }
 
 TEST(DeviceLink, DevicesTableAndJsonShowTheLink) {

@@ -5,11 +5,11 @@
 #include <algorithm>
 
 #include "rooflens/analysis/doctor.h"
-#include "rooflens/report/doctor_report.h"
 #include "rooflens/ir/graph_builder.h"
 #include "rooflens/passes/folded_cnn.h"
 #include "rooflens/passes/pad_channels.h"
 #include "rooflens/perf/model.h"
+#include "rooflens/report/doctor_report.h"
 #include "test_util.h"
 
 namespace rooflens {
@@ -119,7 +119,8 @@ TEST(Doctor, ArticlesPointwiseLayerIsStarvedAndBatchHelps) {
   ASSERT_NE(gc, nullptr);
   DeviceSpec captured = d;
   captured.launch_overhead_s = 0;
-  EXPECT_NEAR(gc->throughput_after, predicted_throughput(load(tiny_pointwise(1)), captured), 1e-9 * gc->throughput_after);
+  EXPECT_NEAR(gc->throughput_after, predicted_throughput(load(tiny_pointwise(1)), captured),
+              1e-9 * gc->throughput_after);
   EXPECT_GT(gc->speedup, 1);
 }
 
@@ -309,7 +310,8 @@ TEST(Doctor, HostLinkRemediesEqualTheLinkCapByHand) {
   auto l = typed_cnn_loader()(64, DType::kF16);
   ASSERT_TRUE(l);
   const DType in = l->graph.value(l->graph.inputs[0]).dtype;
-  const double bytes_per_image = 3.0 * 64 * 64 * static_cast<double>(dtype_bytes(in == DType::kUnknown ? DType::kF32 : in));
+  const double bytes_per_image =
+      3.0 * 64 * 64 * static_cast<double>(dtype_bytes(in == DType::kUnknown ? DType::kF32 : in));
   const double cap = 0.5e9 / bytes_per_image;
   const double predicted = r->baseline.throughput;
   const Remedy* faster = remedy(f, "a host link twice as fast (next PCIe generation)");
@@ -373,7 +375,8 @@ TEST(Doctor, OverlapAndDecodeRemediesEqualTheirRatesByHand) {
   auto l = typed_cnn_loader()(64, DType::kF16);
   ASSERT_TRUE(l);
   const DType in = l->graph.value(l->graph.inputs[0]).dtype;
-  const double batch_bytes = 64 * 3.0 * 64 * 64 * static_cast<double>(dtype_bytes(in == DType::kUnknown ? DType::kF32 : in));
+  const double batch_bytes =
+      64 * 3.0 * 64 * 64 * static_cast<double>(dtype_bytes(in == DType::kUnknown ? DType::kF32 : in));
   // By hand: a batch's copy over the link, and its predicted compute, serial against overlapped.
   const double copy = batch_bytes / 16e9, compute = r->baseline.time_s;
   const Remedy* ov = remedy(finding(*r, "overlap"), "overlap copies with compute (pinned memory, a second stream)");

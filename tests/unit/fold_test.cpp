@@ -11,7 +11,8 @@ TEST(Fold, ChannelShuffleShapeSubgraph) {
   GraphBuilder b;
   ValueId x = b.input("x", {8, 116, 28, 28});
   ValueId shape = b.add1("Shape", "shape", {x});
-  ValueId n = b.add1("Gather", "gather", {shape, b.add1("Constant", "zero", {}, {{"value", TensorConst{DType::kI64, {}, {0}, {}}}})},
+  ValueId n = b.add1("Gather", "gather",
+                     {shape, b.add1("Constant", "zero", {}, {{"value", TensorConst{DType::kI64, {}, {0}, {}}}})},
                      {{"axis", int64_t{0}}});
   ValueId n1 = b.add1("Unsqueeze", "unsq", {n, b.ints("axes0", {0})});
   ValueId s1 = b.add1("Concat", "cat1", {n1, b.ints("rest1", {2, 58, 28, 28})}, {{"axis", int64_t{0}}});

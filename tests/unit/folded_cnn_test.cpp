@@ -227,7 +227,9 @@ TEST(FoldTransform, ChannelShuffleKeepsGroups) {
   EXPECT_EQ(test::shape_of(h, h.nodes[3].outputs[0]), (Shape{4, 164, 8, 8}));
 }
 
-std::string model_path(const std::string& name) { return std::string(ROOFLENS_SOURCE_DIR) + "/models/" + name + ".onnx"; }
+std::string model_path(const std::string& name) {
+  return std::string(ROOFLENS_SOURCE_DIR) + "/models/" + name + ".onnx";
+}
 
 Graph load(const std::string& name, int64_t batch) {
   ImportOptions io;

@@ -235,7 +235,8 @@ TEST(FrontierMetrics, HypervolumeMatchesBruteForceOnRandomSets) {
       pts.push_back(p);
       clamped.push_back({std::clamp(p.throughput, 0.0, 1.0), std::clamp(p.accuracy, 0.0, 1.0)});
     }
-    EXPECT_NEAR(hypervolume(pts, unit_bounds()), union_area(clamped), 1e-12) << "trial " << trial << ", " << n << " points";
+    EXPECT_NEAR(hypervolume(pts, unit_bounds()), union_area(clamped), 1e-12)
+        << "trial " << trial << ", " << n << " points";
   }
 }
 

@@ -117,7 +117,11 @@ GpuProbeResult made_up_h200() {
   f.runtime_version = 13000;
   f.cublas_version = 130001;
   f.pcie_link_current = "PCIe 5.0 x16";
-  const struct { const char* dtype; const char* unit; double flops; } kGemm[] = {
+  const struct {
+    const char* dtype;
+    const char* unit;
+    double flops;
+  } kGemm[] = {
       {"fp32", "cuda", 5.1e13}, {"tf32", "tensor", 3.6e14}, {"fp16", "tensor", 7.2e14}, {"bf16", "tensor", 7.0e14}};
   for (int64_t n : {8192, 4096})
     for (const auto& g : kGemm) {
@@ -239,7 +243,11 @@ TEST(GpuProbe, ComparisonsPairMeasurementsWithTheDatasheet) {
 TEST(GpuProbe, NamesMatchTheirDatabaseEntries) {
   const auto db = database();
   const double gib = 1024.0 * 1024 * 1024;
-  const struct { const char* name; double mem; const char* id; } kCases[] = {
+  const struct {
+    const char* name;
+    double mem;
+    const char* id;
+  } kCases[] = {
       {"NVIDIA H200", 140.4 * gib, "h200"},
       {"NVIDIA H100 80GB HBM3", 79.1 * gib, "h100-sxm"},
       {"NVIDIA H100 PCIe", 79.1 * gib, "h100-pcie"},

@@ -31,8 +31,10 @@ struct ModelMaker {
     tt->set_elem_type(onnx::TensorProto::FLOAT);
     for (const auto& d : dims) {
       auto* dim = tt->mutable_shape()->add_dim();
-      if (std::isdigit(static_cast<unsigned char>(d[0]))) dim->set_dim_value(std::stoll(d));
-      else dim->set_dim_param(d);
+      if (std::isdigit(static_cast<unsigned char>(d[0])))
+        dim->set_dim_value(std::stoll(d));
+      else
+        dim->set_dim_param(d);
     }
   }
   onnx::TensorProto* stripped_weight(const std::string& name, std::vector<int64_t> dims) {
@@ -236,7 +238,7 @@ TEST(Import, UnknownOpIsReportedNotFatal) {
   ASSERT_TRUE(m) << m.status().message();
   ASSERT_EQ(m->unknown_nodes.size(), 1u);
   EXPECT_EQ(m->unknown_nodes[0], "frob (FrobnicateOp)");
-  EXPECT_EQ(m->unresolved_nodes.size(), 1u);  // 'after' has no input shape
+  EXPECT_EQ(m->unresolved_nodes.size(), 1u);      // 'after' has no input shape
   EXPECT_EQ(m->totals.macs, 8LL * 32 * 32 * 27);  // the rest is still costed
 }
 

@@ -12,8 +12,8 @@
 namespace rooflens::microbench {
 namespace {
 
-#define SKIP_WITHOUT_TURBOJPEG()                                                                      \
-  if (!jpeg_decode_available())                                                                       \
+#define SKIP_WITHOUT_TURBOJPEG()                                                                         \
+  if (!jpeg_decode_available())                                                                          \
   GTEST_SKIP() << "rooflens was built without libjpeg-turbo's TurboJPEG API (install libturbojpeg0-dev " \
                   "and rebuild)"
 

@@ -134,11 +134,13 @@ TEST(KernelTableFile, RefusesCorruptOrForeignTables) {
   };
   expect_refused(with([](auto& j) { j["schema"] = "nn-meter.predictor/2"; }), "kernel_table.schema");
   expect_refused(with([](auto& j) { j.erase("schema"); }), "kernel_table.schema");
-  expect_refused(with([](auto& j) { j["classes"]["gemm"]["features"] = {"flops"}; }), "kernel_table.classes.gemm.features");
+  expect_refused(with([](auto& j) { j["classes"]["gemm"]["features"] = {"flops"}; }),
+                 "kernel_table.classes.gemm.features");
   expect_refused(with([](auto& j) { j["classes"]["gemm"]["coef"] = {1.0, 2.0}; }), "kernel_table.classes.gemm.coef");
   expect_refused(with([](auto& j) { j["classes"]["gemm"]["coef"][2] = "fast"; }), "kernel_table.classes.gemm.coef[2]");
   expect_refused(with([](auto& j) { j["classes"]["gemm"]["fixed_s"] = -1e-6; }), "kernel_table.classes.gemm.fixed_s");
-  expect_refused(with([](auto& j) { j["classes"]["winograd"] = j["classes"]["gemm"]; }), "kernel_table.classes.winograd");
+  expect_refused(with([](auto& j) { j["classes"]["winograd"] = j["classes"]["gemm"]; }),
+                 "kernel_table.classes.winograd");
   expect_refused(with([](auto& j) { j["classes"]["gemm"]["samples"] = 1; }), "kernel_table.classes.gemm.samples");
   expect_refused(with([](auto& j) { j["threads"] = 0; }), "kernel_table.threads");
   expect_refused(with([](auto& j) { j["dtype"] = "int8"; }), "kernel_table.dtype");
@@ -154,7 +156,11 @@ TEST(KernelTablePredict, ClassifiesLayersAndCountsConversions) {
   ValueId x = b.input("x", {2, 16, 8, 8});
   ConvSpec s;
   ValueId c = b.add1("Relu", "c.relu", {b.conv("c", x, 16, 32, 3, s)});
-  ValueId dw = b.conv("dw", c, 32, 32, 3, [] { ConvSpec d; d.group = 32; return d; }());
+  ValueId dw = b.conv("dw", c, 32, 32, 3, [] {
+    ConvSpec d;
+    d.group = 32;
+    return d;
+  }());
   ValueId p = b.add1("GlobalAveragePool", "gap", {dw});
   ValueId f = b.add1("Flatten", "flat", {p});
   ValueId w = b.weight("fc.weight", {10, 32});
@@ -191,7 +197,8 @@ TEST(KernelTablePredict, ClassifiesLayersAndCountsConversions) {
   for (const auto& n : p1->notes) noted |= n.find("kernel table") != std::string::npos;
   EXPECT_TRUE(noted);
   const auto lk = classify_layer(g, m.layers[3]);
-  EXPECT_NEAR(p1->layers[3].time_s, *table_layer_seconds(*d->kernel_table, d->kernel_table->classes, *lk, conv[3]), 1e-15);
+  EXPECT_NEAR(p1->layers[3].time_s, *table_layer_seconds(*d->kernel_table, d->kernel_table->classes, *lk, conv[3]),
+              1e-15);
   o.use_kernel_table = false;
   auto p2 = predict(g, m, *d, o);
   ASSERT_TRUE(p2);
@@ -204,7 +211,11 @@ TEST(KernelTablePredict, ClassifiesLayersAndCountsConversions) {
 TEST(KernelTablePredict, NormReluInsideAConcatTakesNoPassOfItsOwn) {
   GraphBuilder b("dense");
   ValueId x = b.input("x", {1, 16, 8, 8});
-  ValueId y = b.conv("c1", x, 16, 16, 3, [] { ConvSpec s; s.pad = 1; return s; }());
+  ValueId y = b.conv("c1", x, 16, 16, 3, [] {
+    ConvSpec s;
+    s.pad = 1;
+    return s;
+  }());
   ValueId cat = b.add1("Concat", "cat", {x, y}, {{"axis", int64_t{1}}});
   ValueId a = b.add1("Relu", "relu1", {b.batchnorm("norm1", cat, 32)});
   ValueId z = b.conv("c2", a, 32, 16, 1, ConvSpec{});

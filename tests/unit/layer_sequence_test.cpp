@@ -35,12 +35,12 @@ TEST(LayerSequence, HandsEachLayerTheBytesStillInL2) {
   s.add_layer(costed(1000, 3000), 1'000'000);  // 0 writes 1 MB
   s.add_layer(costed(1000, 3000), 500'000);    // 1 writes 0.5 MB
   s.add_input({0, 1'000'000});
-  s.add_layer(LayerWork{}, 0);                 // 2: not costed
+  s.add_layer(LayerWork{}, 0);  // 2: not costed
   s.add_input({1, 500'000});
-  s.add_layer(costed(1000, 3000), 900'000);    // 3 reads 0 (1 + 0.5 + 0 MB ago) and 1 (0.5 + 0 MB ago)
+  s.add_layer(costed(1000, 3000), 900'000);  // 3 reads 0 (1 + 0.5 + 0 MB ago) and 1 (0.5 + 0 MB ago)
   s.add_input({0, 1'000'000});
   s.add_input({1, 500'000});
-  s.add_layer(costed(1000, 3000), 10);         // 4 reads 0 again: 1 + 0.5 + 0 + 0.9 MB ago, evicted
+  s.add_layer(costed(1000, 3000), 10);  // 4 reads 0 again: 1 + 0.5 + 0 + 0.9 MB ago, evicted
   s.add_input({0, 1'000'000});
   ASSERT_EQ(s.size(), 5u);
   EXPECT_EQ(s.inputs(3).size(), 2u);
@@ -86,7 +86,8 @@ TEST(LayerSequence, PredictIsTheLoopOverTheGraphsSequence) {
 
   auto lm = LayerModel::make(*d, o, m.dtype);
   ASSERT_TRUE(lm);
-  const double total = time_layers(*lm, s, [&](size_t i, int64_t reused) { return lm->time(s.work(i), reused).time_s; });
+  const double total =
+      time_layers(*lm, s, [&](size_t i, int64_t reused) { return lm->time(s.work(i), reused).time_s; });
   auto p = predict(g, m, *d, o);
   ASSERT_TRUE(p) << p.status().message();
   EXPECT_EQ(total, p->time_s);  // the same doubles, summed in the same order

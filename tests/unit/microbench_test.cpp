@@ -61,8 +61,8 @@ TEST(MicrobenchIsa, ConsistentWithProcCpuinfoAndItself) {
     return std::find(ci.flags.begin(), ci.flags.end(), flag) != ci.flags.end();
   };
   for (const std::string& n : f.names()) EXPECT_TRUE(has(n)) << n << " detected but not in /proc/cpuinfo flags";
-  EXPECT_EQ(f.names().size(), static_cast<size_t>(f.avx2 + f.fma + f.avx512f + f.avx512bw + f.avx512vl +
-                                                  f.avx512_bf16 + f.avx512_vnni + f.avx_vnni));
+  EXPECT_EQ(f.names().size(), static_cast<size_t>(f.avx2 + f.fma + f.avx512f + f.avx512bw + f.avx512vl + f.avx512_bf16 +
+                                                  f.avx512_vnni + f.avx_vnni));
 }
 
 TEST(MicrobenchHost, DescribesThisMachine) {
@@ -317,7 +317,7 @@ TEST(MicrobenchBandwidth, CacheLevelsAndKnee) {
   EXPECT_DOUBLE_EQ(cache_knee(sweep), 16 * M);
   EXPECT_DOUBLE_EQ(cache_knee({{16 * K, 300e9}, {1 * M, 100e9}}), 16 * K);
   EXPECT_DOUBLE_EQ(cache_knee({{16 * K, 300e9}, {1 * M, 290e9}}), 0);  // never entered DRAM
-  EXPECT_DOUBLE_EQ(cache_knee({{16 * K, 20e9}, {1 * M, 19e9}}), 0);  // never left DRAM level
+  EXPECT_DOUBLE_EQ(cache_knee({{16 * K, 20e9}, {1 * M, 19e9}}), 0);    // never left DRAM level
   EXPECT_DOUBLE_EQ(cache_knee({{16 * K, 20e9}}), 0);
 }
 
@@ -430,7 +430,8 @@ TEST(MicrobenchInterference, SharedMachineIsCalledShared) {
   classify_interference(r);
   EXPECT_TRUE(r.interference);
   auto has = [&](const std::string& s) {
-    return std::any_of(r.warnings.begin(), r.warnings.end(), [&](const auto& w) { return w.find(s) != std::string::npos; });
+    return std::any_of(r.warnings.begin(), r.warnings.end(),
+                       [&](const auto& w) { return w.find(s) != std::string::npos; });
   };
   EXPECT_TRUE(has("noisy: fp32 avx2, 2 thread(s): spread 15%"));
   EXPECT_TRUE(has("poor thread scaling: fp32 avx2"));
@@ -556,7 +557,8 @@ TEST(MicrobenchProbe, WritesADeviceFileThatLoads) {
   // rooflens.device/1, through the same parser `--device file.json` uses.
   auto dj = probe_device_json(*r, "probe-test");
   ASSERT_TRUE(dj.has_value()) << dj.status().message();
-  const auto path = std::filesystem::temp_directory_path() / ("rooflens_probe_test_" + std::to_string(::getpid()) + ".json");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("rooflens_probe_test_" + std::to_string(::getpid()) + ".json");
   {
     std::ofstream f(path);
     f << dj->dump(2);

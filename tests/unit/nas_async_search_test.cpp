@@ -93,8 +93,11 @@ std::unique_ptr<ThreadEvalPool> thread_pool(int n) {
 class ScriptedPool : public EvalPool {
  public:
   ScriptedPool(int workers, std::vector<double> costs, std::vector<int64_t> arrivals)
-      : workers_(workers), costs_(std::move(costs)), arrivals_(arrivals.begin(), arrivals.end()),
-        dead_(static_cast<size_t>(workers), false), jobs_(static_cast<size_t>(workers), 0) {}
+      : workers_(workers),
+        costs_(std::move(costs)),
+        arrivals_(arrivals.begin(), arrivals.end()),
+        dead_(static_cast<size_t>(workers), false),
+        jobs_(static_cast<size_t>(workers), 0) {}
   int workers() const override { return workers_; }
   bool alive(int w) const override { return !dead_[static_cast<size_t>(w)]; }
   Status submit(int w, const PoolJob& job) override {

@@ -27,7 +27,8 @@ class FixtureOracle : public AccuracyOracle {
   explicit FixtureOracle(int64_t known) : known_(known) {}
   Expected<Evaluation> evaluate(int64_t arch, uint64_t seed) override {
     Evaluation e;
-    e.accuracy = 50 + 40 * fixture_space().points[static_cast<size_t>(arch)].utilization + static_cast<double>(seed % 3);
+    e.accuracy =
+        50 + 40 * fixture_space().points[static_cast<size_t>(arch)].utilization + static_cast<double>(seed % 3);
     e.cost_seconds = 10;
     return e;
   }
@@ -44,8 +45,8 @@ class FixtureOracle : public AccuracyOracle {
 struct TempDir {
   fs::path path;
   TempDir() {
-    path = fs::temp_directory_path() / ("rooflens-nas-experiment-" + std::to_string(::getpid()) + "-" +
-                                        std::to_string(counter()++));
+    path = fs::temp_directory_path() /
+           ("rooflens-nas-experiment-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
     fs::remove_all(path);
   }
   ~TempDir() { fs::remove_all(path); }
@@ -146,8 +147,10 @@ TEST(NasExperiment, ThreadsDoNotChangeTheLogsAndAFinishedRunResumes) {
     for (size_t i = 0; i < x->runs().size(); ++i) {
       const std::string log = slurp(x->runs()[i].log);
       EXPECT_FALSE(log.empty());
-      if (threads == 1) logs_one.push_back(log);
-      else EXPECT_EQ(log, logs_one[i]) << x->runs()[i].log;
+      if (threads == 1)
+        logs_one.push_back(log);
+      else
+        EXPECT_EQ(log, logs_one[i]) << x->runs()[i].log;
     }
   }
   auto x = NasExperiment::plan(spec_in(one.path));

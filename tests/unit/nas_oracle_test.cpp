@@ -25,7 +25,7 @@ using nas::SimClock;
 
 const std::string kDir = std::string(ROOFLENS_SOURCE_DIR) + "/../shared/data/nats-sss-v1_0-50262-simple";
 
-#define SKIP_WITHOUT_DATA()                                                                    \
+#define SKIP_WITHOUT_DATA() \
   if (!fs::exists(kDir + "/000000.pickle.pbz2")) GTEST_SKIP() << "NATS-Bench data not found at " << kDir
 
 // ---- SimClock -------------------------------------------------------------------------
@@ -215,12 +215,13 @@ void expect_invalid(const std::string& text, const std::string& needle1, const s
 }
 
 TEST(CsvOracle, RoundTrip) {
-  auto o = csv("arch,accuracy,train_seconds,note\n"
-               "8:8:8:8:8,66.6,43.8,smallest\n"
-               "\n"
-               "11,70.25,,index form\n"
-               "\"8:8:40:32:40\", 80 ,12.5,quoted\n",
-               7.0);
+  auto o =
+      csv("arch,accuracy,train_seconds,note\n"
+          "8:8:8:8:8,66.6,43.8,smallest\n"
+          "\n"
+          "11,70.25,,index form\n"
+          "\"8:8:40:32:40\", 80 ,12.5,quoted\n",
+          7.0);
   ASSERT_TRUE(o.has_value()) << o.status().message();
   EXPECT_EQ((*o)->rows().size(), 3u);
   auto e0 = (*o)->evaluate(0, 1);

@@ -116,7 +116,8 @@ TEST(NasReport, PageHasEveryFigureAndTable) {
   EXPECT_EQ(count(page.substr(s0, page.find("</table>", s0) - s0), "<tr>"), 1u + 3u);
   EXPECT_EQ(count(page.substr(r0, page.find("</table>", r0) - r0), "<tr>"), 1u + 13u);
   // Every figure has the source of its numbers underneath.
-  EXPECT_EQ(count(page, "Throughput and utilization: FIXTURE: made-up"), count(page, "<figcaption>") + 1);  // + the header
+  EXPECT_EQ(count(page, "Throughput and utilization: FIXTURE: made-up"),
+            count(page, "<figcaption>") + 1);  // + the header
 }
 
 TEST(NasReport, PanelTitlesAndTablesCarryTheMetrics) {
@@ -226,7 +227,8 @@ TEST(NasReport, WithoutFinalAccuracyThereIsNoTrueFrontier) {
 TEST(NasReport, RewardsOfOneStrategyGetLetteredFigures) {
   Fixture f = make_fixture(1024, true);
   std::vector<nas::SearchResult> runs{
-      test::make_test_run(f.space, f.final_accuracy, nas::StrategyKind::kReinforce, 1, {1, 2, 3}, nas::RewardKind::kSoft),
+      test::make_test_run(f.space, f.final_accuracy, nas::StrategyKind::kReinforce, 1, {1, 2, 3},
+                          nas::RewardKind::kSoft),
       test::make_test_run(f.space, f.final_accuracy, nas::StrategyKind::kReinforce, 1, {4, 5, 6}),
       test::make_test_run(f.space, f.final_accuracy, nas::StrategyKind::kReinforce, 1, {7, 8, 9}),
       test::make_test_run(f.space, f.final_accuracy, nas::StrategyKind::kRea, 3, {10, 11})};

@@ -316,9 +316,8 @@ TEST(Search, BadConfigAndFailingOracleAreErrors) {
 class SearchLogTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("rooflens-nas-log-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("rooflens-nas-log-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -340,8 +339,8 @@ TEST_F(SearchLogTest, ResumeFromAnyCutIsByteIdentical) {
     ASSERT_FALSE(again);
     EXPECT_NE(again.status().message().find("--resume"), std::string::npos);
     // Cut the log at many points (mid-line included: a SIGKILL mid-write) and resume.
-    for (size_t cut : {size_t{0}, size_t{5}, want.find('\n') + 1, want.size() / 3, want.size() / 2 + 7,
-                       want.size() - 3, want.size()}) {
+    for (size_t cut : {size_t{0}, size_t{5}, want.find('\n') + 1, want.size() / 3, want.size() / 2 + 7, want.size() - 3,
+                       want.size()}) {
       const std::string part = (dir_ / "part.jsonl").string();
       std::ofstream(part, std::ios::binary) << want.substr(0, cut);
       FixtureOracle o2;

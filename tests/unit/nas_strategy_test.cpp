@@ -92,7 +92,8 @@ TEST(NasStrategy, HandDrivenLoopMatchesTheDriver) {
     c.budget_seconds = 400;
     auto source = [](int64_t, int64_t arch, uint64_t seed) -> Expected<Evaluation> {
       Evaluation e;
-      e.accuracy = 50 + fixture_space().points[static_cast<size_t>(arch)].utilization * 40 + static_cast<double>(seed % 5);
+      e.accuracy =
+          50 + fixture_space().points[static_cast<size_t>(arch)].utilization * 40 + static_cast<double>(seed % 5);
       e.cost_seconds = 7;
       return e;
     };

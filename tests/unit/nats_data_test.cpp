@@ -21,7 +21,7 @@ using nas::NatsNetwork;
 
 const std::string kDir = std::string(ROOFLENS_SOURCE_DIR) + "/../shared/data/nats-sss-v1_0-50262-simple";
 
-#define SKIP_WITHOUT_DATA()                                                                    \
+#define SKIP_WITHOUT_DATA() \
   if (!fs::exists(kDir + "/meta.pickle.pbz2")) GTEST_SKIP() << "NATS-Bench data not found at " << kDir
 
 std::string slurp(const std::string& path) {
@@ -125,7 +125,11 @@ TEST(NatsData, NetworkZeroHasTheDocumentedNumbers) {
 
 TEST(NatsData, FlopAndParamsMatchTheReferenceTable) {
   SKIP_WITHOUT_DATA();
-  struct Case { int index; const char* arch; double flop, params; };
+  struct Case {
+    int index;
+    const char* arch;
+    double flop, params;
+  };
   for (const Case& c : {Case{0, "8:8:8:8:8", 4.481114, 0.011714}, Case{11, "8:8:8:16:32", 6.840650, 0.049202},
                         Case{284, "8:8:40:32:40", 21.827994, 0.144834}}) {
     auto net = nas::read_nats_network(nas::nats_network_path(kDir, c.index));
@@ -135,7 +139,7 @@ TEST(NatsData, FlopAndParamsMatchTheReferenceTable) {
       EXPECT_EQ(h.arch_str, c.arch);
       const nas::NatsResult* r = h.find("cifar10", 777);
       ASSERT_NE(r, nullptr) << c.index << " hp " << h.hp;
-      EXPECT_NEAR(r->flop, c.flop, 1e-9) << c.arch;    // a Python float in the file
+      EXPECT_NEAR(r->flop, c.flop, 1e-9) << c.arch;      // a Python float in the file
       EXPECT_NEAR(r->params, c.params, 1e-9) << c.arch;  // a numpy float64 scalar in the file
     }
   }
@@ -144,10 +148,12 @@ TEST(NatsData, FlopAndParamsMatchTheReferenceTable) {
 TEST(Pickle, ReadsTheValueKinds) {
   // {'a': [1, -2, 300, 70000, 2**40, 1.5, True, None], (b'x', 'y'): ()} by hand, protocol 4.
   using namespace std::string_literals;
-  const std::string p = "\x80\x04}\x94(\x8c\x01" "a]\x94(K\x01J\xfe\xff\xff\xffM,\x01J\x70\x11\x01\x00"s +
-                        "\x8a\x06\x00\x00\x00\x00\x00\x01"s +  // LONG1 2**40
-                        "G\x3f\xf8\x00\x00\x00\x00\x00\x00"s +    // BINFLOAT 1.5
-                        "\x88Ne"s + "C\x01xX\x01\x00\x00\x00y\x86)u."s;
+  const std::string p =
+      "\x80\x04}\x94(\x8c\x01"
+      "a]\x94(K\x01J\xfe\xff\xff\xffM,\x01J\x70\x11\x01\x00"s +
+      "\x8a\x06\x00\x00\x00\x00\x00\x01"s +   // LONG1 2**40
+      "G\x3f\xf8\x00\x00\x00\x00\x00\x00"s +  // BINFLOAT 1.5
+      "\x88Ne"s + "C\x01xX\x01\x00\x00\x00y\x86)u."s;
   auto v = pickle::load(p, "hand");
   ASSERT_TRUE(v.has_value()) << v.status().message();
   const pickle::Value* a = (*v)->get("a");
@@ -182,7 +188,10 @@ TEST(Pickle, RefusesForeignCallablesCyclesAndUnknownOpcodes) {
   EXPECT_NE(os.status().message().find("evil: pickle offset 14: refusing global os.system"), std::string::npos)
       << os.status().message();
   // l = []; l.append(l)
-  auto cyc = pickle::load(std::string("\x80\x04]\x94h\x00" "a.", 8), "cyc");
+  auto cyc = pickle::load(std::string("\x80\x04]\x94h\x00"
+                                      "a.",
+                                      8),
+                          "cyc");
   ASSERT_FALSE(cyc.has_value());
   EXPECT_NE(cyc.status().message().find("reference cycle"), std::string::npos) << cyc.status().message();
   // 100000 nested lists: too deep, refused without recursing.
@@ -221,7 +230,8 @@ TEST(NatsData, MalformedFilesAreErrorsWithOffsets) {
   std::string flipped = good;
   for (size_t i = 0; i < 8; ++i) flipped[good.size() / 2 + i] = static_cast<char>(~flipped[good.size() / 2 + i]);
   expect_rejected(tmp.write("flipped.pbz2", flipped), "bzip2: data integrity error");
-  expect_rejected(tmp.write("plain.pbz2", "not compressed at all\n"), "bzip2: not a bzip2 stream (bad magic) (compressed byte 0)");
+  expect_rejected(tmp.write("plain.pbz2", "not compressed at all\n"),
+                  "bzip2: not a bzip2 stream (bad magic) (compressed byte 0)");
   expect_rejected(tmp.write("text.pbz2", bz2("<html>not a pickle</html>\n")), "pickle offset 0: unknown opcode 0x3c");
   expect_rejected(tmp.write("unknown.pbz2", bz2(std::string("\x80\x04\x95\x01\0\0\0\0\0\0\0\xfe.", 13))),
                   "pickle offset 11: unknown opcode 0xfe");
@@ -233,7 +243,8 @@ TEST(NatsData, MalformedFilesAreErrorsWithOffsets) {
   auto meta_as_net = nas::read_nats_network(kDir + "/meta.pickle.pbz2");
   ASSERT_FALSE(meta_as_net.has_value());
   EXPECT_NE(meta_as_net.status().message().find("hp 'meta_archs' (pickle offset 27) is a list, not a dict"),
-            std::string::npos) << meta_as_net.status().message();
+            std::string::npos)
+      << meta_as_net.status().message();
   auto missing = nas::read_nats_network((tmp.path / "absent.pbz2").string());
   EXPECT_FALSE(missing.has_value());
 }
@@ -275,9 +286,11 @@ TEST(Pickle, KeyFromATupleDagIsRefusedQuickly) {
   auto d = pickle::load("\x80\x04})"s + levels + "Ns."s, "dag");
   ASSERT_FALSE(d.has_value());
   EXPECT_EQ(d.status().code(), StatusCode::kInvalidInput);
-  EXPECT_NE(d.status().message().find("dag: pickle offset 125: dict key ((("), std::string::npos) << d.status().message();
+  EXPECT_NE(d.status().message().find("dag: pickle offset 125: dict key ((("), std::string::npos)
+      << d.status().message();
   EXPECT_NE(d.status().message().find("is unhashable, nested deeper than 32 or longer than 1024 bytes"),
-            std::string::npos) << d.status().message();
+            std::string::npos)
+      << d.status().message();
   // The same as a set item (EMPTY_SET, MARK, t, ADDITEMS).
   auto s = pickle::load("\x80\x04\x8f()"s + levels + "\x90."s, "dagset");
   ASSERT_FALSE(s.has_value());
@@ -285,7 +298,13 @@ TEST(Pickle, KeyFromATupleDagIsRefusedQuickly) {
       << s.status().message();
   // 4 levels (16 leaves) is a short key: accepted, and the same key (memo 0) set again
   // replaces the value.
-  auto ok = pickle::load("\x80\x04})"s + "2\x86" "2\x86" "2\x86" "2\x86"s + "\x94Ns"s + "h\x00K\x07s."s, "ok");
+  auto ok = pickle::load("\x80\x04})"s +
+                             "2\x86"
+                             "2\x86"
+                             "2\x86"
+                             "2\x86"s +
+                             "\x94Ns"s + "h\x00K\x07s."s,
+                         "ok");
   ASSERT_TRUE(ok.has_value()) << ok.status().message();
   ASSERT_EQ((*ok)->entries.size(), 1u);
   const pickle::Value* seven = (*ok)->get(*(*ok)->entries[0].first);

@@ -36,7 +36,7 @@ using pickle::ValuePtr;
 
 const std::string kDir = std::string(ROOFLENS_SOURCE_DIR) + "/../shared/data/nats-sss-v1_0-50262-simple";
 
-#define SKIP_WITHOUT_DATA()                                                                    \
+#define SKIP_WITHOUT_DATA() \
   if (!fs::exists(kDir + "/meta.pickle.pbz2")) GTEST_SKIP() << "NATS-Bench data not found at " << kDir
 
 struct TempDir {
@@ -239,10 +239,11 @@ TEST(NatsSingleFile, BuffersStayAtAChunkHoweverLongTheStream) {
     EXPECT_GT(pickle.size(), 4 * st.peak_buffer_bytes) << chunk;
     // One network at a time: the most values built for one network, not the stream's.
     EXPECT_LT(st.peak_record_values, 20000u);
-    std::printf("chunk %zu: pickle %zu bytes, peak pickle buffer %zu, bz2 buffer %zu, peak values per network %zu, "
-                "peak memo entries %zu, shared leaves %llu\n",
-                chunk, pickle.size(), st.peak_buffer_bytes, read->bz2_buffered_bytes, st.peak_record_values,
-                st.peak_memo_entries, static_cast<unsigned long long>(st.memo_shared));
+    std::printf(
+        "chunk %zu: pickle %zu bytes, peak pickle buffer %zu, bz2 buffer %zu, peak values per network %zu, "
+        "peak memo entries %zu, shared leaves %llu\n",
+        chunk, pickle.size(), st.peak_buffer_bytes, read->bz2_buffered_bytes, st.peak_record_values,
+        st.peak_memo_entries, static_cast<unsigned long long>(st.memo_shared));
   }
 }
 

@@ -45,7 +45,8 @@ std::string summary(const std::string& bytes) {
   if (!inf) return "error: " + inf.status().message();
   auto m = analyze_graph(*g, *inf, {});
   std::string s = g->name + " opset " + std::to_string(g->opset) + "\n";
-  for (const auto& l : m.layers) s += l.name + " " + std::to_string(l.cost.macs) + " " + std::to_string(l.cost.bytes_in) + "\n";
+  for (const auto& l : m.layers)
+    s += l.name + " " + std::to_string(l.cost.macs) + " " + std::to_string(l.cost.bytes_in) + "\n";
   return s;
 }
 
@@ -60,7 +61,9 @@ std::string varint(uint64_t v) {
   return s;
 }
 std::string tag(uint32_t field, int wt) { return varint((uint64_t{field} << 3) | static_cast<uint64_t>(wt)); }
-std::string len_field(uint32_t field, const std::string& payload) { return tag(field, 2) + varint(payload.size()) + payload; }
+std::string len_field(uint32_t field, const std::string& payload) {
+  return tag(field, 2) + varint(payload.size()) + payload;
+}
 
 TEST(OnnxWire, EveryTruncationGetsProtobufsVerdict) {
   const std::string bytes = read_model("alexnet.onnx");
@@ -122,14 +125,14 @@ TEST(OnnxWire, EncodingsProtobufAllowsGiveTheSameGraph) {
 TEST(OnnxWire, MalformedFramingIsRefused) {
   const std::string bytes = read_model("alexnet.onnx");
   const std::string cases[] = {
-      bytes + tag(5, 4),                              // end group without a start
-      bytes + tag(5, 3) + tag(1, 0) + varint(1),      // group never closed
-      bytes + tag(5, 3) + tag(6, 4),                  // group closed with another field number
-      bytes + tag(5, 6) + "x",                        // wire type 6
-      bytes + std::string(1, '\0') + "\x01",          // field number 0
-      bytes + tag(9, 0) + std::string(11, '\xff'),    // varint longer than 10 bytes
-      bytes + tag(9, 2) + varint(1000),               // length past the end
-      bytes + tag(8, 2) + varint(2) + tag(2, 0),      // opset_import whose version varint is cut
+      bytes + tag(5, 4),                            // end group without a start
+      bytes + tag(5, 3) + tag(1, 0) + varint(1),    // group never closed
+      bytes + tag(5, 3) + tag(6, 4),                // group closed with another field number
+      bytes + tag(5, 6) + "x",                      // wire type 6
+      bytes + std::string(1, '\0') + "\x01",        // field number 0
+      bytes + tag(9, 0) + std::string(11, '\xff'),  // varint longer than 10 bytes
+      bytes + tag(9, 2) + varint(1000),             // length past the end
+      bytes + tag(8, 2) + varint(2) + tag(2, 0),    // opset_import whose version varint is cut
   };
   for (const auto& b : cases) {
     EXPECT_FALSE(protobuf_parses(b));

@@ -14,8 +14,8 @@ using test::analyze;
 template <typename D>
 const D& desc_of(const Graph& g, ValueId out) {
   const Node& n = g.node(g.value(out).producer);
-  EXPECT_TRUE(std::holds_alternative<D>(n.desc)) << n.op_type << " node '" << n.name << "' holds descriptor "
-                                                 << n.desc.index();
+  EXPECT_TRUE(std::holds_alternative<D>(n.desc))
+      << n.op_type << " node '" << n.name << "' holds descriptor " << n.desc.index();
   static const D empty{};
   const D* d = std::get_if<D>(&n.desc);
   return d ? *d : empty;
@@ -56,7 +56,9 @@ TEST(OpDesc, PoolsAndGemmTakeTheirDefaults) {
   GraphBuilder b;
   ValueId x = b.input("x", {2, 8, 10, 10});
   ValueId p = b.add1("AveragePool", "pool", {x},
-                     {{"kernel_shape", std::vector<int64_t>{3, 3}}, {"count_include_pad", int64_t{1}}, {"ceil_mode", int64_t{1}},
+                     {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                      {"count_include_pad", int64_t{1}},
+                      {"ceil_mode", int64_t{1}},
                       {"strides", std::vector<int64_t>{2, 2}}});
   ValueId gp = b.add1("GlobalMaxPool", "gpool", {p});
   ValueId f = b.add1("Flatten", "flat", {gp}, {{"axis", int64_t{-3}}});

@@ -21,12 +21,45 @@ TEST(OpTable, NamesAreUniqueAndRoundTrip) {
 }
 
 TEST(OpTable, CoversTheOpsTheIssueNames) {
-  for (const char* op :
-       {"Conv", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization", "Relu", "Clip",
-        "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Erf", "Gelu", "Add", "Sub", "Mul", "Div",
-        "MaxPool", "AveragePool", "GlobalAveragePool", "ReduceMean", "Concat", "Split", "Slice",
-        "Pad", "Flatten", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Gather", "Shape",
-        "Constant", "ConstantOfShape", "Expand", "Softmax", "Dropout", "Resize", "Identity"})
+  for (const char* op : {"Conv",
+                         "Gemm",
+                         "MatMul",
+                         "BatchNormalization",
+                         "LayerNormalization",
+                         "Relu",
+                         "Clip",
+                         "Sigmoid",
+                         "HardSigmoid",
+                         "HardSwish",
+                         "Tanh",
+                         "Erf",
+                         "Gelu",
+                         "Add",
+                         "Sub",
+                         "Mul",
+                         "Div",
+                         "MaxPool",
+                         "AveragePool",
+                         "GlobalAveragePool",
+                         "ReduceMean",
+                         "Concat",
+                         "Split",
+                         "Slice",
+                         "Pad",
+                         "Flatten",
+                         "Reshape",
+                         "Transpose",
+                         "Squeeze",
+                         "Unsqueeze",
+                         "Gather",
+                         "Shape",
+                         "Constant",
+                         "ConstantOfShape",
+                         "Expand",
+                         "Softmax",
+                         "Dropout",
+                         "Resize",
+                         "Identity"})
     EXPECT_TRUE(op_kind_from_onnx(op).has_value()) << op;
 }
 

@@ -72,7 +72,7 @@ TEST(Norm, BatchNormAndLayerNorm) {
   One o = run(b, b.batchnorm("bn", x, 16));
   EXPECT_EQ(o.layer("bn").cost.flops, 2 * 2 * 16 * 16);
   EXPECT_EQ(o.layer("bn").cost.bytes_weights, 4 * 16 * 4);  // scale, bias, mean, var read
-  EXPECT_EQ(o.m.params, 32);  // running mean/var are not parameters
+  EXPECT_EQ(o.m.params, 32);                                // running mean/var are not parameters
 
   GraphBuilder b2;
   ValueId t = b2.input("t", {2, 56, 56, 96});
@@ -85,8 +85,8 @@ TEST(Norm, BatchNormAndLayerNorm) {
 }
 
 TEST(Activation, FlopsPerElement) {
-  const std::pair<const char*, int64_t> cases[] = {{"Relu", 1}, {"Sigmoid", 4}, {"HardSigmoid", 4},
-                                                   {"HardSwish", 5}, {"Tanh", 1}, {"Erf", 1}, {"Gelu", 5}};
+  const std::pair<const char*, int64_t> cases[] = {{"Relu", 1}, {"Sigmoid", 4}, {"HardSigmoid", 4}, {"HardSwish", 5},
+                                                   {"Tanh", 1}, {"Erf", 1},     {"Gelu", 5}};
   for (auto [op, per] : cases) {
     GraphBuilder b;
     ValueId x = b.input("x", {1, 8, 10, 10});
@@ -124,14 +124,16 @@ TEST(Elementwise, BroadcastAndFp16Bytes) {
 TEST(Pool, WindowsAndGlobal) {
   GraphBuilder b;
   ValueId x = b.input("x", {1, 64, 112, 112});
-  ValueId mp = b.add1("MaxPool", "mp", {x}, {{"kernel_shape", std::vector<int64_t>{3, 3}},
-                                             {"strides", std::vector<int64_t>{2, 2}},
-                                             {"pads", std::vector<int64_t>{1, 1, 1, 1}}});
-  ValueId ap = b.add1("AveragePool", "ap", {mp}, {{"kernel_shape", std::vector<int64_t>{2, 2}},
-                                                  {"strides", std::vector<int64_t>{2, 2}}});
-  ValueId cm = b.add1("MaxPool", "ceil", {x}, {{"kernel_shape", std::vector<int64_t>{3, 3}},
-                                               {"strides", std::vector<int64_t>{2, 2}},
-                                               {"ceil_mode", int64_t{1}}});
+  ValueId mp = b.add1("MaxPool", "mp", {x},
+                      {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                       {"strides", std::vector<int64_t>{2, 2}},
+                       {"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  ValueId ap = b.add1("AveragePool", "ap", {mp},
+                      {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
+  ValueId cm = b.add1("MaxPool", "ceil", {x},
+                      {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                       {"strides", std::vector<int64_t>{2, 2}},
+                       {"ceil_mode", int64_t{1}}});
   b.output(cm);
   One o = run(b, b.add1("GlobalAveragePool", "gap", {ap}));
   EXPECT_EQ(shape_of(o.g, mp), (Shape{1, 64, 56, 56}));
@@ -165,7 +167,8 @@ TEST(Layout, ConcatSplitSliceTransposePad) {
   ValueId c = b.input("c", {1, 64, 28, 28});
   ValueId cat = b.add1("Concat", "cat", {a, c}, {{"axis", int64_t{1}}});
   auto parts = b.add("Split", "split", {cat, b.ints("sizes", {48, 48})}, {{"axis", int64_t{1}}}, 2);
-  ValueId sl = b.add1("Slice", "slice", {parts[0], b.ints("st", {2}), b.ints("en", {-2}), b.ints("ax", {2}), b.ints("sp", {3})});
+  ValueId sl =
+      b.add1("Slice", "slice", {parts[0], b.ints("st", {2}), b.ints("en", {-2}), b.ints("ax", {2}), b.ints("sp", {3})});
   ValueId tr = b.add1("Transpose", "tr", {sl}, {{"perm", std::vector<int64_t>{0, 2, 3, 1}}});
   b.output(parts[1]);
   b.output(tr);
@@ -234,11 +237,23 @@ TEST(Graph, CycleIsInvalidInput) {
   ValueId x = b.input("x", {1, 4});
   Graph& g = b.graph();
   // a = Add(x, b_out); b = Relu(a): a cycle through both nodes.
-  Value va; va.name = "a";
-  Value vb; vb.name = "b";
+  Value va;
+  va.name = "a";
+  Value vb;
+  vb.name = "b";
   ValueId ia = g.add_value(va), ib = g.add_value(vb);
-  Node na; na.name = "add"; na.op_type = "Add"; na.kind = OpKind::kAdd; na.inputs = {x, ib}; na.outputs = {ia};
-  Node nb; nb.name = "relu"; nb.op_type = "Relu"; nb.kind = OpKind::kRelu; nb.inputs = {ia}; nb.outputs = {ib};
+  Node na;
+  na.name = "add";
+  na.op_type = "Add";
+  na.kind = OpKind::kAdd;
+  na.inputs = {x, ib};
+  na.outputs = {ia};
+  Node nb;
+  nb.name = "relu";
+  nb.op_type = "Relu";
+  nb.kind = OpKind::kRelu;
+  nb.inputs = {ia};
+  nb.outputs = {ib};
   g.add_node(na);
   g.add_node(nb);
   g.outputs.push_back(ib);

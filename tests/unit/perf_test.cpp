@@ -60,12 +60,15 @@ TEST(Device, EveryBundledDeviceLoadsWithSources) {
 
 TEST(Device, BadFilesNameTheField) {
   auto bad = parse_device_json(R"({"schema":"rooflens.device/1","id":"x","name":"x","kind":"gpu","sm_count":1,
-      "max_threads_per_sm":1,"max_blocks_per_sm":1,"memory":{"bytes":1e9,"bandwidth":-5},"peaks":[]})", "x.json");
+      "max_threads_per_sm":1,"max_blocks_per_sm":1,"memory":{"bytes":1e9,"bandwidth":-5},"peaks":[]})",
+                               "x.json");
   ASSERT_FALSE(bad);
-  EXPECT_NE(bad.status().message().find("x.json: field 'memory.bandwidth'"), std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("x.json: field 'memory.bandwidth'"), std::string::npos)
+      << bad.status().message();
   auto unit = parse_device_json(R"({"schema":"rooflens.device/1","id":"x","name":"x","kind":"gpu","sm_count":1,
       "max_threads_per_sm":1,"max_blocks_per_sm":1,"memory":{"bytes":1e9,"bandwidth":1e9},
-      "peaks":[{"dtype":"fp16","unit":"warp","flops":1e12}]})", "y.json");
+      "peaks":[{"dtype":"fp16","unit":"warp","flops":1e12}]})",
+                                "y.json");
   ASSERT_FALSE(unit);
   EXPECT_NE(unit.status().message().find("peaks[0].unit"), std::string::npos) << unit.status().message();
 }
@@ -104,7 +107,8 @@ TEST(PerfModel, OddChannelsAreMisaligned) {
     // A 3x3 conv with 3 channels is memory-bound, but still flagged.
     Built small = predict_conv(256, c, 64, 112, 3, 1);
     EXPECT_NE(std::find(small.p.layers[0].flags.begin(), small.p.layers[0].flags.end(), "misaligned"),
-              small.p.layers[0].flags.end()) << c;
+              small.p.layers[0].flags.end())
+        << c;
   }
   Built aligned = predict_conv(256, 64, 64, 56, 3, 1);
   EXPECT_TRUE(aligned.p.layers[0].flags.empty());
@@ -182,7 +186,8 @@ TEST(PerfModel, FittedEfficienciesSlowTheirClassOnly) {
   EXPECT_DOUBLE_EQ(fitted->layers[1].t_compute, base->layers[1].t_compute);
   auto bad = parse_device_json(R"({"schema":"rooflens.device/1","id":"x","name":"x","kind":"cpu",
       "memory":{"bytes":1e9,"bandwidth":1e9},"peaks":[{"dtype":"fp32","unit":"simd","flops":1e11}],
-      "cpu":{"cores":2,"simd_bits":256,"fma_units":2},"efficiency":{"gemm":1.5}})", "e.json");
+      "cpu":{"cores":2,"simd_bits":256,"fma_units":2},"efficiency":{"gemm":1.5}})",
+                               "e.json");
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.status().message().find("efficiency.gemm"), std::string::npos);
 }
@@ -281,7 +286,8 @@ TEST(PerfModel, ActivationsStayInL2WithinTheReuseDistance) {
     return r;
   };
   auto concat = [](const Built& r) {
-    return *std::find_if(r.p.layers.begin(), r.p.layers.end(), [](const LayerPrediction& L) { return L.op == "Concat"; });
+    return *std::find_if(r.p.layers.begin(), r.p.layers.end(),
+                         [](const LayerPrediction& L) { return L.op == "Concat"; });
   };
   // Small tensors (100 KB each): both inputs are still in the V100's 6 MB L2.
   Built small = build(1, 28);

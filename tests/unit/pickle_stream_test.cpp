@@ -68,8 +68,8 @@ TEST(Bz2Source, DecompressesChunkByChunkLikeTheWholeBufferReader) {
     EXPECT_EQ(*b, plain + "and a second stream");
   }
   // The same errors, worded as bz2_decompress words them.
-  for (const std::string& bad : {std::string(), std::string("not bzip2"), one.substr(0, one.size() / 2),
-                                 one + "trailing garbage"}) {
+  for (const std::string& bad :
+       {std::string(), std::string("not bzip2"), one.substr(0, one.size() / 2), one + "trailing garbage"}) {
     auto streamed = drain(bad, 4096, 4096);
     auto whole = nas::bz2_decompress(bad, "src");
     ASSERT_FALSE(streamed.has_value());
@@ -82,8 +82,7 @@ TEST(Bz2Source, DecompressesChunkByChunkLikeTheWholeBufferReader) {
 // each record {'name': 'rec-<i>', 'kind': 'common', 'vals': [i, i/2], 'pair': ('rec', i)}:
 // the keys and 'common' are written by record 0 and referred to by every later one; the
 // names are each record's own. `extra(i, w)` may write record i itself instead (true).
-std::string records_pickle(int n, const std::function<bool(int, test::PickleWriter&)>& extra = {},
-                           bool frames = true) {
+std::string records_pickle(int n, const std::function<bool(int, test::PickleWriter&)>& extra = {}, bool frames = true) {
   auto str = [](const std::string& s) {
     auto v = std::make_shared<Value>();
     v->kind = Kind::kStr;
@@ -121,8 +120,10 @@ std::string records_pickle(int n, const std::function<bool(int, test::PickleWrit
       auto pair = std::make_shared<Value>();
       pair->kind = Kind::kTuple;
       pair->items = {str("rec"), num(i, true)};
-      rec.entries = {{str("name"), str("rec-" + std::to_string(i))}, {str("kind"), str("common")},
-                     {str("vals"), list}, {str("pair"), pair}};
+      rec.entries = {{str("name"), str("rec-" + std::to_string(i))},
+                     {str("kind"), str("common")},
+                     {str("vals"), list},
+                     {str("pair"), pair}};
       w.value(rec);
     }
     w.op('u');
@@ -268,9 +269,8 @@ TEST(PickleStream, ErrorsAndLimitsKeepLoadsWording) {
     MemorySource mem(std::string_view(p).substr(0, n));
     pickle::StreamOptions o;
     o.record_key = "recs";
-    auto streamed = pickle::load_streaming(mem, "recs.pickle", o, [](const Value&, const Value&) -> Expected<bool> {
-      return true;
-    });
+    auto streamed = pickle::load_streaming(mem, "recs.pickle", o,
+                                           [](const Value&, const Value&) -> Expected<bool> { return true; });
     auto whole = pickle::load(std::string_view(p).substr(0, n), "recs.pickle");
     ASSERT_FALSE(streamed.has_value()) << n;
     ASSERT_FALSE(whole.has_value()) << n;
@@ -284,9 +284,8 @@ TEST(PickleStream, ErrorsAndLimitsKeepLoadsWording) {
   pickle::StreamOptions o;
   o.record_key = "recs";
   o.max_arg_bytes = 4096;
-  auto r = pickle::load_streaming(mem, "big.pickle", o, [](const Value&, const Value&) -> Expected<bool> {
-    return true;
-  });
+  auto r =
+      pickle::load_streaming(mem, "big.pickle", o, [](const Value&, const Value&) -> Expected<bool> { return true; });
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(r.status().message().find("BINUNICODE of 5000 bytes"), std::string::npos) << r.status().message();
@@ -295,9 +294,8 @@ TEST(PickleStream, ErrorsAndLimitsKeepLoadsWording) {
   o.max_arg_bytes = 4096;
   o.record_key = "absent";
   o.max_record_values = 50;
-  auto lim = pickle::load_streaming(mem2, "recs.pickle", o, [](const Value&, const Value&) -> Expected<bool> {
-    return true;
-  });
+  auto lim =
+      pickle::load_streaming(mem2, "recs.pickle", o, [](const Value&, const Value&) -> Expected<bool> { return true; });
   ASSERT_FALSE(lim.has_value());
   EXPECT_NE(lim.status().message().find("without reaching a top-level entry 'absent'"), std::string::npos)
       << lim.status().message();

@@ -38,8 +38,7 @@ Tensor iota(Shape s, float start = 1) {
 }
 
 // Infers, fuses, prepares and runs; returns the status of the first failing step.
-Status try_run(Graph& g, const std::vector<Tensor>& in, std::vector<Tensor>* out,
-               uint64_t seed = 0x5eed) {
+Status try_run(Graph& g, const std::vector<Tensor>& in, std::vector<Tensor>* out, uint64_t seed = 0x5eed) {
   auto inferred = infer_shapes(g);
   if (!inferred) return inferred.status();
   ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
@@ -62,8 +61,7 @@ void expect_near(const Tensor& t, const std::vector<float>& want, double tol = 1
   ASSERT_EQ(t.dtype, DType::kF32);
   ASSERT_EQ(t.data.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i)
-    EXPECT_NEAR(t.data[i], want[i], tol * std::max(1.0, std::fabs(static_cast<double>(want[i]))))
-        << "element " << i;
+    EXPECT_NEAR(t.data[i], want[i], tol * std::max(1.0, std::fabs(static_cast<double>(want[i])))) << "element " << i;
 }
 
 // ---- Conv -----------------------------------------------------------------------------
@@ -85,8 +83,8 @@ struct ConvCase {
 };
 
 // Y[n, m, oh, ow] = B[m] + sum over c, kh, kw of X[n, g*C/G + c, ih, iw] * W[m, c, kh, kw].
-std::vector<float> naive_conv(const ConvCase& k, const Tensor& x, const Tensor& w,
-                              const Tensor& bias, int64_t* oh_out, int64_t* ow_out) {
+std::vector<float> naive_conv(const ConvCase& k, const Tensor& x, const Tensor& w, const Tensor& bias, int64_t* oh_out,
+                              int64_t* ow_out) {
   Ints p = k.pads;
   int64_t oh = 0, ow = 0;
   const int64_t ekh = k.dh * (k.kh - 1) + 1, ekw = k.dw * (k.kw - 1) + 1;
@@ -118,8 +116,7 @@ std::vector<float> naive_conv(const ConvCase& k, const Tensor& x, const Tensor& 
                 if (ih < 0 || ih >= k.h || iw < 0 || iw >= k.w) continue;
                 const int64_t ci = m / mg * cg + c;
                 acc += x.data[static_cast<size_t>(((n * k.c + ci) * k.h + ih) * k.w + iw)] *
-                       static_cast<double>(
-                           w.data[static_cast<size_t>(((m * cg + c) * k.kh + a) * k.kw + bb)]);
+                       static_cast<double>(w.data[static_cast<size_t>(((m * cg + c) * k.kh + a) * k.kw + bb)]);
               }
           y.push_back(static_cast<float>(acc));
         }
@@ -176,8 +173,8 @@ TEST(ReferenceGemm, TransposesAlphaBetaBias) {
   ValueId a = b.input("a", {3, 2});                                        // transA: A' is [2, 3]
   ValueId w = b.reals("w", {4, 3}, {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1});  // transB: B' [3, 4]
   ValueId c = b.reals("c", {4}, {10, 20, 30, 40});
-  b.output(b.add1("Gemm", "fc", {a, w, c},
-                  {{"transA", int64_t{1}}, {"transB", int64_t{1}}, {"alpha", 2.0}, {"beta", 0.5}}));
+  b.output(
+      b.add1("Gemm", "fc", {a, w, c}, {{"transA", int64_t{1}}, {"transB", int64_t{1}}, {"alpha", 2.0}, {"beta", 0.5}}));
   // A' = [[1, 3, 5], [2, 4, 6]]; A' B' = [[1, 3, 5, 9], [2, 4, 6, 12]].
   auto out = run(b, {tf({3, 2}, {1, 2, 3, 4, 5, 6})});
   expect_near(out[0], {7, 16, 25, 38, 9, 18, 27, 44});
@@ -197,8 +194,7 @@ TEST(ReferenceMatMul, BroadcastsBatchAndPromotesVectors) {
       for (int i = 0; i < 2; ++i)
         for (int j = 0; j < 2; ++j) {
           double acc = 0;
-          for (int k = 0; k < 3; ++k)
-            acc += pt.data[bi * 6 + i * 3 + k] * qt.data[bj * 6 + k * 2 + j];
+          for (int k = 0; k < 3; ++k) acc += pt.data[bi * 6 + i * 3 + k] * qt.data[bj * 6 + k * 2 + j];
           want.push_back(static_cast<float>(acc));
         }
   expect_near(out[0], want);
@@ -271,14 +267,13 @@ TEST(ReferenceActivation, EveryOpAtAFewPoints) {
     EXPECT_FLOAT_EQ(run_unary("LeakyRelu", v, {{"alpha", 0.2}}), v < 0 ? 0.2f * v : v);
     EXPECT_NEAR(run_unary("Sigmoid", v), 1 / (1 + std::exp(-d)), 1e-6);
     EXPECT_NEAR(run_unary("HardSigmoid", v), std::clamp(0.2 * d + 0.5, 0.0, 1.0), 1e-6);
-    EXPECT_NEAR(run_unary("HardSigmoid", v, {{"alpha", 0.5}, {"beta", 0.25}}),
-                std::clamp(0.5 * d + 0.25, 0.0, 1.0), 1e-6);
+    EXPECT_NEAR(run_unary("HardSigmoid", v, {{"alpha", 0.5}, {"beta", 0.25}}), std::clamp(0.5 * d + 0.25, 0.0, 1.0),
+                1e-6);
     EXPECT_NEAR(run_unary("HardSwish", v), d * std::clamp(d / 6 + 0.5, 0.0, 1.0), 1e-6);
     EXPECT_NEAR(run_unary("Tanh", v), std::tanh(d), 1e-6);
     EXPECT_NEAR(run_unary("Erf", v), std::erf(d), 1e-6);
     EXPECT_NEAR(run_unary("Neg", v), -d, 1e-6);
-    EXPECT_NEAR(run_unary("Clip", v, {{"min", -1.0}, {"max", 1.0}}, 6), std::clamp(d, -1.0, 1.0),
-                1e-6);
+    EXPECT_NEAR(run_unary("Clip", v, {{"min", -1.0}, {"max", 1.0}}, 6), std::clamp(d, -1.0, 1.0), 1e-6);
     if (v >= 0) {
       EXPECT_NEAR(run_unary("Sqrt", v), std::sqrt(d), 1e-6);
     }
@@ -348,19 +343,15 @@ TEST(ReferenceElementwise, IntegerTensors) {
 TEST(ReferencePool, MaxPoolPadsCeilModeIndicesDilations) {
   GraphBuilder b;
   ValueId x = b.input("x", {1, 1, 4, 4});
-  auto outs = b.add("MaxPool", "mp", {x},
-                    {{"kernel_shape", Ints{3, 3}},
-                     {"strides", Ints{2, 2}},
-                     {"pads", Ints{1, 1, 1, 1}},
-                     {"ceil_mode", int64_t{1}}},
-                    2);
+  auto outs = b.add(
+      "MaxPool", "mp", {x},
+      {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"ceil_mode", int64_t{1}}},
+      2);
   b.output(outs[0]);
   b.output(outs[1]);
-  b.output(
-      b.add1("MaxPool", "floor", {x},
-             {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}));
-  b.output(
-      b.add1("MaxPool", "dil", {x}, {{"kernel_shape", Ints{2, 2}}, {"dilations", Ints{2, 2}}}));
+  b.output(b.add1("MaxPool", "floor", {x},
+                  {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}));
+  b.output(b.add1("MaxPool", "dil", {x}, {{"kernel_shape", Ints{2, 2}}, {"dilations", Ints{2, 2}}}));
   auto out = run(b, {iota({1, 1, 4, 4})});
   EXPECT_EQ(out[0].shape, (Shape{1, 1, 3, 3}));
   expect_near(out[0], {6, 8, 8, 14, 16, 16, 14, 16, 16});
@@ -374,9 +365,8 @@ TEST(ReferencePool, AveragePoolCountIncludePadBothWays) {
   for (int64_t cip : {0, 1}) {
     GraphBuilder b;
     ValueId x = b.input("x", {1, 1, 3, 3});
-    b.output(b.add1(
-        "AveragePool", "ap", {x},
-        {{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}, {"count_include_pad", cip}}));
+    b.output(b.add1("AveragePool", "ap", {x},
+                    {{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}, {"count_include_pad", cip}}));
     ValueId x1 = b.input("x1", {1, 1, 4});
     b.output(b.add1("AveragePool", "ap1", {x1},
                     {{"kernel_shape", Ints{3}},
@@ -386,8 +376,7 @@ TEST(ReferencePool, AveragePoolCountIncludePadBothWays) {
                      {"count_include_pad", cip}}));
     auto out = run(b, {iota({1, 1, 3, 3}), iota({1, 1, 4})});
     if (cip) {
-      expect_near(out[0], {12 / 9.f, 21 / 9.f, 16 / 9.f, 27 / 9.f, 5, 33 / 9.f, 24 / 9.f, 39 / 9.f,
-                           28 / 9.f});
+      expect_near(out[0], {12 / 9.f, 21 / 9.f, 16 / 9.f, 27 / 9.f, 5, 33 / 9.f, 24 / 9.f, 39 / 9.f, 28 / 9.f});
       expect_near(out[1], {1, 3, 2});  // the overhang past the end pad is not counted
     } else {
       expect_near(out[0], {3, 3.5, 4, 4.5, 5, 5.5, 6, 6.5, 7});
@@ -431,8 +420,8 @@ TEST(ReferenceReduce, SoftmaxRowsSumToOne) {
   b.output(b.add1("Softmax", "sm0", {x}, {{"axis", int64_t{0}}}));
   auto out = run(b, {tf({2, 3}, {1, 2, 3, 1000, 1000, 1000})});
   const double e = std::exp(1.0), z = 1 + e + e * e;
-  expect_near(out[0], {static_cast<float>(1 / z), static_cast<float>(e / z),
-                       static_cast<float>(e * e / z), 1 / 3.f, 1 / 3.f, 1 / 3.f});
+  expect_near(out[0], {static_cast<float>(1 / z), static_cast<float>(e / z), static_cast<float>(e * e / z), 1 / 3.f,
+                       1 / 3.f, 1 / 3.f});
   for (int r = 0; r < 2; ++r)
     EXPECT_NEAR(out[0].data[r * 3] + out[0].data[r * 3 + 1] + out[0].data[r * 3 + 2], 1, 1e-6);
   expect_near(out[1], {0, 0, 0, 1, 1, 1});
@@ -454,19 +443,14 @@ TEST(ReferenceLayout, ConcatSplitSlice) {
   b.output(b.add1("Concat", "cat", {a, c}, {{"axis", int64_t{-1}}}));
   ValueId v = b.input("v", {10});
   auto parts = b.add("Split", "split", {v, b.ints("sizes", {3, 7})}, {}, 2);
-  auto thirds =
-      b.add("Split", "eq", {b.add1("Identity", "id", {v})}, {{"split", Ints{4, 4, 2}}}, 3);
+  auto thirds = b.add("Split", "eq", {b.add1("Identity", "id", {v})}, {{"split", Ints{4, 4, 2}}}, 3);
   b.output(parts[0]);
   b.output(parts[1]);
   b.output(thirds[2]);
-  b.output(
-      b.add1("Slice", "back",
-             {v, b.ints("s0", {8}), b.ints("e0", {1}), b.ints("a0", {0}), b.ints("st0", {-3})}));
-  b.output(b.add1("Slice", "tail",
-                  {c, b.ints("s1", {-1}), b.ints("e1", {INT64_MAX}), b.ints("a1", {1})}));
-  b.output(b.add1(
-      "Slice", "rev",
-      {v, b.ints("s2", {-1}), b.ints("e2", {INT64_MIN}), b.ints("a2", {0}), b.ints("st2", {-4})}));
+  b.output(b.add1("Slice", "back", {v, b.ints("s0", {8}), b.ints("e0", {1}), b.ints("a0", {0}), b.ints("st0", {-3})}));
+  b.output(b.add1("Slice", "tail", {c, b.ints("s1", {-1}), b.ints("e1", {INT64_MAX}), b.ints("a1", {1})}));
+  b.output(b.add1("Slice", "rev",
+                  {v, b.ints("s2", {-1}), b.ints("e2", {INT64_MIN}), b.ints("a2", {0}), b.ints("st2", {-4})}));
   auto out = run(b, {tf({2, 1}, {1, 2}), tf({2, 2}, {3, 4, 5, 6}), iota({10}, 0)});
   EXPECT_EQ(out[0].shape, (Shape{2, 3}));
   expect_near(out[0], {1, 3, 4, 2, 5, 6});
@@ -489,8 +473,7 @@ TEST(ReferenceLayout, PadModes) {
   for (const auto& [mode, want] : cases) {
     GraphBuilder b;
     ValueId x = b.input("x", {3});
-    b.output(b.add1("Pad", "pad", {x, b.ints("pads", {2, 2}), b.reals("v", {}, {9.0})},
-                    {{"mode", mode}}));
+    b.output(b.add1("Pad", "pad", {x, b.ints("pads", {2, 2}), b.reals("v", {}, {9.0})}, {{"mode", mode}}));
     expect_near(run(b, {tf({3}, {1, 2, 3})})[0], want);
   }
   GraphBuilder b;  // negative pads crop; axes select the padded dims
@@ -523,8 +506,7 @@ TEST(ReferenceLayout, TransposeGatherExpand) {
 
 // ---- Resize ---------------------------------------------------------------------------
 
-std::vector<Tensor> resize(const Tensor& x, const std::vector<double>& scales, Attrs attrs,
-                           const Ints& sizes = {}) {
+std::vector<Tensor> resize(const Tensor& x, const std::vector<double>& scales, Attrs attrs, const Ints& sizes = {}) {
   GraphBuilder b;
   ValueId xin = b.input("x", x.shape);
   std::vector<ValueId> ins = {xin, kNoValue};
@@ -541,30 +523,24 @@ TEST(ReferenceResize, NearestModes) {
   auto out = resize(x, {1, 1, 2, 2}, {});
   expect_near(out[0], {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4});
   out = resize(x, {1, 1, 2, 2},
-               {{"coordinate_transformation_mode", std::string("asymmetric")},
-                {"nearest_mode", std::string("floor")}});
+               {{"coordinate_transformation_mode", std::string("asymmetric")}, {"nearest_mode", std::string("floor")}});
   expect_near(out[0], {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4});
   // Downsampling 4 -> 3 with half_pixel: x = (o + 0.5) * 4/3 - 0.5 = 0.17, 1.5, 2.83.
   const Tensor row = tf({1, 1, 1, 4}, {10, 20, 30, 40});
   expect_near(resize(row, {}, {}, {1, 1, 1, 3})[0], {10, 20, 40});
-  expect_near(
-      resize(row, {}, {{"nearest_mode", std::string("round_prefer_ceil")}}, {1, 1, 1, 3})[0],
-      {10, 30, 40});
+  expect_near(resize(row, {}, {{"nearest_mode", std::string("round_prefer_ceil")}}, {1, 1, 1, 3})[0], {10, 30, 40});
 }
 
 TEST(ReferenceResize, LinearAndCubic) {
   const Tensor x = tf({1, 1, 2, 2}, {1, 2, 3, 4});
   auto out = resize(x, {1, 1, 2, 2}, {{"mode", std::string("linear")}});
-  expect_near(out[0],
-              {1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25, 3.5, 3, 3.25, 3.75, 4});
+  expect_near(out[0], {1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25, 3.5, 3, 3.25, 3.75, 4});
   out = resize(tf({1, 1, 1, 2}, {1, 3}), {},
-               {{"mode", std::string("linear")},
-                {"coordinate_transformation_mode", std::string("align_corners")}},
+               {{"mode", std::string("linear")}, {"coordinate_transformation_mode", std::string("align_corners")}},
                {1, 1, 1, 4});
   expect_near(out[0], {1, 5 / 3.f, 7 / 3.f, 3});
   out = resize(tf({1, 1, 1, 2}, {1, 3}), {1, 1, 1, 2},
-               {{"mode", std::string("linear")},
-                {"coordinate_transformation_mode", std::string("asymmetric")}});
+               {{"mode", std::string("linear")}, {"coordinate_transformation_mode", std::string("asymmetric")}});
   expect_near(out[0], {1, 2, 3, 3});
   // ONNX backend test resize_upsample_scales_cubic, first output row.
   out = resize(iota({1, 1, 4, 4}), {1, 1, 2, 2}, {{"mode", std::string("cubic")}});
@@ -583,8 +559,7 @@ TEST(ReferenceResize, TfCropAndResizeWithExtrapolation) {
   for (const auto& [roi, want] : cases) {
     GraphBuilder b;
     ValueId x = b.input("x", {1, 1, 4, 4});
-    b.output(b.add1("Resize", "rs",
-                    {x, b.reals("roi", {8}, roi), kNoValue, b.ints("sizes", {1, 1, 3, 3})},
+    b.output(b.add1("Resize", "rs", {x, b.reals("roi", {8}, roi), kNoValue, b.ints("sizes", {1, 1, 3, 3})},
                     {{"mode", std::string("linear")},
                      {"coordinate_transformation_mode", std::string("tf_crop_and_resize")},
                      {"extrapolation_value", 10.0}}));
@@ -671,8 +646,7 @@ TEST(ReferenceBackend, SupportsTimingsAndOverwritesOutputs) {
   ModelAnalysis m = test::analyze(g);
   auto be = make_reference_backend();
   EXPECT_EQ(be->name(), "reference");
-  for (NodeId n = 0; n < static_cast<NodeId>(g.nodes.size()); ++n)
-    EXPECT_TRUE(be->supports(g, n, nullptr));
+  for (NodeId n = 0; n < static_cast<NodeId>(g.nodes.size()); ++n) EXPECT_TRUE(be->supports(g, n, nullptr));
   ASSERT_TRUE(be->prepare(g, m, ExecOptions{}).is_ok());
   std::vector<Tensor> out(1, tf({7}, std::vector<float>(7, std::nanf(""))));  // poisoned
   ASSERT_TRUE(be->run({random_input(g, x, 1)}, &out).is_ok());
@@ -722,8 +696,7 @@ TEST(ReferenceBackend, MissingIntegerDataMattersOnlyWhenRead) {
   GraphBuilder b;
   ValueId x = b.input("x", {2, 3});
   ValueId q = b.weight("q", {2}, DType::kI64);  // stripped: no data
-  ValueId target = b.add1("Concat", "target", {b.add1("Shape", "qs", {q}), b.ints("m1", {-1})},
-                          {{"axis", int64_t{0}}});
+  ValueId target = b.add1("Concat", "target", {b.add1("Shape", "qs", {q}), b.ints("m1", {-1})}, {{"axis", int64_t{0}}});
   b.output(b.add1("Reshape", "r", {x, target}));
   auto out = run(b, {iota({2, 3})});
   EXPECT_EQ(out[0].shape, (Shape{2, 3}));

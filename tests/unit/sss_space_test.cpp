@@ -19,8 +19,8 @@ struct ArchIndex {
 
 // Values from shared/reference/nats-sss.md section 1.
 const ArchIndex kKnownIndices[] = {
-    {0, "8:8:8:8:8"},         {1, "8:8:8:8:16"},         {11, "8:8:8:16:32"},
-    {284, "8:8:40:32:40"},    {4681, "16:16:16:16:16"},  {32767, "64:64:64:64:64"},
+    {0, "8:8:8:8:8"},      {1, "8:8:8:8:16"},        {11, "8:8:8:16:32"},
+    {284, "8:8:40:32:40"}, {4681, "16:16:16:16:16"}, {32767, "64:64:64:64:64"},
 };
 
 // The benchmark's stored CIFAR-10 numbers (millions, 6 decimals; nats-sss.md section 2).
@@ -69,8 +69,8 @@ int64_t expected_macs(const SssWidths& c, int64_t s, int64_t classes) {
   auto res = [](int64_t ci, int64_t co, int64_t hw) {  // hw: output size
     return conv_macs(3, ci, co, hw) + conv_macs(3, co, co, hw) + conv_macs(1, ci, co, hw);
   };
-  return conv_macs(3, 3, c[0], s) + cell(c[0], c[0], s) + res(c[0], c[1], s / 2) +
-         cell(c[1], c[2], s / 2) + res(c[2], c[3], s / 4) + cell(c[3], c[4], s / 4) + c[4] * classes;
+  return conv_macs(3, 3, c[0], s) + cell(c[0], c[0], s) + res(c[0], c[1], s / 2) + cell(c[1], c[2], s / 2) +
+         res(c[2], c[3], s / 4) + cell(c[3], c[4], s / 4) + c[4] * classes;
 }
 
 int64_t expected_params(const SssWidths& c, int64_t classes) {
@@ -81,8 +81,8 @@ int64_t expected_params(const SssWidths& c, int64_t classes) {
     return p;
   };
   auto res = [&](int64_t ci, int64_t co) { return conv3(ci, co) + conv3(co, co) + ci * co; };
-  return 9 * 3 * c[0] + 2 * c[0] + cell(c[0], c[0]) + res(c[0], c[1]) + cell(c[1], c[2]) +
-         res(c[2], c[3]) + cell(c[3], c[4]) + 2 * c[4] + c[4] * classes + classes;
+  return 9 * 3 * c[0] + 2 * c[0] + cell(c[0], c[0]) + res(c[0], c[1]) + cell(c[1], c[2]) + res(c[2], c[3]) +
+         cell(c[3], c[4]) + 2 * c[4] + c[4] * classes + classes;
 }
 
 TEST(SssSpace, KnownIndicesRoundTrip) {
@@ -182,8 +182,7 @@ TEST(SssSpace, ShapesAtEachStage) {
     SssDataset dataset;
     int64_t batch;
   };
-  for (const Case& c : {Case{"8:8:40:32:40", SssDataset::kCifar10, 1},
-                        Case{"8:8:40:32:40", SssDataset::kCifar100, 2},
+  for (const Case& c : {Case{"8:8:40:32:40", SssDataset::kCifar10, 1}, Case{"8:8:40:32:40", SssDataset::kCifar100, 2},
                         Case{"64:16:40:56:24", SssDataset::kImageNet16_120, 3}}) {
     SCOPED_TRACE(c.arch);
     Graph g = build(c.arch, c.dataset, c.batch);
@@ -217,12 +216,31 @@ TEST(SssSpace, ShapesAtEachStage) {
 
 TEST(SssSpace, NodeNamesSayWhereTheyAre) {
   Graph g = build("8:8:8:16:32");
-  for (const char* name : {"stem.conv", "stem.bn", "L0.cell.x1.relu", "L0.cell.x1.conv", "L0.cell.x1.bn",
-                           "L0.cell.x2.a.conv", "L0.cell.x2.b.conv", "L0.cell.x2.add", "L0.cell.x3.a.conv",
-                           "L0.cell.x3.b.conv", "L0.cell.x3.add0", "L0.cell.x3.add1", "L1.res.a.relu",
-                           "L1.res.a.conv", "L1.res.b.bn", "L1.res.shortcut.pool", "L1.res.shortcut.conv",
-                           "L1.res.add", "L4.cell.x3.skip.conv", "L4.cell.x3.skip.bn", "head.bn", "head.relu",
-                           "head.gap", "head.flatten", "head.fc"})
+  for (const char* name : {"stem.conv",
+                           "stem.bn",
+                           "L0.cell.x1.relu",
+                           "L0.cell.x1.conv",
+                           "L0.cell.x1.bn",
+                           "L0.cell.x2.a.conv",
+                           "L0.cell.x2.b.conv",
+                           "L0.cell.x2.add",
+                           "L0.cell.x3.a.conv",
+                           "L0.cell.x3.b.conv",
+                           "L0.cell.x3.add0",
+                           "L0.cell.x3.add1",
+                           "L1.res.a.relu",
+                           "L1.res.a.conv",
+                           "L1.res.b.bn",
+                           "L1.res.shortcut.pool",
+                           "L1.res.shortcut.conv",
+                           "L1.res.add",
+                           "L4.cell.x3.skip.conv",
+                           "L4.cell.x3.skip.bn",
+                           "head.bn",
+                           "head.relu",
+                           "head.gap",
+                           "head.flatten",
+                           "head.fc"})
     EXPECT_TRUE(has_node(g, name)) << name;
   // The residual shortcut has no BN or ReLU; the cell skip has no ReLU.
   EXPECT_FALSE(has_node(g, "L1.res.shortcut.bn"));

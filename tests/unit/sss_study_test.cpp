@@ -71,11 +71,13 @@ TEST(SssStudy, SameAnswerOnOneThreadOrMany) {
 
 TEST(SssStudy, MaxBatchFitsAndMatchesTheSingleNetworkPath) {
   const DeviceSpec d = v100();
-  auto pts = predict_sss_indices({0, 32767}, sss_net_input(SssDataset::kImageNet16_120), d, fp16(), SssBatch::largest(), 2);
+  auto pts =
+      predict_sss_indices({0, 32767}, sss_net_input(SssDataset::kImageNet16_120), d, fp16(), SssBatch::largest(), 2);
   ASSERT_TRUE(pts.has_value()) << pts.status().message();
   for (const SssPoint& p : *pts) {
     Prediction detail;
-    auto one = predict_sss_network(sss_widths(p.index), sss_net_input(SssDataset::kImageNet16_120), d, fp16(), SssBatch::largest(), &detail);
+    auto one = predict_sss_network(sss_widths(p.index), sss_net_input(SssDataset::kImageNet16_120), d, fp16(),
+                                   SssBatch::largest(), &detail);
     ASSERT_TRUE(one.has_value());
     EXPECT_EQ(one->batch, p.batch);
     EXPECT_GT(p.batch, 256);
@@ -116,7 +118,8 @@ TEST(SssStudy, FrontierIsNonEmptyAndNonDominated) {
 
 TEST(SssStudy, BadInputIsReported) {
   const DeviceSpec d = v100();
-  auto bad_index = predict_sss_indices({0, kSssSpaceSize}, sss_net_input(SssDataset::kCifar10), d, fp16(), SssBatch::fixed(1), 1);
+  auto bad_index =
+      predict_sss_indices({0, kSssSpaceSize}, sss_net_input(SssDataset::kCifar10), d, fp16(), SssBatch::fixed(1), 1);
   ASSERT_FALSE(bad_index.has_value());
   EXPECT_EQ(bad_index.status().code(), StatusCode::kInvalidInput);
   EXPECT_NE(bad_index.status().message().find("32768"), std::string::npos);
@@ -127,7 +130,8 @@ TEST(SssStudy, BadInputIsReported) {
   ASSERT_FALSE(no_peak.has_value());
   EXPECT_EQ(no_peak.status().code(), StatusCode::kUnsupported);
 
-  auto bad_batch = predict_sss_network(sss_widths(0), sss_net_input(SssDataset::kCifar10), d, fp16(), SssBatch::fixed(0));
+  auto bad_batch =
+      predict_sss_network(sss_widths(0), sss_net_input(SssDataset::kCifar10), d, fp16(), SssBatch::fixed(0));
   ASSERT_FALSE(bad_batch.has_value());
   EXPECT_EQ(bad_batch.status().code(), StatusCode::kInvalidInput);
 
@@ -198,7 +202,8 @@ TEST(SssStudy, AssembledMatchesFullOnGpuAndCpu) {
     PerfOptions o;
     o.dtype = c.dtype;
     for (SssBatch batch : {SssBatch::fixed(1), SssBatch::fixed(256), SssBatch::largest()}) {
-      SCOPED_TRACE(c.device + " " + c.dtype + " batch " + (batch.max ? std::string("max") : std::to_string(batch.size)));
+      SCOPED_TRACE(c.device + " " + c.dtype + " batch " +
+                   (batch.max ? std::string("max") : std::to_string(batch.size)));
       const std::vector<int64_t> idx = assembled_sample(batch.max);
       auto full = predict_sss_indices(idx, c.input, d, o, batch, 2, {}, SssMethod::kFull);
       auto fast = predict_sss_indices(idx, c.input, d, o, batch, 2, {}, SssMethod::kAssembled);
@@ -214,8 +219,10 @@ TEST(SssStudy, AssembledMatchesFullOnFp16OnACpuAndWithoutL2) {
   const DeviceSpec cpu = device_named("epyc-milan-2c");
   PerfOptions o;
   o.dtype = "fp16";
-  auto full = predict_sss_indices({0, 1}, sss_net_input(SssDataset::kCifar10), cpu, o, SssBatch::fixed(256), 1, {}, SssMethod::kFull);
-  auto fast = predict_sss_indices({0, 1}, sss_net_input(SssDataset::kCifar10), cpu, o, SssBatch::fixed(256), 1, {}, SssMethod::kAssembled);
+  auto full = predict_sss_indices({0, 1}, sss_net_input(SssDataset::kCifar10), cpu, o, SssBatch::fixed(256), 1, {},
+                                  SssMethod::kFull);
+  auto fast = predict_sss_indices({0, 1}, sss_net_input(SssDataset::kCifar10), cpu, o, SssBatch::fixed(256), 1, {},
+                                  SssMethod::kAssembled);
   ASSERT_FALSE(full.has_value());
   ASSERT_FALSE(fast.has_value());
   EXPECT_EQ(full.status().code(), fast.status().code());
@@ -230,7 +237,8 @@ TEST(SssStudy, AssembledMatchesFullOnFp16OnACpuAndWithoutL2) {
   const std::vector<int64_t> idx = {0, 7, 511, 4095, 20000, 32767};
   for (SssBatch batch : {SssBatch::fixed(3), SssBatch::largest()}) {
     auto a = predict_sss_indices(idx, sss_net_input(SssDataset::kCifar10), small, po, batch, 1, {}, SssMethod::kFull);
-    auto b = predict_sss_indices(idx, sss_net_input(SssDataset::kCifar10), small, po, batch, 1, {}, SssMethod::kAssembled);
+    auto b =
+        predict_sss_indices(idx, sss_net_input(SssDataset::kCifar10), small, po, batch, 1, {}, SssMethod::kAssembled);
     ASSERT_TRUE(a.has_value() && b.has_value());
     expect_same_points(*a, *b);
   }
@@ -250,8 +258,8 @@ TEST(SssStudy, WholeSpaceIsAssembledInIndexOrder) {
   EXPECT_EQ(last_done, kSssSpaceSize);
   for (int64_t i = 0; i < kSssSpaceSize; i += 1001) EXPECT_EQ((*pts)[static_cast<size_t>(i)].index, i);
   // Spot checks against the full path.
-  auto full = predict_sss_indices({0, 12345, 32767}, sss_net_input(SssDataset::kCifar10), d, fp16(), SssBatch::fixed(256), 1, {},
-                                  SssMethod::kFull);
+  auto full = predict_sss_indices({0, 12345, 32767}, sss_net_input(SssDataset::kCifar10), d, fp16(),
+                                  SssBatch::fixed(256), 1, {}, SssMethod::kFull);
   ASSERT_TRUE(full.has_value());
   expect_same_points(*full, {(*pts)[0], (*pts)[12345], (*pts)[32767]});
 }

@@ -69,8 +69,9 @@ TEST(StudyReport, CsvHasUnitsInHeaderAndOneQuotedRowPerModel) {
   std::istringstream in(csv);
   std::string header, line;
   std::getline(in, header);
-  for (const char* h : {"throughput (img/s)", "acc@1 (%)", "utilization datasheet peak (%)",
-                        "utilization measured peak (%)", "AI (FLOP/B)", "params (M)", "MACs/image (G)", "batch (images)"})
+  for (const char* h :
+       {"throughput (img/s)", "acc@1 (%)", "utilization datasheet peak (%)", "utilization measured peak (%)",
+        "AI (FLOP/B)", "params (M)", "MACs/image (G)", "batch (images)"})
     EXPECT_NE(header.find(h), std::string::npos) << h;
   std::vector<std::string> rows;
   while (std::getline(in, line)) rows.push_back(line);
@@ -85,8 +86,10 @@ TEST(StudyReport, CsvHasUnitsInHeaderAndOneQuotedRowPerModel) {
     size_t n = 1;
     bool q = false;
     for (char c : r) {
-      if (c == '"') q = !q;
-      else if (c == ',' && !q) ++n;
+      if (c == '"')
+        q = !q;
+      else if (c == ',' && !q)
+        ++n;
     }
     return n;
   };
@@ -106,7 +109,8 @@ TEST(StudyReport, SummaryNamesSourceFrontiersAndFolds) {
   Study m = s;
   m.source = StudySource::kMeasurements;
   m.source_detail = "timm-benchmark.csv";
-  EXPECT_NE(report::study_summary_text(m).find("taken from a measurements file (timm-benchmark.csv)"), std::string::npos);
+  EXPECT_NE(report::study_summary_text(m).find("taken from a measurements file (timm-benchmark.csv)"),
+            std::string::npos);
 }
 
 TEST(StudyReport, HtmlIsSelfContainedWithOneMarkPerModelAndEscapedNames) {
@@ -114,7 +118,8 @@ TEST(StudyReport, HtmlIsSelfContainedWithOneMarkPerModelAndEscapedNames) {
   const std::string h = report::study_html(s);
   // Nothing fetched: the only URL is the SVG namespace.
   EXPECT_EQ(count(h, "http"), count(h, "http://www.w3.org/2000/svg")) << "external reference";
-  for (const char* bad : {"<link", " src=", "@import", "url(", "<img", "<iframe"}) EXPECT_EQ(h.find(bad), std::string::npos) << bad;
+  for (const char* bad : {"<link", " src=", "@import", "url(", "<img", "<iframe"})
+    EXPECT_EQ(h.find(bad), std::string::npos) << bad;
   // The name is escaped everywhere it appears.
   EXPECT_EQ(h.find("<net>"), std::string::npos);
   EXPECT_EQ(h.find("\"co\""), std::string::npos);

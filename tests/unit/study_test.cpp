@@ -68,7 +68,8 @@ StudyOptions options() {
 TEST(Study, PredictedNumbersAreConsistent) {
   StudyOptions o = options();
   o.fold_below_cmr = false;
-  auto s = run_study({entry("small", 16, 2, 60.0), entry("wide", 128, 4, 75.0), entry("noacc", 64, 2, std::nullopt)}, o);
+  auto s =
+      run_study({entry("small", 16, 2, 60.0), entry("wide", 128, 4, 75.0), entry("noacc", 64, 2, std::nullopt)}, o);
   ASSERT_TRUE(s.has_value()) << s.status().message();
   ASSERT_EQ(s->models.size(), 3u);
   EXPECT_EQ(s->schema, "rooflens.study/1");
@@ -173,7 +174,8 @@ TEST(StudyInputs, MeasurementsCsvBothDialects) {
   EXPECT_EQ((*a)[1].model, "vgg,16");
   EXPECT_EQ((*a)[0].batch, 256);
   auto timm = parse_measurements_csv(
-      "model,infer_samples_per_sec,infer_step_time,infer_batch_size,infer_img_size\nresnet50,2700.1,94.2,256,224\n", "t.csv");
+      "model,infer_samples_per_sec,infer_step_time,infer_batch_size,infer_img_size\nresnet50,2700.1,94.2,256,224\n",
+      "t.csv");
   ASSERT_TRUE(timm.has_value()) << timm.status().message();
   EXPECT_DOUBLE_EQ((*timm)[0].throughput, 2700.1);
   EXPECT_EQ((*timm)[0].batch, 256);
@@ -188,7 +190,8 @@ std::string csv_error(const std::string& text) {
 TEST(StudyInputs, MeasurementsCsvErrorsNameWhatAndWhere) {
   EXPECT_NE(csv_error("model,throughput\nresnet50,10\n").find("missing column 'batch'"), std::string::npos);
   EXPECT_NE(csv_error("model,batch,throughput\nresnet50,8,-3\n").find("m.csv:2 throughput"), std::string::npos);
-  EXPECT_NE(csv_error("model,batch,throughput\na,8,3\na,8,4\n").find("m.csv:3: model 'a' is listed twice"), std::string::npos);
+  EXPECT_NE(csv_error("model,batch,throughput\na,8,3\na,8,4\n").find("m.csv:3: model 'a' is listed twice"),
+            std::string::npos);
   EXPECT_NE(csv_error("model,batch,throughput\na,0,3\n").find("batch"), std::string::npos);
   EXPECT_NE(csv_error("model,batch,throughput\na,8\n").find("m.csv:2"), std::string::npos);
   EXPECT_NE(csv_error("").find("empty"), std::string::npos);

@@ -29,8 +29,7 @@ TEST(Weights, DeterministicAndShapedByRole) {
   EXPECT_EQ(w1.shape, (Shape{32, 16, 3, 3}));
   const double bound = std::sqrt(6.0 / (16 * 9));
   for (float v : w1.data) EXPECT_LE(std::fabs(v), bound);
-  const Tensor scale = *stored_tensor(g, id("bn.scale"), 42),
-               var = *stored_tensor(g, id("bn.var"), 42);
+  const Tensor scale = *stored_tensor(g, id("bn.scale"), 42), var = *stored_tensor(g, id("bn.var"), 42);
   EXPECT_NE(scale.data, var.data);  // different names, different numbers
   for (float v : var.data) EXPECT_TRUE(v >= 0.5f && v <= 1.5f);
   for (const char* n : {"bn.mean", "bn.bias", "conv.bias"}) {

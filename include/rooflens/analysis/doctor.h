@@ -43,13 +43,13 @@ struct DoctorLayer {
 // A remedy and what it gains on the whole model, from a prediction of the changed model or
 // setting (or a measurement).
 struct Remedy {
-  std::string name;     // "pad channels to 8", "batch 64", "graph capture", ...
-  std::string how;      // how the gain was obtained ("predicted on the padded graph")
-  bool ok = true;       // false: could not be computed (note says why)
-  double throughput_before = 0, throughput_after = 0;  // images/s
+  std::string name;                                      // "pad channels to 8", "batch 64", "graph capture", ...
+  std::string how;                                       // how the gain was obtained ("predicted on the padded graph")
+  bool ok = true;                                        // false: could not be computed (note says why)
+  double throughput_before = 0, throughput_after = 0;    // images/s
   double utilization_before = 0, utilization_after = 0;  // of the datasheet peak
-  double speedup = 1;   // throughput_after / throughput_before
-  std::string note;     // caveats (e.g. "needs retraining")
+  double speedup = 1;                                    // throughput_after / throughput_before
+  std::string note;                                      // caveats (e.g. "needs retraining")
   // Runs on another device of the database: listed, but not counted when findings are
   // ranked or the largest gain on the device given is chosen (best_remedy).
   bool other_device = false;
@@ -58,19 +58,19 @@ struct Remedy {
 };
 
 struct Finding {
-  int item = 0;          // 1..9, the checklist number
-  std::string key;       // "memory-bound", "starvation", "input", "overlap", "tensor-cores",
-                         // "unoptimized", "thermal", "heterogeneity", "launch"
+  int item = 0;     // 1..9, the checklist number
+  std::string key;  // "memory-bound", "starvation", "input", "overlap", "tensor-cores",
+                    // "unoptimized", "thermal", "heterogeneity", "launch"
   std::string title;
   Verdict verdict = Verdict::kCannotTell;
-  std::string summary;   // one sentence with the main number
-  double time_share = 0; // share of the model's time in the layers concerned
-  std::vector<DoctorLayer> layers;       // the largest first, at most DoctorOptions::max_layers
-  int64_t layers_total = 0;              // layers concerned, before the cut
-  std::vector<std::string> evidence;     // further lines of numbers
-  std::vector<Remedy> remedies;          // the best first
-  std::string measurement_needed;        // for "cannot tell": what would tell
-  double best_time_saved() const;        // over the remedies that are ok
+  std::string summary;                // one sentence with the main number
+  double time_share = 0;              // share of the model's time in the layers concerned
+  std::vector<DoctorLayer> layers;    // the largest first, at most DoctorOptions::max_layers
+  int64_t layers_total = 0;           // layers concerned, before the cut
+  std::vector<std::string> evidence;  // further lines of numbers
+  std::vector<Remedy> remedies;       // the best first
+  std::string measurement_needed;     // for "cannot tell": what would tell
+  double best_time_saved() const;     // over the remedies that are ok
 };
 
 // A measured layer (from a measured run on this CPU), matched to the prediction by name.
@@ -96,14 +96,14 @@ struct DoctorOptions {
   // the device file's clock; below `throttle_factor` x that clock, the envelope applies.
   std::optional<double> clock_measured_hz;
   double throttle_factor = 0.9;
-  size_t max_layers = 8;          // layers listed per finding
+  size_t max_layers = 8;  // layers listed per finding
   // A finding "applies" when the layers concerned hold at least this share of the time.
   double min_time_share = 0.05;
 };
 
 struct DoctorReport {
   std::string model;
-  Prediction baseline;        // the model as given (device, dtype, batch)
+  Prediction baseline;            // the model as given (device, dtype, batch)
   std::vector<WhatIfRow> whatif;  // every variant predicted (the remedies' source)
   std::vector<Finding> findings;  // applies first, ranked by best_time_saved, then the rest
   // What the reader must know before the findings: the batch does not fit the device

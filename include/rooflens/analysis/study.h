@@ -28,19 +28,19 @@ struct LayerPoint {
 
 struct StudyModel {
   std::string name;
-  std::optional<double> acc1, acc5;  // top-1 / top-5 accuracy in percent
-  std::string accuracy_source;       // "models/zoo.json", a CSV path, or "" when unknown
-  int64_t batch = 1;                 // images per batch the numbers are for
-  std::optional<int64_t> max_batch;  // largest batch that fits the device (images)
-  double throughput = 0;             // images/s
+  std::optional<double> acc1, acc5;                    // top-1 / top-5 accuracy in percent
+  std::string accuracy_source;                         // "models/zoo.json", a CSV path, or "" when unknown
+  int64_t batch = 1;                                   // images per batch the numbers are for
+  std::optional<int64_t> max_batch;                    // largest batch that fits the device (images)
+  double throughput = 0;                               // images/s
   std::optional<double> throughput_q1, throughput_q3;  // measured spread (images/s)
-  double flops_per_image = 0;        // FLOPs (2 x MACs + other arithmetic), fused view
+  double flops_per_image = 0;                          // FLOPs (2 x MACs + other arithmetic), fused view
   double macs_per_image = 0;
   int64_t params = 0;
-  double utilization = 0;                    // achieved FLOP/s over the datasheet peak
-  std::optional<double> utilization_measured;  // over the device's measured peak
-  double ai = 0;                     // aggregate AI, FLOP/B
-  bool ai_above_cmr = false;         // against the CMR of the study dtype (datasheet peak)
+  double utilization = 0;                       // achieved FLOP/s over the datasheet peak
+  std::optional<double> utilization_measured;   // over the device's measured peak
+  double ai = 0;                                // aggregate AI, FLOP/B
+  bool ai_above_cmr = false;                    // against the CMR of the study dtype (datasheet peak)
   std::map<std::string, double> time_by_bound;  // bound name -> share of predicted time
   std::vector<LayerPoint> layers;
 };
@@ -72,8 +72,8 @@ struct Study {
   std::string source_detail;  // e.g. the measurements file, the CPU backend and threads
   double peak_datasheet = 0;  // FLOP/s of the study dtype
   std::optional<double> peak_measured;
-  double bandwidth = 0;       // B/s
-  double cmr = 0;             // datasheet peak / bandwidth (FLOP/B)
+  double bandwidth = 0;  // B/s
+  double cmr = 0;        // datasheet peak / bandwidth (FLOP/B)
   std::optional<double> cmr_measured;
   bool utilization_uses_measured_peak = false;  // which utilization the plots use
   std::vector<StudyModel> models;

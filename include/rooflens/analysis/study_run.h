@@ -25,8 +25,8 @@ struct LoadedModel {
 using ModelLoader = std::function<Expected<LoadedModel>(int64_t batch)>;
 
 struct MeasuredThroughput {
-  double inputs_per_s = 0;             // graph inputs per second (median)
-  std::optional<double> q1, q3;        // slow and fast quartiles, inputs per second
+  double inputs_per_s = 0;       // graph inputs per second (median)
+  std::optional<double> q1, q3;  // slow and fast quartiles, inputs per second
 };
 using ModelMeasurer = std::function<Expected<MeasuredThroughput>(const LoadedModel&)>;
 

@@ -15,8 +15,8 @@ struct ValidationPoint {
 };
 
 struct ValidationSummary {
-  double spearman = 0;          // rank correlation of predicted vs measured
-  double median_abs_error = 0;  // median of |predicted / measured - 1|
+  double spearman = 0;                  // rank correlation of predicted vs measured
+  double median_abs_error = 0;          // median of |predicted / measured - 1|
   double within_10 = 0, within_25 = 0;  // share of points within +-10% / +-25%
   size_t n = 0;
 };

@@ -21,13 +21,13 @@ struct WhatIfRow {
   std::string group;    // baseline, fold, pad, dtype, batch, device
   std::string variant;  // "fold f=4", "pad to 8", "int8", "batch 64", "a100-sxm4-80gb"
   std::string device_id, dtype;
-  int64_t batch = 0;    // images per batch
-  double throughput = 0;           // images/s (predicted)
-  double speedup = 0;              // throughput / baseline throughput
-  double utilization = 0;          // over the row's device datasheet peak for its dtype
-  double ai = 0, cmr = 0;          // aggregate AI; the row device's CMR for its dtype
+  int64_t batch = 0;       // images per batch
+  double throughput = 0;   // images/s (predicted)
+  double speedup = 0;      // throughput / baseline throughput
+  double utilization = 0;  // over the row's device datasheet peak for its dtype
+  double ai = 0, cmr = 0;  // aggregate AI; the row device's CMR for its dtype
   double flops_per_image = 0;
-  std::string note;                // why a row could not be computed, or what it assumed
+  std::string note;  // why a row could not be computed, or what it assumed
   bool ok = true;
 };
 
@@ -42,7 +42,7 @@ struct WhatIfOptions {
   std::vector<DeviceSpec> other_devices;
   ModelFolder fold;
   ModelFolder fold_aligned;  // the same with widths rounded up to pad_multiple (nullptr: no rows)
-  ModelTransform pad;  // pad channels to the device's tensor-core multiple (nullptr: no row)
+  ModelTransform pad;        // pad channels to the device's tensor-core multiple (nullptr: no row)
   int pad_multiple = 8;
 };
 

@@ -24,17 +24,17 @@
 namespace rooflens {
 
 struct KernelProbeOptions {
-  int threads = 0;           // 0: all cores
-  bool quick = false;        // fewer shapes, shorter timing (under a minute)
-  uint64_t seed = 1;         // shape sampling
-  double dispatch_s = 0;     // measured per-primitive overhead (subtracted before fitting)
+  int threads = 0;        // 0: all cores
+  bool quick = false;     // fewer shapes, shorter timing (under a minute)
+  uint64_t seed = 1;      // shape sampling
+  double dispatch_s = 0;  // measured per-primitive overhead (subtracted before fitting)
   // Each shape is timed twice: warm (run again and again, its weights stay in cache, as in
   // a network whose weights fit the last-level cache) and cold (this many bytes written
   // before every run evict the caches, as in a network whose weights do not). Three times
   // the last-level cache; 0 times warm only. The table's cache_bytes is a third of it.
   double flush_bytes = 192.0 * (1 << 20);
-  std::vector<std::string> classes;  // empty: every class
-  std::string tactic_cache;          // ExecOptions::tactic_cache of every run
+  std::vector<std::string> classes;                  // empty: every class
+  std::string tactic_cache;                          // ExecOptions::tactic_cache of every run
   std::function<void(const std::string&)> progress;  // one line per finished class
 };
 
@@ -51,7 +51,7 @@ std::vector<KernelCase> kernel_cases(const std::string& cls, int count, uint64_t
 struct KernelProbeResult {
   KernelTable table;
   std::map<std::string, std::vector<KernelSample>> samples;  // kernel time, conversions removed
-  double seconds = 0;  // wall time of the probe
+  double seconds = 0;                                        // wall time of the probe
 };
 
 // Runs every class on `backend` (the oneDNN backend) and fits the table. `backend_name`

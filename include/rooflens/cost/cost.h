@@ -14,9 +14,9 @@ namespace rooflens {
 enum class LayerStatus { kOk, kUnknownOp, kUnresolved };
 
 struct LayerReport {
-  std::string name;   // the anchor node's name
-  std::string op;     // op types joined by '+', e.g. "Conv+BatchNormalization+Relu"
-  std::string desc;   // problem descriptor, e.g. mb1ic64ih56iw56oc64oh56ow56kh3kw3sh1sw1ph1pw1g1
+  std::string name;               // the anchor node's name
+  std::string op;                 // op types joined by '+', e.g. "Conv+BatchNormalization+Relu"
+  std::string desc;               // problem descriptor, e.g. mb1ic64ih56iw56oc64oh56ow56kh3kw3sh1sw1ph1pw1g1
   std::vector<Shape> in_shapes;   // activation inputs
   std::vector<Shape> out_shapes;  // activation outputs read by later layers
   std::vector<Shape> weight_shapes;
@@ -46,7 +46,7 @@ struct ModelAnalysis {
   std::vector<LayerReport> layers;
   OpCost totals;
   int64_t params = 0;
-  double ai = 0;  // aggregate: total FLOPs / total bytes
+  double ai = 0;                              // aggregate: total FLOPs / total bytes
   std::vector<std::string> unknown_nodes;     // "name (OpType)"
   std::vector<std::string> unresolved_nodes;  // nodes without shapes (after unknown ops)
   int64_t folded_nodes = 0;

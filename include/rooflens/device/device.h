@@ -21,7 +21,7 @@ std::optional<ComputeUnit> compute_unit_from_name(std::string_view name);
 
 // One dense peak: a dtype on a unit with an accumulator ("fp16 on tensor cores, fp32 acc").
 struct Peak {
-  std::string dtype;        // fp32, tf32, fp16, bf16, int8, fp8
+  std::string dtype;  // fp32, tf32, fp16, bf16, int8, fp8
   ComputeUnit unit = ComputeUnit::kCuda;
   std::string accumulator;  // fp32, fp16, int32
   double flops = 0;         // FLOP/s (dense)
@@ -34,9 +34,9 @@ struct Peak {
 // A level of the memory hierarchy with the bandwidth measured for working sets up to its
 // size (a cache roof). Optional; a probe writes them.
 struct MemoryLevel {
-  std::string name;        // L1, L2, L3, DRAM
-  double bytes = 0;        // largest working set served at this bandwidth
-  double bandwidth = 0;    // B/s
+  std::string name;      // L1, L2, L3, DRAM
+  double bytes = 0;      // largest working set served at this bandwidth
+  double bandwidth = 0;  // B/s
 #if ROOFLENS_FIELDWISE_EQUALITY
   bool operator==(const MemoryLevel&) const = default;
 #endif
@@ -47,9 +47,9 @@ struct MemoryLevel {
 // coding: PCIe 3.0 x16 = 8 GT/s x 16 lanes x 128/130 / 8 = 15.75e9 B/s. Datasheets quote the
 // bidirectional sum ("PCIe Gen4: 64 GB/s"); that is twice this figure.
 struct HostLink {
-  std::string name;                 // "PCIe 4.0 x16"
+  std::string name;                  // "PCIe 4.0 x16"
   double bandwidth_bytes_per_s = 0;  // B/s, one direction
-  std::string source;               // sources.host_link of the device file
+  std::string source;                // sources.host_link of the device file
 #if ROOFLENS_FIELDWISE_EQUALITY
   bool operator==(const HostLink&) const = default;
 #endif

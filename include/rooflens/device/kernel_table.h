@@ -51,12 +51,12 @@ struct KernelFit {
 };
 
 struct KernelTable {
-  std::string backend;     // e.g. "oneDNN 2.7.3 (cpu, avx512_core)"
-  std::string host;        // CPU model name the table was measured on
-  std::string measured;    // UTC date/time
-  int threads = 0;         // threads the primitives ran with
+  std::string backend;   // e.g. "oneDNN 2.7.3 (cpu, avx512_core)"
+  std::string host;      // CPU model name the table was measured on
+  std::string measured;  // UTC date/time
+  int threads = 0;       // threads the primitives ran with
   std::string dtype = "fp32";
-  double dispatch_s = 0;   // per-primitive overhead added to every kernel (from the probe)
+  double dispatch_s = 0;  // per-primitive overhead added to every kernel (from the probe)
   // Fits with warm caches (the sample's weights and input in cache) and cold (caches
   // evicted before each run). `predict` uses the warm fits; when a network's weights and
   // live activations exceed `cache_bytes` (the last-level cache), it holds each layer at

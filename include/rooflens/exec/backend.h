@@ -22,8 +22,8 @@ namespace rooflens {
 enum class ActivationLayout { kChannelsLast, kBlocked, kAuto };
 
 struct ExecOptions {
-  int threads = 0;          // 0: the backend's default (all cores)
-  uint64_t seed = 0x5eed;   // weights generated for stored tensors without data
+  int threads = 0;         // 0: the backend's default (all cores)
+  uint64_t seed = 0x5eed;  // weights generated for stored tensors without data
   // Time each implementation a backend offers for a weighted layer while preparing and
   // keep the fastest (oneDNN: convolutions and inner products); off: the library's first.
   bool tune = true;

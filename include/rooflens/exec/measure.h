@@ -30,10 +30,10 @@ struct Measurement {
   std::string backend;
   int64_t batch = 1;
   int threads = 0;
-  TimingResult timing;           // seconds per batch
-  double throughput = 0;         // images/s at the median
+  TimingResult timing;                          // seconds per batch
+  double throughput = 0;                        // images/s at the median
   double throughput_q1 = 0, throughput_q3 = 0;  // images/s at the slow and fast quartiles
-  double achieved_flops = 0;     // FLOP/s at the median (FLOPs of the fused view)
+  double achieved_flops = 0;                    // FLOP/s at the median (FLOPs of the fused view)
   std::vector<LayerMeasurement> layers;
   size_t activation_bytes = 0;           // the backend's run-time buffers as placed (0: not planned)
   size_t activation_bytes_unshared = 0;  // the same with a buffer each

@@ -22,9 +22,9 @@ struct TimingOptions {
   // 15 ms, short enough for one transient on a shared host to set the median.
   double min_seconds = 0;
   int max_repeats = 200;
-  double max_seconds = 10;        // stop repeating after this much measured time
-  double settle_rel_iqr = 0.05;   // stop once IQR / median is below this (after min_repeats)
-  double noisy_rel_iqr = 0.10;    // warn when the final IQR / median is above this
+  double max_seconds = 10;       // stop repeating after this much measured time
+  double settle_rel_iqr = 0.05;  // stop once IQR / median is below this (after min_repeats)
+  double noisy_rel_iqr = 0.10;   // warn when the final IQR / median is above this
 };
 
 struct TimingResult {

@@ -29,8 +29,8 @@ struct TensorConst {
   std::vector<double> reals;  // set for float dtypes when data is present
 };
 
-using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>,
-                               std::vector<double>, std::vector<std::string>, TensorConst>;
+using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>,
+                               std::vector<std::string>, TensorConst>;
 
 class AttrMap {
  public:

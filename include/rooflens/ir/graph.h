@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <unordered_map>  // kept for includers that relied on it
 #include <string>
 #include <string_view>
+#include <unordered_map>  // kept for includers that relied on it
 #include <variant>
 #include <vector>
 
@@ -55,8 +55,8 @@ struct Node {
   OpKind kind = OpKind::kUnknown;
   std::vector<ValueId> inputs;  // kNoValue for an omitted optional input
   std::vector<ValueId> outputs;
-  AttrMap attrs;  // sorted by name; read by name only in ops/ (shape inference)
-  OpDesc desc;    // the attributes parsed and resolved by shape inference (ir/op_desc.h)
+  AttrMap attrs;        // sorted by name; read by name only in ops/ (shape inference)
+  OpDesc desc;          // the attributes parsed and resolved by shape inference (ir/op_desc.h)
   bool folded = false;  // all outputs known at analysis time: no work at inference
 };
 
@@ -66,7 +66,7 @@ class Graph {
   int64_t opset = 0;
   std::vector<Value> values;
   std::vector<Node> nodes;
-  std::vector<ValueId> inputs;   // graph inputs fed at run time (not initializers)
+  std::vector<ValueId> inputs;  // graph inputs fed at run time (not initializers)
   std::vector<ValueId> outputs;
 
   ValueId add_value(Value v);

@@ -30,15 +30,13 @@ class GraphBuilder {
   ValueId reals(const std::string& name, Shape shape, std::vector<double> values);
 
   // Adds a node of ONNX type `op_type`; returns its outputs.
-  std::vector<ValueId> add(const std::string& op_type, const std::string& name,
-                           std::vector<ValueId> inputs,
+  std::vector<ValueId> add(const std::string& op_type, const std::string& name, std::vector<ValueId> inputs,
                            std::map<std::string, AttrValue> attrs = {}, int num_outputs = 1);
   ValueId add1(const std::string& op_type, const std::string& name, std::vector<ValueId> inputs,
                std::map<std::string, AttrValue> attrs = {});
 
   // Conv with a generated weight `<name>.weight` [cout, cin/group, k, k] (and bias).
-  ValueId conv(const std::string& name, ValueId x, int64_t cin, int64_t cout, int64_t k,
-               ConvSpec spec = {});
+  ValueId conv(const std::string& name, ValueId x, int64_t cin, int64_t cout, int64_t k, ConvSpec spec = {});
   // BatchNormalization with generated scale/bias/mean/var of size c.
   ValueId batchnorm(const std::string& name, ValueId x, int64_t c);
 

@@ -133,8 +133,7 @@ struct ReshapeDesc {
   bool allow_zero = false;
 };
 
-using OpDesc = std::variant<std::monostate, WindowDesc, GemmDesc, ActivationDesc, NormDesc,
-                            AxisDesc, TransposeDesc, ReduceDesc, SliceDesc, PadDesc, ResizeDesc,
-                            ShapeDesc, ReshapeDesc>;
+using OpDesc = std::variant<std::monostate, WindowDesc, GemmDesc, ActivationDesc, NormDesc, AxisDesc, TransposeDesc,
+                            ReduceDesc, SliceDesc, PadDesc, ResizeDesc, ShapeDesc, ReshapeDesc>;
 
 }  // namespace rooflens

@@ -27,58 +27,58 @@ enum class OpCategory {
   kMeta,         // produces shapes/constants: Shape, Constant, ConstantOfShape
 };
 
-#define ROOFLENS_OP_LIST(X)                                   \
-  X(Conv, "Conv", conv, kLinear)                              \
-  X(Gemm, "Gemm", gemm, kLinear)                              \
-  X(MatMul, "MatMul", gemm, kLinear)                          \
-  X(BatchNormalization, "BatchNormalization", norm, kNorm)    \
-  X(LayerNormalization, "LayerNormalization", norm, kNorm)    \
-  X(Relu, "Relu", activation, kActivation)                    \
-  X(LeakyRelu, "LeakyRelu", activation, kActivation)          \
-  X(Clip, "Clip", activation, kActivation)                    \
-  X(Sigmoid, "Sigmoid", activation, kActivation)              \
-  X(HardSigmoid, "HardSigmoid", activation, kActivation)      \
-  X(HardSwish, "HardSwish", activation, kActivation)          \
-  X(Tanh, "Tanh", activation, kActivation)                    \
-  X(Erf, "Erf", activation, kActivation)                      \
-  X(Gelu, "Gelu", activation, kActivation)                    \
-  X(Sqrt, "Sqrt", activation, kActivation)                    \
-  X(Neg, "Neg", activation, kActivation)                      \
-  X(Cast, "Cast", activation, kActivation)                    \
-  X(Add, "Add", elementwise, kElementwise)                    \
-  X(Sub, "Sub", elementwise, kElementwise)                    \
-  X(Mul, "Mul", elementwise, kElementwise)                    \
-  X(Div, "Div", elementwise, kElementwise)                    \
-  X(Pow, "Pow", elementwise, kElementwise)                    \
-  X(MaxPool, "MaxPool", pool, kPool)                          \
-  X(AveragePool, "AveragePool", pool, kPool)                  \
-  X(GlobalAveragePool, "GlobalAveragePool", pool, kPool)      \
-  X(GlobalMaxPool, "GlobalMaxPool", pool, kPool)              \
-  X(ReduceMean, "ReduceMean", reduce, kReduce)                \
-  X(Softmax, "Softmax", reduce, kReduce)                      \
-  X(Concat, "Concat", layout, kMove)                          \
-  X(Split, "Split", layout, kMove)                            \
-  X(Slice, "Slice", layout, kMove)                            \
-  X(Pad, "Pad", layout, kMove)                                \
-  X(Transpose, "Transpose", layout, kMove)                    \
-  X(Gather, "Gather", layout, kMove)                          \
-  X(Expand, "Expand", layout, kMove)                          \
-  X(Resize, "Resize", resize, kMove)                          \
-  X(Flatten, "Flatten", view, kView)                          \
-  X(Reshape, "Reshape", view, kView)                          \
-  X(Squeeze, "Squeeze", view, kView)                          \
-  X(Unsqueeze, "Unsqueeze", view, kView)                      \
-  X(Identity, "Identity", view, kView)                        \
-  X(Dropout, "Dropout", view, kView)                          \
-  X(Shape, "Shape", meta, kMeta)                              \
-  X(Constant, "Constant", meta, kMeta)                        \
+#define ROOFLENS_OP_LIST(X)                                \
+  X(Conv, "Conv", conv, kLinear)                           \
+  X(Gemm, "Gemm", gemm, kLinear)                           \
+  X(MatMul, "MatMul", gemm, kLinear)                       \
+  X(BatchNormalization, "BatchNormalization", norm, kNorm) \
+  X(LayerNormalization, "LayerNormalization", norm, kNorm) \
+  X(Relu, "Relu", activation, kActivation)                 \
+  X(LeakyRelu, "LeakyRelu", activation, kActivation)       \
+  X(Clip, "Clip", activation, kActivation)                 \
+  X(Sigmoid, "Sigmoid", activation, kActivation)           \
+  X(HardSigmoid, "HardSigmoid", activation, kActivation)   \
+  X(HardSwish, "HardSwish", activation, kActivation)       \
+  X(Tanh, "Tanh", activation, kActivation)                 \
+  X(Erf, "Erf", activation, kActivation)                   \
+  X(Gelu, "Gelu", activation, kActivation)                 \
+  X(Sqrt, "Sqrt", activation, kActivation)                 \
+  X(Neg, "Neg", activation, kActivation)                   \
+  X(Cast, "Cast", activation, kActivation)                 \
+  X(Add, "Add", elementwise, kElementwise)                 \
+  X(Sub, "Sub", elementwise, kElementwise)                 \
+  X(Mul, "Mul", elementwise, kElementwise)                 \
+  X(Div, "Div", elementwise, kElementwise)                 \
+  X(Pow, "Pow", elementwise, kElementwise)                 \
+  X(MaxPool, "MaxPool", pool, kPool)                       \
+  X(AveragePool, "AveragePool", pool, kPool)               \
+  X(GlobalAveragePool, "GlobalAveragePool", pool, kPool)   \
+  X(GlobalMaxPool, "GlobalMaxPool", pool, kPool)           \
+  X(ReduceMean, "ReduceMean", reduce, kReduce)             \
+  X(Softmax, "Softmax", reduce, kReduce)                   \
+  X(Concat, "Concat", layout, kMove)                       \
+  X(Split, "Split", layout, kMove)                         \
+  X(Slice, "Slice", layout, kMove)                         \
+  X(Pad, "Pad", layout, kMove)                             \
+  X(Transpose, "Transpose", layout, kMove)                 \
+  X(Gather, "Gather", layout, kMove)                       \
+  X(Expand, "Expand", layout, kMove)                       \
+  X(Resize, "Resize", resize, kMove)                       \
+  X(Flatten, "Flatten", view, kView)                       \
+  X(Reshape, "Reshape", view, kView)                       \
+  X(Squeeze, "Squeeze", view, kView)                       \
+  X(Unsqueeze, "Unsqueeze", view, kView)                   \
+  X(Identity, "Identity", view, kView)                     \
+  X(Dropout, "Dropout", view, kView)                       \
+  X(Shape, "Shape", meta, kMeta)                           \
+  X(Constant, "Constant", meta, kMeta)                     \
   X(ConstantOfShape, "ConstantOfShape", meta, kMeta)
 
 enum class OpKind : int {
 #define ROOFLENS_X(kind, name, family, cat) k##kind,
   ROOFLENS_OP_LIST(ROOFLENS_X)
 #undef ROOFLENS_X
-  kUnknown,
+      kUnknown,
 };
 
 inline constexpr std::size_t kOpCount = static_cast<std::size_t>(OpKind::kUnknown);

@@ -36,14 +36,14 @@ struct GpuProbeOptions {
 // What the CUDA runtime says about the device. 0 / empty = unknown.
 struct GpuFacts {
   int ordinal = 0;
-  std::string name;                 // cudaDeviceProp::name, e.g. "NVIDIA H200"
-  std::string pci_bus_id;           // cudaDeviceGetPCIBusId, "0000:18:00.0"
+  std::string name;        // cudaDeviceProp::name, e.g. "NVIDIA H200"
+  std::string pci_bus_id;  // cudaDeviceGetPCIBusId, "0000:18:00.0"
   int sm_count = 0;
-  int cc_major = 0, cc_minor = 0;   // compute capability
-  double global_mem_bytes = 0;      // totalGlobalMem, bytes
-  double l2_bytes = 0;              // bytes
-  double clock_hz = 0;              // cudaDevAttrClockRate (peak SM clock), Hz
-  double mem_clock_hz = 0;          // cudaDevAttrMemoryClockRate, Hz
+  int cc_major = 0, cc_minor = 0;  // compute capability
+  double global_mem_bytes = 0;     // totalGlobalMem, bytes
+  double l2_bytes = 0;             // bytes
+  double clock_hz = 0;             // cudaDevAttrClockRate (peak SM clock), Hz
+  double mem_clock_hz = 0;         // cudaDevAttrMemoryClockRate, Hz
   int mem_bus_width_bits = 0;
   int max_threads_per_sm = 0, max_blocks_per_sm = 0;
   int driver_version = 0, runtime_version = 0, cublas_version = 0;  // 13000 = 13.0
@@ -70,10 +70,10 @@ struct GemmMeasurement {
 
 // A device-to-device copy; bytes counted = bytes read + bytes written (2 x buffer bytes).
 struct CopyMeasurement {
-  std::string method;          // "kernel" (16-byte vector loads and stores, grid-stride) or "cudaMemcpy"
-  double buffer_bytes = 0;     // bytes of the source (= the destination)
+  std::string method;       // "kernel" (16-byte vector loads and stores, grid-stride) or "cudaMemcpy"
+  double buffer_bytes = 0;  // bytes of the source (= the destination)
   int copies_per_repeat = 0;
-  SampleStats bytes_per_s;     // B/s
+  SampleStats bytes_per_s;  // B/s
 };
 
 // Kernel launch cost. seconds = per launch (per graph node; per round trip), lower is better.
@@ -124,8 +124,8 @@ const HostCopyMeasurement* find_host_copy(const GpuProbeResult& r, const std::st
 
 // One figure beside its datasheet counterpart (the table of `probe gpu` and the JSON).
 struct GpuComparison {
-  std::string what;            // "GEMM fp16 8192^3 (tensor, fp32 acc)", "device copy (kernel)", ...
-  std::string unit;            // "FLOP/s", "B/s" or "s"
+  std::string what;  // "GEMM fp16 8192^3 (tensor, fp32 acc)", "device copy (kernel)", ...
+  std::string unit;  // "FLOP/s", "B/s" or "s"
   SampleStats measured;
   double datasheet = 0;        // same unit; 0: the datasheet has no such figure
   std::string datasheet_note;  // what the datasheet figure is ("dense peak", "assumption", ...)

@@ -53,19 +53,19 @@ std::vector<int> pinning_order(const std::vector<LogicalCpu>& cpus, const std::v
                                int* distinct_cores);
 
 struct HostCpu {
-  std::string vendor;      // "AuthenticAMD", "GenuineIntel" (cpuid)
-  std::string model_name;  // /proc/cpuinfo "model name"
-  std::string brand;       // cpuid brand string (may differ under virtualisation)
+  std::string vendor;                       // "AuthenticAMD", "GenuineIntel" (cpuid)
+  std::string model_name;                   // /proc/cpuinfo "model name"
+  std::string brand;                        // cpuid brand string (may differ under virtualisation)
   int family = 0, model = 0, stepping = 0;  // cpuid display family / model
   IsaFeatures isa;
-  int cores = 0;              // distinct physical cores this process may run on
-  int threads = 0;            // logical CPUs this process may run on (affinity mask)
-  std::vector<int> cpu_order; // logical CPU ids in pinning order (see pinning_order)
+  int cores = 0;                       // distinct physical cores this process may run on
+  int threads = 0;                     // logical CPUs this process may run on (affinity mask)
+  std::vector<int> cpu_order;          // logical CPU ids in pinning order (see pinning_order)
   double l1d_bytes = 0, l2_bytes = 0;  // per core
   double l3_bytes = 0;                 // last-level cache as seen by cpu 0 (shared)
   std::string cache_source;
-  double clock_reported_hz = 0;  // /proc/cpuinfo "cpu MHz": what the kernel reports, often nominal
-  double mem_total_bytes = 0;    // /proc/meminfo MemTotal
+  double clock_reported_hz = 0;    // /proc/cpuinfo "cpu MHz": what the kernel reports, often nominal
+  double mem_total_bytes = 0;      // /proc/meminfo MemTotal
   std::vector<std::string> notes;  // what could not be read, and what was used instead
 };
 

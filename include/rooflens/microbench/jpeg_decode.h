@@ -51,10 +51,10 @@ struct JpegDecodeResult {
   ImageSize size;
   int quality = 0;
   ChromaSubsampling subsampling = ChromaSubsampling::k420;
-  size_t jpeg_bytes = 0;     // the encoded test image
+  size_t jpeg_bytes = 0;      // the encoded test image
   double bits_per_pixel = 0;  // jpeg_bytes x 8 / pixels
-  size_t decoded_bytes = 0;  // width x height x 3 (packed RGB)
-  double psnr_db = 0;        // decoded against the synthetic original (RGB, 8 bit): the encode is photo-grade
+  size_t decoded_bytes = 0;   // width x height x 3 (packed RGB)
+  double psnr_db = 0;         // decoded against the synthetic original (RGB, 8 bit): the encode is photo-grade
   // Images per second on one thread (= one core), one sample per repeat; q1/q3 are the
   // quartiles of the samples (linear interpolation), iqr = q3 - q1.
   SampleStats images_per_s;
@@ -65,12 +65,12 @@ struct JpegDecodeResult {
   SampleStats images_per_cpu_s;
   double decoded_bytes_per_s = 0;  // median images/s x decoded_bytes (B/s of RGB pixels)
   double jpeg_bytes_per_s = 0;     // median images/s x jpeg_bytes (B/s of compressed input)
-  double on_cpu = 0;       // median of thread CPU time / wall time per repeat; < 1: the core was shared
-  int64_t decodes = 0;     // timed decodes, all repeats
-  double seconds = 0;      // timed wall time, all repeats
-  double load_average_1m = -1;  // /proc/loadavg at the start; -1 when unreadable
-  std::string library;     // "libjpeg-turbo 2.1.5, TurboJPEG tjDecompress2"
-  std::string date;        // UTC, ISO 8601, when the measurement started
+  double on_cpu = 0;               // median of thread CPU time / wall time per repeat; < 1: the core was shared
+  int64_t decodes = 0;             // timed decodes, all repeats
+  double seconds = 0;              // timed wall time, all repeats
+  double load_average_1m = -1;     // /proc/loadavg at the start; -1 when unreadable
+  std::string library;             // "libjpeg-turbo 2.1.5, TurboJPEG tjDecompress2"
+  std::string date;                // UTC, ISO 8601, when the measurement started
 };
 
 // True when rooflens was built with libjpeg-turbo's TurboJPEG API (Debian libturbojpeg0-dev).

@@ -16,18 +16,16 @@ namespace rooflens::microbench {
 // A compute kernel the probe can run, with fixed operands (values stay finite for any
 // iteration count) and its work per instruction.
 struct ComputeKernel {
-  std::string dtype;        // fp32, bf16, int8
-  std::string isa;          // avx512, avx2 (the SimdPath it is measured against)
-  std::string instruction;  // "vfmadd231ps zmm", "vdpbf16ps zmm", "vpdpbusd ymm (AVX-VNNI)"
-  int lanes = 0;            // 32-bit lanes per instruction
-  int ops_per_lane = 0;     // FLOP (OP for int8) per lane per instruction: 2, 4, 8
-  int accumulators = 0;     // independent accumulators (instructions per iteration)
+  std::string dtype;                                 // fp32, bf16, int8
+  std::string isa;                                   // avx512, avx2 (the SimdPath it is measured against)
+  std::string instruction;                           // "vfmadd231ps zmm", "vdpbf16ps zmm", "vpdpbusd ymm (AVX-VNNI)"
+  int lanes = 0;                                     // 32-bit lanes per instruction
+  int ops_per_lane = 0;                              // FLOP (OP for int8) per lane per instruction: 2, 4, 8
+  int accumulators = 0;                              // independent accumulators (instructions per iteration)
   void (*run)(uint64_t iters, void* acc) = nullptr;  // acc: kMaxAccumulators x 16 x 4 bytes is enough
 
   // FLOP (OP) done by run(iters).
-  double ops(uint64_t iters) const {
-    return static_cast<double>(iters) * accumulators * lanes * ops_per_lane;
-  }
+  double ops(uint64_t iters) const { return static_cast<double>(iters) * accumulators * lanes * ops_per_lane; }
 };
 
 // The compute kernels this CPU can run, widest ISA first per dtype.

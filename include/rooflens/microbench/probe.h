@@ -25,15 +25,15 @@ namespace rooflens::microbench {
 inline constexpr const char* kProbeSchema = "rooflens.probe/1";
 
 struct ProbeOptions {
-  int max_threads = 0;  // 0: every CPU this process may run on
-  bool quick = false;   // shorter repeats, fewer working sets (tests, demos); fields below win when set
-  int repeats = 0;                  // per figure; 0: 7 (quick 3)
-  double compute_seconds = 0;       // per compute repeat; 0: 0.2 s (quick 0.04 s)
-  double bandwidth_seconds = 0;     // per bandwidth repeat; 0: 0.04 s (quick 0.01 s)
-  double dispatch_seconds = 0;      // per dispatch repeat; 0: 0.02 s (quick 0.005 s)
-  double min_working_set = 16.0 * 1024;           // bytes, all arrays of all threads
-  double max_working_set = 256.0 * 1024 * 1024;   // bytes
-  double working_set_step = 0;      // geometric factor between sizes; 0: 2 (quick 4)
+  int max_threads = 0;           // 0: every CPU this process may run on
+  bool quick = false;            // shorter repeats, fewer working sets (tests, demos); fields below win when set
+  int repeats = 0;               // per figure; 0: 7 (quick 3)
+  double compute_seconds = 0;    // per compute repeat; 0: 0.2 s (quick 0.04 s)
+  double bandwidth_seconds = 0;  // per bandwidth repeat; 0: 0.04 s (quick 0.01 s)
+  double dispatch_seconds = 0;   // per dispatch repeat; 0: 0.02 s (quick 0.005 s)
+  double min_working_set = 16.0 * 1024;          // bytes, all arrays of all threads
+  double max_working_set = 256.0 * 1024 * 1024;  // bytes
+  double working_set_step = 0;                   // geometric factor between sizes; 0: 2 (quick 4)
   // Widest instruction set to use: "auto" (all the CPU has), "avx2" (what AVX2-only code such
   // as oneDNN's jit:avx2 gets; AVX-512 ignored), "avx512" (unsupported when absent).
   std::string isa = "auto";
@@ -44,12 +44,12 @@ struct ProbeOptions {
 // One compute kernel at one thread count.
 struct ComputeMeasurement {
   std::string dtype, isa, instruction;
-  int threads = 0, cores = 0;      // cores: distinct physical cores the threads ran on
-  SampleStats flops;               // FLOP/s (OP/s for int8) per repeat
+  int threads = 0, cores = 0;  // cores: distinct physical cores the threads ran on
+  SampleStats flops;           // FLOP/s (OP/s for int8) per repeat
   // Per repeat: thread CPU time / (threads x wall time). Below 1 when other processes of this
   // machine took the probe's CPUs (in-guest time slicing; hypervisor steal is separate).
   SampleStats on_cpu;
-  double theoretical = 0;          // cores x FMA units x lanes x 2 x (dtype factor) x clock_hz
+  double theoretical = 0;                 // cores x FMA units x lanes x 2 x (dtype factor) x clock_hz
   double theoretical_reported_clock = 0;  // the same at the /proc/cpuinfo clock
 };
 
@@ -59,9 +59,9 @@ struct BandwidthMeasurement {
   std::string isa;
   double working_set_bytes = 0;  // all arrays of all threads
   int threads = 0;
-  std::string level;             // L1, L2, L3, DRAM: the smallest cache holding it (see cache_level)
-  SampleStats bytes_per_s;       // B/s, STREAM counting (bandwidth_bytes)
-  SampleStats on_cpu;            // as ComputeMeasurement::on_cpu
+  std::string level;        // L1, L2, L3, DRAM: the smallest cache holding it (see cache_level)
+  SampleStats bytes_per_s;  // B/s, STREAM counting (bandwidth_bytes)
+  SampleStats on_cpu;       // as ComputeMeasurement::on_cpu
 };
 
 // Fork/join of an (almost) empty parallel region on `threads` pinned threads.
@@ -75,7 +75,7 @@ struct ProbeResult {
   HostCpu cpu;
   std::vector<SimdPath> paths;
   std::vector<int> thread_counts;
-  double clock_hz = 0;        // the clock of the theoretical peaks
+  double clock_hz = 0;  // the clock of the theoretical peaks
   std::string clock_source;
   SampleStats clock_measured_hz;  // dependent-add chain on one thread, sampled around each compute kernel
   // Last-level cache used for the level labels and the device file: cpuid/sysfs, unless the

@@ -32,7 +32,7 @@ void fma_f32_avx512(uint64_t iters, float* acc, float a, float b);  // 16 lanes 
 // bf16 values (lo in bits 0-15) broadcast to every lane.
 void dot_bf16_avx512(uint64_t iters, float* acc, uint32_t a_pair, uint32_t b_pair);
 // acc += sum_k a.u8[k] * b.s8[k] (k = 0..3) per int32 lane (vpdpbusd): a unsigned, b signed bytes.
-void dot_u8s8_avx512(uint64_t iters, int32_t* acc, uint32_t a_u8x4, uint32_t b_s8x4);  // zmm, 16 lanes
+void dot_u8s8_avx512(uint64_t iters, int32_t* acc, uint32_t a_u8x4, uint32_t b_s8x4);   // zmm, 16 lanes
 void dot_u8s8_avxvnni(uint64_t iters, int32_t* acc, uint32_t a_u8x4, uint32_t b_s8x4);  // ymm VEX, 8 lanes
 
 // Returns the sum of p[0..n) accumulated over `passes` sweeps (keeps the loads alive).

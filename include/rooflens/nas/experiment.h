@@ -31,10 +31,10 @@ struct ExperimentRun {
 struct ExperimentSpec {
   // NAME or NAME:SEEDS (that many runs of NAME); each strategy at most once.
   std::vector<std::string> strategies = {"random"};
-  int seeds = 1;            // runs per strategy without :SEEDS, 1..10000
-  uint64_t seed_base = 0;   // seeds seed_base .. seed_base + n - 1
-  std::string out;          // the directory of the logs (and the caller's result.json)
-  SearchConfig base;        // everything but strategy and seed, the same for every run
+  int seeds = 1;           // runs per strategy without :SEEDS, 1..10000
+  uint64_t seed_base = 0;  // seeds seed_base .. seed_base + n - 1
+  std::string out;         // the directory of the logs (and the caller's result.json)
+  SearchConfig base;       // everything but strategy and seed, the same for every run
 };
 
 // Per-run callbacks and how to spread the runs.
@@ -42,9 +42,9 @@ struct ExperimentOptions {
   // Runs at the same time, each with its own oracle; 0: one per core. Runs that measure, train
   // (a train: oracle) or use a pool go one at a time whatever this says.
   int threads = 0;
-  bool resume = false;      // continue the logs in out (run_logged_search)
-  ThroughputFn measure;     // measure each evaluated network (search.h), else the space table's
-  EvalPool* pool = nullptr; // when set, every run is asynchronous over it (one run at a time, no resume)
+  bool resume = false;       // continue the logs in out (run_logged_search)
+  ThroughputFn measure;      // measure each evaluated network (search.h), else the space table's
+  EvalPool* pool = nullptr;  // when set, every run is asynchronous over it (one run at a time, no resume)
   // Called for each run's live evaluations; `oracle` is the run's own (null on a pool).
   std::function<EvalSink(size_t run, const AccuracyOracle* oracle)> progress;
   // Pool runs: an evaluation lost with its worker.

@@ -40,12 +40,12 @@ struct NatsResult {
   std::string dataset;  // cifar10-valid, cifar10, cifar100, ImageNet16-120
   int seed = 0;
   int epochs = 0;
-  double flop = 0;     // MACs of conv and linear layers, millions per image
-  double params = 0;   // millions, BN included
-  std::vector<double> latency;  // seconds per batch of 256 (the files hold one entry)
-  std::map<int, double> train_acc1es;  // epoch -> top-1 train accuracy, %
-  std::map<int, double> train_times;   // epoch -> seconds to train that epoch
-  std::vector<std::string> eval_names;   // splits in file order: x-valid, x-test, ori-test
+  double flop = 0;                            // MACs of conv and linear layers, millions per image
+  double params = 0;                          // millions, BN included
+  std::vector<double> latency;                // seconds per batch of 256 (the files hold one entry)
+  std::map<int, double> train_acc1es;         // epoch -> top-1 train accuracy, %
+  std::map<int, double> train_times;          // epoch -> seconds to train that epoch
+  std::vector<std::string> eval_names;        // splits in file order: x-valid, x-test, ori-test
   std::map<std::string, double> eval_acc1es;  // "<split>@<epoch>" -> top-1 accuracy, %
   std::map<std::string, double> eval_times;   // "<split>@<epoch>" -> seconds for one pass
 
@@ -60,7 +60,7 @@ struct NatsHpResults {
   int arch_index = 0;
   std::string arch_str;
   std::map<std::string, std::vector<int>> dataset_seeds;  // dataset -> seeds in file order
-  std::vector<NatsResult> results;  // all (dataset, seed) pairs in file order
+  std::vector<NatsResult> results;                        // all (dataset, seed) pairs in file order
 
   const NatsResult* find(std::string_view dataset, int seed) const;
 };

@@ -86,8 +86,8 @@ class DistributableOracle : public AccuracyOracle {
     std::string origin;  // where it came from ("the database"), for progress lines
   };
   struct Work {
-    std::string result;     // for accept_work, in the process running the search
-    double accuracy = 0;    // percent, for the worker's own progress
+    std::string result;   // for accept_work, in the process running the search
+    double accuracy = 0;  // percent, for the worker's own progress
   };
   // The Evaluation without the work, when it can; nullopt when the work must be done.
   virtual Expected<std::optional<Answer>> answer_here(int64_t arch_index, uint64_t seed) = 0;
@@ -135,8 +135,7 @@ class SimClock {
 
 // oracle.evaluate(arch, seed), and on success clock.charge(cost). A failed evaluation
 // charges nothing.
-Expected<Evaluation> evaluate_and_charge(AccuracyOracle& oracle, SimClock& clock, int64_t arch_index,
-                                         uint64_t seed);
+Expected<Evaluation> evaluate_and_charge(AccuracyOracle& oracle, SimClock& clock, int64_t arch_index, uint64_t seed);
 
 // ---------------------------------------------------------------------------------------
 // NATS-Bench SSS, CIFAR-10 (nats-sss.md section 3), from either form of the benchmark's data:

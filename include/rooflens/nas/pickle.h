@@ -27,14 +27,14 @@ enum class Kind {
   kBool,
   kInt,
   kFloat,
-  kStr,    // UTF-8 text, as stored
+  kStr,  // UTF-8 text, as stored
   kBytes,
   kList,
   kTuple,
-  kDict,   // insertion order kept (dict and OrderedDict alike)
-  kSet,    // set and frozenset
-  kGlobal, // a whitelisted callable (module.name in `text`); never in a finished tree
-  kDtype,  // a numpy dtype (code such as "f8" in `text`); never in a finished tree
+  kDict,    // insertion order kept (dict and OrderedDict alike)
+  kSet,     // set and frozenset
+  kGlobal,  // a whitelisted callable (module.name in `text`); never in a finished tree
+  kDtype,   // a numpy dtype (code such as "f8" in `text`); never in a finished tree
 };
 
 const char* kind_name(Kind kind);
@@ -49,12 +49,12 @@ struct Value {
   bool boolean = false;
   int64_t integer = 0;
   double real = 0.0;
-  std::string text;                                  // str, bytes, global name, dtype code
-  std::vector<ValuePtr> items;                       // list, tuple, set
+  std::string text;                                    // str, bytes, global name, dtype code
+  std::vector<ValuePtr> items;                         // list, tuple, set
   std::vector<std::pair<ValuePtr, ValuePtr>> entries;  // dict: (key, value) in insertion order
-  std::unordered_map<std::string, size_t> index;     // dict: canonical key -> entries slot
-  uint64_t offset = 0;  // byte offset of the opcode that created this value
-  char byte_order = '<';  // dtype only: '<', '>', '|' or '='
+  std::unordered_map<std::string, size_t> index;       // dict: canonical key -> entries slot
+  uint64_t offset = 0;                                 // byte offset of the opcode that created this value
+  char byte_order = '<';                               // dtype only: '<', '>', '|' or '='
 
   bool is_number() const { return kind == Kind::kInt || kind == Kind::kFloat || kind == Kind::kBool; }
   // int, float or bool as a double (0 for anything else; check is_number() first).
@@ -83,11 +83,11 @@ constexpr size_t kMaxKeyBytes = 1024;
 bool canonical_key(const Value& v, std::string* out);
 
 struct Limits {
-  size_t max_memo = size_t{1} << 22;      // memo entries
-  size_t max_stack = size_t{1} << 22;     // values on the stack (all marks together)
-  size_t max_marks = size_t{1} << 16;     // open MARKs
-  size_t max_depth = 200;                 // container nesting of the result
-  size_t max_container = size_t{1} << 24; // items in one container
+  size_t max_memo = size_t{1} << 22;       // memo entries
+  size_t max_stack = size_t{1} << 22;      // values on the stack (all marks together)
+  size_t max_marks = size_t{1} << 16;      // open MARKs
+  size_t max_depth = 200;                  // container nesting of the result
+  size_t max_container = size_t{1} << 24;  // items in one container
 };
 
 // Parses one pickle from `data` (which must end at or after its STOP). `source` names the

@@ -44,12 +44,12 @@
 namespace rooflens::pickle {
 
 struct StreamOptions {
-  std::string record_key;  // the top-level dict's key whose dict value is streamed
-  Kind record_key_kind = Kind::kInt;  // the kind of that dict's keys (see above)
-  size_t chunk_bytes = kDefaultChunkBytes;  // pickle bytes pulled from the source at a time
-  size_t max_arg_bytes = size_t{16} << 20;  // longest str/bytes one opcode may carry
+  std::string record_key;                      // the top-level dict's key whose dict value is streamed
+  Kind record_key_kind = Kind::kInt;           // the kind of that dict's keys (see above)
+  size_t chunk_bytes = kDefaultChunkBytes;     // pickle bytes pulled from the source at a time
+  size_t max_arg_bytes = size_t{16} << 20;     // longest str/bytes one opcode may carry
   size_t max_record_values = size_t{1} << 21;  // values built between two handed-out records
-  size_t memo_window_records = 64;  // records whose memoized leaves are kept (see above)
+  size_t memo_window_records = 64;             // records whose memoized leaves are kept (see above)
 };
 
 // Called once per entry of the streamed dict, in stream order. `key` and `value` are
@@ -58,13 +58,13 @@ struct StreamOptions {
 using RecordSink = std::function<Expected<bool>(const Value& key, const Value& value)>;
 
 struct StreamStats {
-  uint64_t pickle_bytes = 0;       // pickle bytes consumed (the offset reached)
-  size_t peak_buffer_bytes = 0;    // largest input buffer held
-  uint64_t records = 0;            // entries handed to the sink
-  size_t peak_record_values = 0;   // most values built between two records
-  size_t peak_memo_entries = 0;    // most memo entries held at once
-  uint64_t memo_shared = 0;        // leaves kept for good because a later record referred to them
-  bool stopped = false;            // the sink asked to stop
+  uint64_t pickle_bytes = 0;      // pickle bytes consumed (the offset reached)
+  size_t peak_buffer_bytes = 0;   // largest input buffer held
+  uint64_t records = 0;           // entries handed to the sink
+  size_t peak_record_values = 0;  // most values built between two records
+  size_t peak_memo_entries = 0;   // most memo entries held at once
+  uint64_t memo_shared = 0;       // leaves kept for good because a later record referred to them
+  bool stopped = false;           // the sink asked to stop
 };
 
 // Reads one pickle from `in`. `source` names it in messages ("<source>: pickle offset <n>:

@@ -110,9 +110,9 @@ struct EvalRecord {
 struct LostEvaluation {
   int64_t arch = 0;
   uint64_t oracle_seed = 0;
-  int worker = -1;            // the pool's worker index
-  std::string where;          // e.g. "rank 2"
-  double start_seconds = 0;   // simulated time it was dispatched at
+  int worker = -1;           // the pool's worker index
+  std::string where;         // e.g. "rank 2"
+  double start_seconds = 0;  // simulated time it was dispatched at
   std::string reason;
 };
 
@@ -121,7 +121,7 @@ struct SearchResult {
   std::vector<EvalRecord> evaluations;  // in order
   int64_t best_arch = -1;               // highest reward seen (first one on ties); -1 if none
   double best_reward = 0;
-  double clock_seconds = 0;             // final clock
+  double clock_seconds = 0;  // final clock
   // The found accuracy-throughput frontier: positions in `evaluations` of the distinct
   // networks on the Pareto frontier of (throughput, accuracy as the search saw it), sorted by
   // throughput ascending. A network evaluated twice counts once (its best accuracy).
@@ -191,8 +191,8 @@ class SearchRng {
 // REINFORCE's policy, exposed for tests: 5 x 8 logits, softmax per row, Adam.
 class ReinforcePolicy {
  public:
-  ReinforcePolicy(SearchRng& rng, double lr);  // logits ~ 1e-3 * N(0, 1), row-major draws
-  std::vector<double> probabilities(int layer) const;  // softmax of row `layer`
+  ReinforcePolicy(SearchRng& rng, double lr);                   // logits ~ 1e-3 * N(0, 1), row-major draws
+  std::vector<double> probabilities(int layer) const;           // softmax of row `layer`
   std::array<int, kSssNumLayers> sample(SearchRng& rng) const;  // one choice per layer
   // One Adam step on loss = -(sum of log p(actions)) * advantage.
   void update(const std::array<int, kSssNumLayers>& actions, double advantage);

@@ -44,7 +44,7 @@ struct LoggedRun {
   std::vector<std::string> lines;  // the evaluation lines as written
   bool done = false;
   std::string done_line;
-  int64_t dropped_partial_bytes = 0;  // bytes of a partial last line (cut off when resuming)
+  int64_t dropped_partial_bytes = 0;    // bytes of a partial last line (cut off when resuming)
   std::vector<std::string> lost_lines;  // search_log_lost lines, as written
 };
 
@@ -67,10 +67,9 @@ struct LoggedSearch {
 //                   (oracle_source); replayed steps take them from the log instead.
 //  progress:        when set, called after each step taken live (not replayed) is logged, e.g. to
 //                   report progress of slow oracles; a non-ok Status stops the run.
-Expected<LoggedSearch> run_logged_search(const SearchConfig& config, const SpaceTable& space,
-                                         AccuracyOracle& oracle, const std::string& oracle_description,
-                                         const std::string& path, bool resume, ThroughputFn measure = {},
-                                         EvalSink progress = {});
+Expected<LoggedSearch> run_logged_search(const SearchConfig& config, const SpaceTable& space, AccuracyOracle& oracle,
+                                         const std::string& oracle_description, const std::string& path, bool resume,
+                                         ThroughputFn measure = {}, EvalSink progress = {});
 
 // An asynchronous run (async_search.h) on `pool`, logged to `path` like run_logged_search: the
 // same header (its oracle description should say how the run was spread), a line per

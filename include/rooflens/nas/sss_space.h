@@ -30,11 +30,10 @@
 
 namespace rooflens {
 
-inline constexpr int kSssNumLayers = 5;                    // searchable widths per network
-inline constexpr int kSssNumChoices = 8;                   // candidate widths per layer
-inline constexpr int64_t kSssSpaceSize = 32768;            // 8^5 networks, indices 0..32767
-inline constexpr std::array<int64_t, kSssNumChoices> kSssWidthChoices = {8, 16, 24, 32,
-                                                                         40, 48, 56, 64};
+inline constexpr int kSssNumLayers = 5;          // searchable widths per network
+inline constexpr int kSssNumChoices = 8;         // candidate widths per layer
+inline constexpr int64_t kSssSpaceSize = 32768;  // 8^5 networks, indices 0..32767
+inline constexpr std::array<int64_t, kSssNumChoices> kSssWidthChoices = {8, 16, 24, 32, 40, 48, 56, 64};
 
 // Widths c0..c4 of one network (stem/L0, L1, L2, L3, L4 in that order).
 using SssWidths = std::array<int64_t, kSssNumLayers>;
@@ -45,7 +44,7 @@ using SssWidths = std::array<int64_t, kSssNumLayers>;
 // user-supplied indices with sss_index_valid() first.
 bool sss_index_valid(int64_t index);
 SssWidths sss_widths(int64_t index);
-std::string sss_arch_string(int64_t index);          // "8:8:40:32:40"
+std::string sss_arch_string(int64_t index);            // "8:8:40:32:40"
 std::string sss_arch_string(const SssWidths& widths);  // widths need not be valid choices
 
 // Parses an arch string ("c0:c1:c2:c3:c4"). Invalid input names the bad token and the rule:

@@ -20,8 +20,8 @@ namespace rooflens::nas {
 
 // What the driver knows when it asks for a network.
 struct AskContext {
-  bool time_left = true;     // the evaluation would start before the budget ends
-  int64_t in_flight = 0;     // evaluations dispatched and not yet returned
+  bool time_left = true;  // the evaluation would start before the budget ends
+  int64_t in_flight = 0;  // evaluations dispatched and not yet returned
 };
 
 class Strategy {
@@ -41,7 +41,6 @@ class Strategy {
 
 // The strategy of config.strategy. REINFORCE draws its policy's initial logits from `rng` here.
 // Errors: filter when the space's frontier cannot be computed.
-Expected<std::unique_ptr<Strategy>> make_strategy(const SearchConfig& config, const SpaceTable& space,
-                                                  SearchRng& rng);
+Expected<std::unique_ptr<Strategy>> make_strategy(const SearchConfig& config, const SpaceTable& space, SearchRng& rng);
 
 }  // namespace rooflens::nas

@@ -27,7 +27,6 @@ struct ImportOptions {
 // stripped or missing external data is fine. Node shapes are not inferred here; run
 // infer_shapes() next. Errors name the file's part (node, initializer, input) and field.
 Expected<Graph> import_onnx_file(const std::string& path, const ImportOptions& options);
-Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& model_dir,
-                                  const ImportOptions& options);
+Expected<Graph> import_onnx_bytes(const std::string& bytes, const std::string& model_dir, const ImportOptions& options);
 
 }  // namespace rooflens

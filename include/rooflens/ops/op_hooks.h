@@ -36,12 +36,11 @@ class InferContext {
   // Attribute access with type checks. A missing attribute yields `def`, or an error without one.
   Expected<int64_t> attr_int(std::string_view name, std::optional<int64_t> def = std::nullopt) const;
   Expected<double> attr_float(std::string_view name, std::optional<double> def = std::nullopt) const;
-  Expected<std::string> attr_string(std::string_view name,
-                                    std::optional<std::string> def = std::nullopt) const;
-  Expected<std::vector<int64_t>> attr_ints(
-      std::string_view name, std::optional<std::vector<int64_t>> def = std::nullopt) const;
-  Expected<std::vector<double>> attr_floats(
-      std::string_view name, std::optional<std::vector<double>> def = std::nullopt) const;
+  Expected<std::string> attr_string(std::string_view name, std::optional<std::string> def = std::nullopt) const;
+  Expected<std::vector<int64_t>> attr_ints(std::string_view name,
+                                           std::optional<std::vector<int64_t>> def = std::nullopt) const;
+  Expected<std::vector<double>> attr_floats(std::string_view name,
+                                            std::optional<std::vector<double>> def = std::nullopt) const;
   const TensorConst* attr_tensor(std::string_view name) const;
   bool has_attr(std::string_view name) const;
 
@@ -79,8 +78,8 @@ struct CostOptions {
 
 // Work and traffic of one node (or one fused layer), all for the whole batch.
 struct OpCost {
-  int64_t macs = 0;   // multiply-accumulates of Conv/Gemm/MatMul
-  int64_t flops = 0;  // 2 x macs + every other arithmetic op (see docs/cost-model.md)
+  int64_t macs = 0;           // multiply-accumulates of Conv/Gemm/MatMul
+  int64_t flops = 0;          // 2 x macs + every other arithmetic op (see docs/cost-model.md)
   int64_t bytes_in = 0;       // activations read
   int64_t bytes_out = 0;      // activations written
   int64_t bytes_weights = 0;  // parameters and other stored constants read
@@ -92,9 +91,7 @@ class CostContext {
   const Node& node() const { return g_.node(id_); }
   const Graph& graph() const { return g_; }
   const CostOptions& options() const { return opts_; }
-  bool has_input(size_t i) const {
-    return i < node().inputs.size() && node().inputs[i] != kNoValue;
-  }
+  bool has_input(size_t i) const { return i < node().inputs.size() && node().inputs[i] != kNoValue; }
   const Value& input(size_t i) const { return g_.value(node().inputs.at(i)); }
   const Value& output(size_t i) const { return g_.value(node().outputs.at(i)); }
   const Shape& in_shape(size_t i) const { return *input(i).shape; }

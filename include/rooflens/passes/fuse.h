@@ -11,9 +11,9 @@ namespace rooflens {
 
 struct FusedLayer {
   NodeId anchor = -1;
-  std::vector<NodeId> nodes;        // execution order, anchor first
-  NodeId folded_bn = -1;            // BatchNormalization folded into the anchor's weights
-  ValueId residual = kNoValue;      // tensor read by a fused residual Add
+  std::vector<NodeId> nodes;    // execution order, anchor first
+  NodeId folded_bn = -1;        // BatchNormalization folded into the anchor's weights
+  ValueId residual = kNoValue;  // tensor read by a fused residual Add
 };
 
 enum class FusionMode {
@@ -23,7 +23,6 @@ enum class FusionMode {
 
 // `order` is a topological order (from infer_shapes). Unknown and unresolved nodes each
 // form their own layer in both modes.
-std::vector<FusedLayer> fuse_layers(const Graph& g, const std::vector<NodeId>& order,
-                                    FusionMode mode);
+std::vector<FusedLayer> fuse_layers(const Graph& g, const std::vector<NodeId>& order, FusionMode mode);
 
 }  // namespace rooflens

@@ -20,7 +20,7 @@ GemmShape gemm_shape(const Graph& g, const Node& n);
 
 // What the per-layer model reads of a fused layer (units: FLOPs, bytes, elements).
 struct LayerWork {
-  bool costed = false;    // status ok and the layer computes or moves something
+  bool costed = false;  // status ok and the layer computes or moves something
   int64_t flops = 0;
   int64_t bytes = 0;      // counted traffic: bytes_in + bytes_out + bytes_weights
   GemmShape gemm;         // of the anchor

@@ -15,13 +15,13 @@
 namespace rooflens {
 
 enum class Bound {
-  kCompute,      // at the roof of the unit that runs it
-  kMemory,       // at the memory-bandwidth roof
-  kStarved,      // too little parallel work to fill the device (waves)
-  kMisaligned,   // could use tensor cores, but channel counts are not multiples of the tile
-  kCudaCores,    // an op tensor cores cannot run (depthwise, pooling, elementwise)
-  kLaunch,       // shorter than the kernel launch overhead
-  kNone,         // no work (not costed)
+  kCompute,     // at the roof of the unit that runs it
+  kMemory,      // at the memory-bandwidth roof
+  kStarved,     // too little parallel work to fill the device (waves)
+  kMisaligned,  // could use tensor cores, but channel counts are not multiples of the tile
+  kCudaCores,   // an op tensor cores cannot run (depthwise, pooling, elementwise)
+  kLaunch,      // shorter than the kernel launch overhead
+  kNone,        // no work (not costed)
 };
 std::string_view bound_name(Bound b);
 
@@ -37,11 +37,11 @@ struct PerfOptions {
   // over few channels computes padding. false gives the old model (full rate at any width).
   bool narrow_tile_efficiency = true;
   int min_tile_n = 32;
-  int gemm_blocks_per_sm = 1;      // resident GEMM thread blocks per SM
-  int k_tile = 32;                 // K depth of one pipeline stage
-  int pipeline_stages = 3;         // stages a GEMM block keeps in flight (cp.async style)
-  int max_split_k = 16;            // split-K tactics tried for layers with too few tiles
-  int elements_per_thread = 4;     // pointwise kernels: elements in flight per thread
+  int gemm_blocks_per_sm = 1;        // resident GEMM thread blocks per SM
+  int k_tile = 32;                   // K depth of one pipeline stage
+  int pipeline_stages = 3;           // stages a GEMM block keeps in flight (cp.async style)
+  int max_split_k = 16;              // split-K tactics tried for layers with too few tiles
+  int elements_per_thread = 4;       // pointwise kernels: elements in flight per thread
   double memory_latency_s = 600e-9;  // DRAM latency: bytes in flight = bandwidth x latency
   // Share of the datasheet DRAM bandwidth that GPU kernels reach (copy/STREAM-like kernels
   // measure 0.75-0.9 of it; docs/perf-model.md). A device file's efficiency.memory replaces it.
@@ -64,13 +64,13 @@ struct LayerPrediction {
   int64_t dram_bytes = 0;  // after L2 reuse between adjacent layers
   double ai = 0;
   ComputeUnit unit = ComputeUnit::kCuda;
-  bool tensor_eligible = false;  // op type can run on tensor cores
-  bool aligned = true;           // channel counts meet the tensor-core multiple
-  double peak_used = 0;          // FLOP/s of the unit that runs it
-  double wave_efficiency = 1;    // useful share of the thread-block slots used
-  int split_k = 1;               // the split-K tactic chosen (GEMM-like layers)
-  int tile_n = 0;                // output-channel tile width chosen (GEMM-like layers on a GPU)
-  double tile_efficiency = 1;    // useful share of the tensor rate at that width (padding x reuse)
+  bool tensor_eligible = false;        // op type can run on tensor cores
+  bool aligned = true;                 // channel counts meet the tensor-core multiple
+  double peak_used = 0;                // FLOP/s of the unit that runs it
+  double wave_efficiency = 1;          // useful share of the thread-block slots used
+  int split_k = 1;                     // the split-K tactic chosen (GEMM-like layers)
+  int tile_n = 0;                      // output-channel tile width chosen (GEMM-like layers on a GPU)
+  double tile_efficiency = 1;          // useful share of the tensor rate at that width (padding x reuse)
   std::string kernel_class = "other";  // gemm, depthwise or other (for fitted efficiencies)
   std::string table_class;             // class of the measured kernel table that timed it, if one did
   int layout_conversions = 0;          // reorders the CPU backend adds before it (kernel table only)
@@ -106,12 +106,11 @@ struct Prediction {
 
 // Predicts one model (already analysed at its batch, with the analysis dtype matching
 // options.dtype) on one device. Errors: the device has no peak for the dtype.
-Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const DeviceSpec& d,
-                             const PerfOptions& o);
+Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const DeviceSpec& d, const PerfOptions& o);
 
 // Largest batch whose memory fits the device: exponential then binary search over a
 // monotone memory(batch) function (each call analyses the model at that batch).
-Expected<int64_t> find_max_batch(const std::function<Expected<int64_t>(int64_t)>& memory_at,
-                                 double capacity_bytes, int64_t limit = int64_t{1} << 20);
+Expected<int64_t> find_max_batch(const std::function<Expected<int64_t>(int64_t)>& memory_at, double capacity_bytes,
+                                 int64_t limit = int64_t{1} << 20);
 
 }  // namespace rooflens

@@ -68,7 +68,7 @@ struct MpiApi {
   bool (*is_lost)(const dist::MpiSession& session, int rank);
   void (*stop_workers)(dist::MpiSession& session);
   Expected<std::unique_ptr<nas::EvalPool>> (*make_pool)(dist::MpiSession& session, nas::DistributableOracle& oracle,
-                                                       const std::string& spec, dist::MpiPoolOptions options);
+                                                        const std::string& spec, dist::MpiPoolOptions options);
   Status (*run_worker)(dist::MpiSession& session, const dist::MpiWorkerOptions& options);
 };
 

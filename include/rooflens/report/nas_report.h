@@ -79,12 +79,12 @@ using NasRunSummary = nas::JudgedRun;
 // any order, grouped by strategy and reward here) and the words around it.
 struct NasReportInput : nas::JudgedExperiment {
   // One line each, shown in the header and under the plots; empty ones are left out.
-  std::string oracle;  // the oracle's describe(): what the accuracy a search sees is
-  std::string device;  // the device (and dtype, batch) the space table was predicted or measured on
-  std::string reward;  // e.g. "accuracy", or "soft (MnasNet), G_T 175000 img/s, w 0.07"
-  std::string budget;  // e.g. "20000 simulated seconds per run"
+  std::string oracle;              // the oracle's describe(): what the accuracy a search sees is
+  std::string device;              // the device (and dtype, batch) the space table was predicted or measured on
+  std::string reward;              // e.g. "accuracy", or "soft (MnasNet), G_T 175000 img/s, w 0.07"
+  std::string budget;              // e.g. "20000 simulated seconds per run"
   std::vector<std::string> notes;  // caveats, listed at the end
-  std::string title;  // the page's <h1>; a default naming the space and device when empty
+  std::string title;               // the page's <h1>; a default naming the space and device when empty
 };
 
 // The judged experiment (nas::judge_experiment) from a space, the final accuracies (empty when

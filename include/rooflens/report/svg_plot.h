@@ -139,7 +139,7 @@ class SvgPlot {
 
 // The SVG shape of one marker centred at (cx, cy) in pixels, with extra attributes and an
 // optional <title> child. Used by SvgPlot and by legends drawn elsewhere.
-std::string svg_marker(double cx, double cy, const MarkerStyle& style, const std::string& klass,
-                       const SvgAttrs& attrs, const std::string& title);
+std::string svg_marker(double cx, double cy, const MarkerStyle& style, const std::string& klass, const SvgAttrs& attrs,
+                       const std::string& title);
 
 }  // namespace rooflens::report

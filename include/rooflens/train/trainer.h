@@ -12,9 +12,9 @@
 // SGD, momentum 0.9 Nesterov, weight decay 5e-4 on every parameter, cross-entropy, learning
 // rate 0.1 cosine-annealed to 0 per step over all steps of all epochs, no data augmentation,
 // no warm-up; by default fewer images, one epoch and a smaller batch (see the defaults below),
-// and BatchNorm statistics recomputed after training (bn_recalibration). Inputs are bytes / 255, normalised with the mean and standard
-// deviation of the training images used (for all 60,000 Fashion-MNIST images they are the
-// commonly quoted 0.2860 / 0.3530); the test images use the same two numbers.
+// and BatchNorm statistics recomputed after training (bn_recalibration). Inputs are bytes / 255, normalised with the
+// mean and standard deviation of the training images used (for all 60,000 Fashion-MNIST images they are the commonly
+// quoted 0.2860 / 0.3530); the test images use the same two numbers.
 //
 // Determinism: torch::manual_seed(seed) before the weights are created, and the order of the
 // training images each epoch is a Fisher-Yates shuffle driven by splitmix64 of (seed, epoch).
@@ -50,14 +50,14 @@ inline constexpr int kDefaultTrainThreads = 1;
 inline constexpr int64_t kDefaultBnRecalibration = 500;
 
 struct TrainRecipe {
-  int epochs = kDefaultEpochs;                    // >= 1
-  int64_t batch = kDefaultBatch;                  // >= 1 (the benchmark's: 256); also the test and BN passes' batch
-  double lr = 0.1;                                // initial learning rate, cosine to 0
-  double momentum = 0.9;                          // Nesterov
+  int epochs = kDefaultEpochs;    // >= 1
+  int64_t batch = kDefaultBatch;  // >= 1 (the benchmark's: 256); also the test and BN passes' batch
+  double lr = 0.1;                // initial learning rate, cosine to 0
+  double momentum = 0.9;          // Nesterov
   double weight_decay = 5e-4;
-  int64_t train_subset = kDefaultTrainSubset;     // the first N training images; 0: all
-  int64_t test_subset = kDefaultTestSubset;       // the first M test images; 0: all
-  int threads = kDefaultTrainThreads;             // torch intra-op threads, >= 1
+  int64_t train_subset = kDefaultTrainSubset;  // the first N training images; 0: all
+  int64_t test_subset = kDefaultTestSubset;    // the first M test images; 0: all
+  int threads = kDefaultTrainThreads;          // torch intra-op threads, >= 1
   // After training, BatchNorm running statistics are recomputed as the exact mean and
   // variance over the first N training images (training-mode forward passes, no gradient),
   // replacing the momentum-0.1 running averages; 0 keeps those. With few steps (1 epoch of a

@@ -49,7 +49,7 @@ class Status {
 template <typename T>
 class Expected {
  public:
-  Expected(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Expected(T value) : v_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
   Expected(Status status) : v_(std::move(status)) {}  // NOLINT(google-explicit-constructor)
 
   bool has_value() const { return std::holds_alternative<T>(v_); }
@@ -72,16 +72,16 @@ class Expected {
 
 }  // namespace rooflens
 
-#define ROOFLENS_RETURN_IF_ERROR(expr)        \
-  do {                                        \
-    ::rooflens::Status _st = (expr);          \
-    if (!_st.is_ok()) return _st;             \
+#define ROOFLENS_RETURN_IF_ERROR(expr) \
+  do {                                 \
+    ::rooflens::Status _st = (expr);   \
+    if (!_st.is_ok()) return _st;      \
   } while (0)
 
 // Internal invariant: reports file:line and aborts. Never used for user input.
-#define ROOFLENS_ASSERT(cond)                                                  \
-  do {                                                                         \
-    if (!(cond)) ::rooflens::assert_fail(#cond, __FILE__, __LINE__);           \
+#define ROOFLENS_ASSERT(cond)                                        \
+  do {                                                               \
+    if (!(cond)) ::rooflens::assert_fail(#cond, __FILE__, __LINE__); \
   } while (0)
 
 namespace rooflens {

@@ -160,7 +160,8 @@ Status CudaBackend::init() {
   // cuBLAS gets its own scratch: nothing may be allocated while a CUDA graph is captured.
   auto cw = alloc(kCublasWorkspaceBytes);
   if (!cw) return cw.status();
-  ROOFLENS_RETURN_IF_ERROR(cublas_status(cublasSetWorkspace(cublas_, *cw, kCublasWorkspaceBytes), "cublasSetWorkspace"));
+  ROOFLENS_RETURN_IF_ERROR(
+      cublas_status(cublasSetWorkspace(cublas_, *cw, kCublasWorkspaceBytes), "cublasSetWorkspace"));
   return Status::ok();
 }
 
@@ -176,10 +177,12 @@ Expected<void*> CudaBackend::upload(const std::vector<float>& host) {
   auto p = alloc(host.size() * elem_bytes());
   if (!p) return p.status();
   if (elem() == Elem::kF32) {
-    ROOFLENS_RETURN_IF_ERROR(cuda_status(cudaMemcpy(*p, host.data(), host.size() * 4, cudaMemcpyHostToDevice), "upload"));
+    ROOFLENS_RETURN_IF_ERROR(
+        cuda_status(cudaMemcpy(*p, host.data(), host.size() * 4, cudaMemcpyHostToDevice), "upload"));
   } else {
     const auto bits = to_half_bits(host);
-    ROOFLENS_RETURN_IF_ERROR(cuda_status(cudaMemcpy(*p, bits.data(), bits.size() * 2, cudaMemcpyHostToDevice), "upload"));
+    ROOFLENS_RETURN_IF_ERROR(
+        cuda_status(cudaMemcpy(*p, bits.data(), bits.size() * 2, cudaMemcpyHostToDevice), "upload"));
   }
   return p;
 }
@@ -269,7 +272,8 @@ Expected<DevValue> CudaBackend::value_as(ValueId v, bool nhwc) {
   auto p = alloc(static_cast<size_t>(checked_numel(d->shape).value_or(0)) * elem_bytes());
   if (!p) return p.status();
   DevValue out{*p, d->shape, d->elem, nhwc};
-  ROOFLENS_RETURN_IF_ERROR(add_elementwise(EwOp::kCopy, 0, 0, *d, nullptr, out, nhwc ? "layout:nchw->nhwc" : "layout:nhwc->nchw"));
+  ROOFLENS_RETURN_IF_ERROR(
+      add_elementwise(EwOp::kCopy, 0, 0, *d, nullptr, out, nhwc ? "layout:nchw->nhwc" : "layout:nhwc->nchw"));
   converted_[{v, nhwc}] = out;
   return out;
 }
@@ -288,7 +292,8 @@ Status CudaBackend::prepare(const Graph& g, const ModelAnalysis& fused, const Ex
   // Inputs: fp32 row-major staging, converted to the compute dtype (NHWC when rank 4).
   for (ValueId in : g.inputs) {
     const Value& v = g.value(in);
-    if (!v.shape || v.shape->size() > 4) return Status::unsupported("graph input '" + v.name + "' is not a tensor of rank <= 4");
+    if (!v.shape || v.shape->size() > 4)
+      return Status::unsupported("graph input '" + v.name + "' is not a tensor of rank <= 4");
     const size_t n = static_cast<size_t>(checked_numel(*v.shape).value_or(0));
     auto staging = alloc(n * 4);
     if (!staging) return staging.status();
@@ -334,7 +339,8 @@ Status CudaBackend::prepare(const Graph& g, const ModelAnalysis& fused, const Ex
         if (queued) queued = s(stream_).with_context("capturing layer '" + p.name + "'");
     const cudaError_t ended = cudaStreamEndCapture(stream_, &cuda_graph_);
     ROOFLENS_RETURN_IF_ERROR(queued);
-    ROOFLENS_RETURN_IF_ERROR(cuda_status(ended, "cudaStreamEndCapture (a library call in the model cannot be captured)"));
+    ROOFLENS_RETURN_IF_ERROR(
+        cuda_status(ended, "cudaStreamEndCapture (a library call in the model cannot be captured)"));
     ROOFLENS_RETURN_IF_ERROR(cuda_status(cudaGraphInstantiate(&graph_exec_, cuda_graph_, 0), "cudaGraphInstantiate"));
     ROOFLENS_RETURN_IF_ERROR(cuda_status(cudaGraphLaunch(graph_exec_, stream_), "cudaGraphLaunch"));
     ROOFLENS_RETURN_IF_ERROR(check_device_state("the first graph replay"));
@@ -366,38 +372,41 @@ Status CudaBackend::run_resident() {
   ROOFLENS_RETURN_IF_ERROR(run_plans(true));
   ROOFLENS_RETURN_IF_ERROR(check_device_state("run"));
   for (size_t i = 0; i < plans_.size(); ++i)
-    ROOFLENS_RETURN_IF_ERROR(cuda_status(cudaEventElapsedTime(&last_ms_[i], events_[i], events_[i + 1]), "cudaEventElapsedTime"));
+    ROOFLENS_RETURN_IF_ERROR(
+        cuda_status(cudaEventElapsedTime(&last_ms_[i], events_[i], events_[i + 1]), "cudaEventElapsedTime"));
   return Status::ok();
 }
 
 Status CudaBackend::run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) {
   if (!prepared_) return Status::internal("run before prepare");
   if (inputs.size() != input_f32_.size())
-    return Status::invalid("expected " + std::to_string(input_f32_.size()) + " inputs, got " + std::to_string(inputs.size()));
+    return Status::invalid("expected " + std::to_string(input_f32_.size()) + " inputs, got " +
+                           std::to_string(inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
     const size_t n = static_cast<size_t>(checked_numel(input_f32_[i].shape).value_or(0));
     if (inputs[i].data.size() != n)
       return Status::invalid("input " + std::to_string(i) + " has " + std::to_string(inputs[i].data.size()) +
                              " elements, expected " + std::to_string(n));
-    ROOFLENS_RETURN_IF_ERROR(cuda_status(
-        cudaMemcpyAsync(input_f32_[i].ptr, inputs[i].data.data(), n * 4, cudaMemcpyHostToDevice, stream_), "input copy"));
+    ROOFLENS_RETURN_IF_ERROR(
+        cuda_status(cudaMemcpyAsync(input_f32_[i].ptr, inputs[i].data.data(), n * 4, cudaMemcpyHostToDevice, stream_),
+                    "input copy"));
   }
   for (auto& s : input_steps_) ROOFLENS_RETURN_IF_ERROR(s(stream_));
   ROOFLENS_RETURN_IF_ERROR(run_resident());
   outputs->resize(output_f32_.size());
   for (size_t i = 0; i < output_f32_.size(); ++i) {
     // Poisoned first, so an output the model does not write reads as NaN.
-    ROOFLENS_RETURN_IF_ERROR(cuda_status(
-        launch_fill_nan(Elem::kF32, output_f32_[i].ptr, checked_numel(output_f32_[i].shape).value_or(0), stream_),
-        "output poison"));
+    ROOFLENS_RETURN_IF_ERROR(cuda_status(launch_fill_nan(Elem::kF32, output_f32_[i].ptr,
+                                                         checked_numel(output_f32_[i].shape).value_or(0), stream_),
+                                         "output poison"));
     ROOFLENS_RETURN_IF_ERROR(output_steps_[i](stream_));
     Tensor& t = (*outputs)[i];
     t.shape = output_f32_[i].shape;
     t.dtype = DType::kF32;
     t.data.resize(static_cast<size_t>(checked_numel(t.shape).value_or(0)));
-    ROOFLENS_RETURN_IF_ERROR(cuda_status(
-        cudaMemcpyAsync(t.data.data(), output_f32_[i].ptr, t.data.size() * 4, cudaMemcpyDeviceToHost, stream_),
-        "output copy"));
+    ROOFLENS_RETURN_IF_ERROR(cuda_status(cudaMemcpyAsync(t.data.data(), output_f32_[i].ptr, t.data.size() * 4,
+                                                         cudaMemcpyDeviceToHost, stream_),
+                                         "output copy"));
   }
   return check_device_state("copying outputs");
 }

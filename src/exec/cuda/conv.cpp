@@ -18,7 +18,6 @@
 namespace rooflens::cuda {
 namespace {
 
-
 const char* algo_name(cudnnConvolutionFwdAlgo_t a) {
   switch (a) {
     case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "implicit_gemm";
@@ -62,9 +61,10 @@ struct ConvDescs {
 Status spatial_pads(const WindowDesc& win, int64_t pad[2]) {
   const std::vector<int64_t>& p = win.pads;  // top, left, bottom, right
   if (p[0] != p[2] || p[1] != p[3])
-    return Status::unsupported(fmt::format("asymmetric padding (pads {},{},{},{}) cannot be expressed in cuDNN's "
-                                           "convolution descriptor",
-                                           p[0], p[1], p[2], p[3]));
+    return Status::unsupported(
+        fmt::format("asymmetric padding (pads {},{},{},{}) cannot be expressed in cuDNN's "
+                    "convolution descriptor",
+                    p[0], p[1], p[2], p[3]));
   pad[0] = p[0];
   pad[1] = p[1];
   return Status::ok();
@@ -92,7 +92,8 @@ Expected<size_t> build_depthwise(CudaBackend& b, const LayerReport& L, const Ten
   // [c][1][kh][kw] -> [kh][kw][c]: neighbouring threads (channels) read neighbouring weights.
   std::vector<float> hwc(w.data.size());
   for (int64_t ch = 0; ch < c; ++ch)
-    for (int64_t r = 0; r < kh * kw; ++r) hwc[static_cast<size_t>(r * c + ch)] = w.data[static_cast<size_t>(ch * kh * kw + r)];
+    for (int64_t r = 0; r < kh * kw; ++r)
+      hwc[static_cast<size_t>(r * c + ch)] = w.data[static_cast<size_t>(ch * kh * kw + r)];
   auto wdev = b.upload(hwc);
   if (!wdev) return wdev.status();
   auto bdev = b.upload(bias.data);
@@ -102,16 +103,19 @@ Expected<size_t> build_depthwise(CudaBackend& b, const LayerReport& L, const Ten
   auto y = b.new_output(tip);
   if (!y) return y.status();
   const auto I = [](int64_t v) { return static_cast<int>(v); };
-  const DwShape p{I(xs[0]), I(c), I(xs[2]), I(xs[3]), I(ys[2]), I(ys[3]), I(kh), I(kw), I(st[0]), I(st[1]),
-                  I(pad[0]), I(pad[1]), I(dil[0]), I(dil[1])};
+  const DwShape p{I(xs[0]), I(c),     I(xs[2]), I(xs[3]),  I(ys[2]),  I(ys[3]),  I(kh),
+                  I(kw),    I(st[0]), I(st[1]), I(pad[0]), I(pad[1]), I(dil[0]), I(dil[1])};
   const void* xp = x->ptr;
   const void* wp = *wdev;
   const void* bp = *bdev;
   void* yp = y->ptr;
   const Elem e = b.elem();
   const EwPostOp post = act.post;
-  b.add_step([=](cudaStream_t s) { return cuda_status(launch_depthwise_nhwc(e, xp, wp, bp, yp, p, post, s), "depthwise " + L.desc); },
-             std::string("rooflens:depthwise+bias") + post_name(post));
+  b.add_step(
+      [=](cudaStream_t s) {
+        return cuda_status(launch_depthwise_nhwc(e, xp, wp, bp, yp, p, post, s), "depthwise " + L.desc);
+      },
+      std::string("rooflens:depthwise+bias") + post_name(post));
   b.set_value(tip, *y);
   return next;
 }
@@ -124,7 +128,8 @@ std::vector<float> to_krsc(const Tensor& w) {
     for (int64_t c = 0; c < ci; ++c)
       for (int64_t r = 0; r < kh; ++r)
         for (int64_t s = 0; s < kw; ++s)
-          krsc[static_cast<size_t>(((o * kh + r) * kw + s) * ci + c)] = w.data[static_cast<size_t>(((o * ci + c) * kh + r) * kw + s)];
+          krsc[static_cast<size_t>(((o * kh + r) * kw + s) * ci + c)] =
+              w.data[static_cast<size_t>(((o * ci + c) * kh + r) * kw + s)];
   return krsc;
 }
 
@@ -144,40 +149,46 @@ Expected<std::shared_ptr<ConvDescs>> make_conv_descs(CudaBackend& b, const Shape
   ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateFilterDescriptor(&d->w), "descriptor"));
   ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateConvolutionDescriptor(&d->conv), "descriptor"));
   ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateActivationDescriptor(&d->act), "descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(
+      cudnn_status(cudnnSetTensor4dDescriptor(d->x, CUDNN_TENSOR_NHWC, dt, I(xs[0]), I(xs[1]), I(xs[2]), I(xs[3])),
+                   "input descriptor " + shape_str(xs)));
+  ROOFLENS_RETURN_IF_ERROR(
+      cudnn_status(cudnnSetTensor4dDescriptor(d->y, CUDNN_TENSOR_NHWC, dt, I(ys[0]), I(ys[1]), I(ys[2]), I(ys[3])),
+                   "output descriptor " + shape_str(ys)));
+  ROOFLENS_RETURN_IF_ERROR(
+      cudnn_status(cudnnSetTensor4dDescriptor(d->bias, CUDNN_TENSOR_NCHW, dt, 1, I(m), 1, 1), "bias descriptor"));
   ROOFLENS_RETURN_IF_ERROR(cudnn_status(
-      cudnnSetTensor4dDescriptor(d->x, CUDNN_TENSOR_NHWC, dt, I(xs[0]), I(xs[1]), I(xs[2]), I(xs[3])), "input descriptor " + shape_str(xs)));
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(
-      cudnnSetTensor4dDescriptor(d->y, CUDNN_TENSOR_NHWC, dt, I(ys[0]), I(ys[1]), I(ys[2]), I(ys[3])), "output descriptor " + shape_str(ys)));
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetTensor4dDescriptor(d->bias, CUDNN_TENSOR_NCHW, dt, 1, I(m), 1, 1), "bias descriptor"));
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetFilter4dDescriptor(d->w, dt, CUDNN_TENSOR_NHWC, I(m), I(ci), I(kh), I(kw)), "filter descriptor"));
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetConvolution2dDescriptor(d->conv, I(pad[0]), I(pad[1]), I(st[0]), I(st[1]), I(dil[0]),
-                                                                        I(dil[1]), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
-                                        "convolution descriptor"));
+      cudnnSetFilter4dDescriptor(d->w, dt, CUDNN_TENSOR_NHWC, I(m), I(ci), I(kh), I(kw)), "filter descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(
+      cudnn_status(cudnnSetConvolution2dDescriptor(d->conv, I(pad[0]), I(pad[1]), I(st[0]), I(st[1]), I(dil[0]),
+                                                   I(dil[1]), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+                   "convolution descriptor"));
   ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetConvolutionGroupCount(d->conv, I(group)), "group count"));
   const cudnnMathType_t math = b.elem() == Elem::kF16 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
   ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetConvolutionMathType(d->conv, math), "math type"));
   int on = 0, oc = 0, oh = 0, ow = 0;
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnGetConvolution2dForwardOutputDim(d->conv, d->x, d->w, &on, &oc, &oh, &ow), "output size"));
+  ROOFLENS_RETURN_IF_ERROR(
+      cudnn_status(cudnnGetConvolution2dForwardOutputDim(d->conv, d->x, d->w, &on, &oc, &oh, &ow), "output size"));
   if (on != ys[0] || oc != ys[1] || oh != ys[2] || ow != ys[3])
-    return Status::unsupported("cuDNN computes output " + std::to_string(on) + "x" + std::to_string(oc) + "x" + std::to_string(oh) + "x" +
-                               std::to_string(ow) + ", the graph says " + shape_str(ys));
+    return Status::unsupported("cuDNN computes output " + std::to_string(on) + "x" + std::to_string(oc) + "x" +
+                               std::to_string(oh) + "x" + std::to_string(ow) + ", the graph says " + shape_str(ys));
   return d;
 }
 
 // The fastest forward algorithm within the workspace, timed on this device (fp32: no
 // tensor-op math).
-Expected<cudnnConvolutionFwdAlgoPerf_t> fastest_algorithm(CudaBackend& b, const ConvDescs& d, const void* x, const void* w,
-                                                          void* y, const std::string& desc) {
+Expected<cudnnConvolutionFwdAlgoPerf_t> fastest_algorithm(CudaBackend& b, const ConvDescs& d, const void* x,
+                                                          const void* w, void* y, const std::string& desc) {
   cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   int found = 0;
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(
-      cudnnFindConvolutionForwardAlgorithmEx(b.cudnn(), d.x, x, d.w, w, d.conv, d.y, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found,
-                                             perf, b.workspace(), b.workspace_bytes()),
-      "algorithm search"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnFindConvolutionForwardAlgorithmEx(
+                                            b.cudnn(), d.x, x, d.w, w, d.conv, d.y, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                                            &found, perf, b.workspace(), b.workspace_bytes()),
+                                        "algorithm search"));
   for (int i = 0; i < found; ++i)
     if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= b.workspace_bytes() &&
-        (b.elem() == Elem::kF16 || (perf[i].mathType != CUDNN_TENSOR_OP_MATH &&
-                                    perf[i].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)))
+        (b.elem() == Elem::kF16 ||
+         (perf[i].mathType != CUDNN_TENSOR_OP_MATH && perf[i].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)))
       return perf[i];
   return Status::unsupported("cuDNN found no forward algorithm for " + desc + " within the workspace");
 }
@@ -319,15 +330,17 @@ Expected<size_t> build_conv(CudaBackend& b, const LayerReport& L) {
 
   // One call for conv + bias (+ residual) (+ ReLU): cuDNN fuses ReLU only, and IDENTITY
   // only with IMPLICIT_PRECOMP_GEMM. Other activations go with the bias into one pass.
-  const bool fusable = relu || (act.post.kind == EwPost::kNone && algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM);
+  const bool fusable =
+      relu || (act.post.kind == EwPost::kNone && algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM);
   if (fusable) {
-    ROOFLENS_RETURN_IF_ERROR(cudnn_status(
-        cudnnSetActivationDescriptor(d->act, relu ? CUDNN_ACTIVATION_RELU : CUDNN_ACTIVATION_IDENTITY, CUDNN_NOT_PROPAGATE_NAN, 0.0),
-        "activation descriptor"));
+    ROOFLENS_RETURN_IF_ERROR(
+        cudnn_status(cudnnSetActivationDescriptor(d->act, relu ? CUDNN_ACTIVATION_RELU : CUDNN_ACTIVATION_IDENTITY,
+                                                  CUDNN_NOT_PROPAGATE_NAN, 0.0),
+                     "activation descriptor"));
     Step fused = [=](cudaStream_t) {
       const float one = 1.f;
-      return cudnn_status(cudnnConvolutionBiasActivationForward(h, &one, d->x, xp, d->w, wp, d->conv, algo, ws, wsb, &alpha2,
-                                                                d->y, zp, d->bias, bp, d->act, d->y, yp),
+      return cudnn_status(cudnnConvolutionBiasActivationForward(h, &one, d->x, xp, d->w, wp, d->conv, algo, ws, wsb,
+                                                                &alpha2, d->y, zp, d->bias, bp, d->act, d->y, yp),
                           what);
     };
     // Tried once now: cuDNN refuses some configurations only when called. A refusal
@@ -346,7 +359,8 @@ Expected<size_t> build_conv(CudaBackend& b, const LayerReport& L) {
   b.add_step(
       [=](cudaStream_t) {
         const float one = 1.f, zero = 0.f;
-        return cudnn_status(cudnnConvolutionForward(h, &one, d->x, xp, d->w, wp, d->conv, algo, ws, wsb, &zero, d->y, yp), what);
+        return cudnn_status(
+            cudnnConvolutionForward(h, &one, d->x, xp, d->w, wp, d->conv, algo, ws, wsb, &zero, d->y, yp), what);
       },
       base);
   // Bias (+ residual) and the activation in one element-wise pass, in place.

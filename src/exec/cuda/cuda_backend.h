@@ -106,10 +106,10 @@ class CudaBackend final : public Backend {
   std::map<ValueId, DevValue> values_;
   std::map<std::pair<ValueId, bool>, DevValue> converted_;
   std::vector<LayerPlan> plans_;
-  std::vector<cudaEvent_t> events_;   // one before each layer and one after the last
-  std::vector<float> last_ms_;        // per layer, last timed run
+  std::vector<cudaEvent_t> events_;               // one before each layer and one after the last
+  std::vector<float> last_ms_;                    // per layer, last timed run
   std::vector<DevValue> input_f32_, output_f32_;  // host-facing fp32 row-major staging
-  std::vector<Step> input_steps_, output_steps_;   // conversions outside the timed runs
+  std::vector<Step> input_steps_, output_steps_;  // conversions outside the timed runs
   cudaGraph_t cuda_graph_ = nullptr;
   cudaGraphExec_t graph_exec_ = nullptr;
   bool prepared_ = false;
@@ -126,7 +126,6 @@ struct Activation {
 };
 Activation activation_after(const Graph& g, const LayerReport& L, size_t next, ValueId tip);
 const char* post_name(EwPostOp p);  // "+relu", "+clip", "+hardswish" or ""
-
 
 // Builds one fused layer (nodes.cpp). Conv layers: conv.cpp.
 Status build_fused_layer(CudaBackend& b, const LayerReport& layer);

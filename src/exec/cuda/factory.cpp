@@ -7,10 +7,12 @@ Expected<CudaDeviceInfo> cuda_device_info(int device) {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess)
-    return Status::unavailable(std::string("no CUDA device: ") + cudaGetErrorString(e) + " (" + cudaGetErrorName(e) + ")");
+    return Status::unavailable(std::string("no CUDA device: ") + cudaGetErrorString(e) + " (" + cudaGetErrorName(e) +
+                               ")");
   if (count == 0) return Status::unavailable("no CUDA device: the driver reports none");
   if (device < 0 || device >= count)
-    return Status::invalid("CUDA device " + std::to_string(device) + " does not exist (" + std::to_string(count) + " found)");
+    return Status::invalid("CUDA device " + std::to_string(device) + " does not exist (" + std::to_string(count) +
+                           " found)");
   cudaDeviceProp p{};
   ROOFLENS_RETURN_IF_ERROR(cuda::cuda_status(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties"));
   CudaDeviceInfo info;

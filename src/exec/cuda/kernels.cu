@@ -59,8 +59,10 @@ struct Strides {
 
 // Contiguous operands of one shape: the flat index is the element index of all of them.
 template <typename Ti, typename To, typename I>
-__global__ void ew_flat(EwOp op, float alpha, float beta, EwPostOp post, const Ti* a, const Ti* b, const Ti* c, To* y, I n) {
-  for (I i = blockIdx.x * static_cast<I>(blockDim.x) + threadIdx.x; i < n; i += static_cast<I>(gridDim.x) * blockDim.x) {
+__global__ void ew_flat(EwOp op, float alpha, float beta, EwPostOp post, const Ti* a, const Ti* b, const Ti* c, To* y,
+                        I n) {
+  for (I i = blockIdx.x * static_cast<I>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<I>(gridDim.x) * blockDim.x) {
     const float bv = b ? load(b, i) : 0.f;
     const float cv = c ? load(c, i) : 0.f;
     store(y, i, post_op(post, apply(op, load(a, i), bv, cv, alpha, beta)));
@@ -68,9 +70,10 @@ __global__ void ew_flat(EwOp op, float alpha, float beta, EwPostOp post, const T
 }
 
 template <typename Ti, typename To, typename I>
-__global__ void ew_strided(EwOp op, float alpha, float beta, EwPostOp post, const Ti* a, const Ti* b, const Ti* c, To* y,
-                           Strides<I> s, I n) {
-  for (I i = blockIdx.x * static_cast<I>(blockDim.x) + threadIdx.x; i < n; i += static_cast<I>(gridDim.x) * blockDim.x) {
+__global__ void ew_strided(EwOp op, float alpha, float beta, EwPostOp post, const Ti* a, const Ti* b, const Ti* c,
+                           To* y, Strides<I> s, I n) {
+  for (I i = blockIdx.x * static_cast<I>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<I>(gridDim.x) * blockDim.x) {
     I r = i;
     const I i3 = r % s.dims[3];
     r /= s.dims[3];
@@ -118,15 +121,18 @@ Strides<I> narrow(const EwShape& s) {
 }
 
 template <typename Ti, typename To, typename I>
-void launch_indexed(EwOp op, float alpha, float beta, EwPostOp post, const void* a, const void* b, const void* c, void* y,
-                    const EwShape& s, int64_t n, bool flat, cudaStream_t stream) {
+void launch_indexed(EwOp op, float alpha, float beta, EwPostOp post, const void* a, const void* b, const void* c,
+                    void* y, const EwShape& s, int64_t n, bool flat, cudaStream_t stream) {
   const int blocks = grid_for(n);
   const auto* at = static_cast<const Ti*>(a);
   const auto* bt = static_cast<const Ti*>(b);
   const auto* ct = static_cast<const Ti*>(c);
   auto* yt = static_cast<To*>(y);
-  if (flat) ew_flat<Ti, To, I><<<blocks, kThreads, 0, stream>>>(op, alpha, beta, post, at, bt, ct, yt, static_cast<I>(n));
-  else ew_strided<Ti, To, I><<<blocks, kThreads, 0, stream>>>(op, alpha, beta, post, at, bt, ct, yt, narrow<I>(s), static_cast<I>(n));
+  if (flat)
+    ew_flat<Ti, To, I><<<blocks, kThreads, 0, stream>>>(op, alpha, beta, post, at, bt, ct, yt, static_cast<I>(n));
+  else
+    ew_strided<Ti, To, I>
+        <<<blocks, kThreads, 0, stream>>>(op, alpha, beta, post, at, bt, ct, yt, narrow<I>(s), static_cast<I>(n));
 }
 
 // fp16, 8 channels per thread with 16-byte accesses: out and a dense; b and c each dense
@@ -141,7 +147,8 @@ template <typename I>
 __global__ void ew_h8(EwOp op, float alpha, float beta, EwPostOp post, const __half* __restrict__ a,
                       const __half* __restrict__ b, const __half* __restrict__ c, __half* __restrict__ y, I n8, I c8,
                       I inner8, I sb0, I sc0, bool b_dense, bool c_dense) {
-  for (I i = blockIdx.x * static_cast<I>(blockDim.x) + threadIdx.x; i < n8; i += static_cast<I>(gridDim.x) * blockDim.x) {
+  for (I i = blockIdx.x * static_cast<I>(blockDim.x) + threadIdx.x; i < n8;
+       i += static_cast<I>(gridDim.x) * blockDim.x) {
     const I cg = i % c8, outer = i / inner8;
     H8 av, bv, cv, yv;
     av.u = reinterpret_cast<const uint4*>(a)[i];
@@ -167,24 +174,26 @@ bool h8_operand(const EwShape& s, const int64_t* st, bool* dense) {
 
 bool try_h8(EwOp op, float alpha, float beta, EwPostOp post, const void* a, const void* b, const void* c, void* y,
             const EwShape& s, int64_t n, cudaStream_t stream) {
-  if (s.out_offset != 0 || s.dims[3] % 8 != 0 || !dense_rowmajor(s.dims, s.out_strides) || !dense_rowmajor(s.dims, s.a_strides))
+  if (s.out_offset != 0 || s.dims[3] % 8 != 0 || !dense_rowmajor(s.dims, s.out_strides) ||
+      !dense_rowmajor(s.dims, s.a_strides))
     return false;
   bool b_dense = false, c_dense = false;
   if (b && !h8_operand(s, s.b_strides, &b_dense)) return false;
   if (c && !h8_operand(s, s.c_strides, &c_dense)) return false;
   if (n >= (int64_t{1} << 31) - (int64_t{1} << 29)) return false;
   const int64_t n8 = n / 8, c8 = s.dims[3] / 8, inner8 = s.dims[1] * s.dims[2] * c8;
-  ew_h8<int32_t><<<grid_for(n8), kThreads, 0, stream>>>(op, alpha, beta, post, static_cast<const __half*>(a), static_cast<const __half*>(b),
-                                             static_cast<const __half*>(c), static_cast<__half*>(y), static_cast<int32_t>(n8),
-                                             static_cast<int32_t>(c8), static_cast<int32_t>(inner8),
-                                             static_cast<int32_t>(s.b_strides[0]), static_cast<int32_t>(s.c_strides[0]), b_dense,
-                                             c_dense);
+  ew_h8<int32_t><<<grid_for(n8), kThreads, 0, stream>>>(op, alpha, beta, post, static_cast<const __half*>(a),
+                                                        static_cast<const __half*>(b), static_cast<const __half*>(c),
+                                                        static_cast<__half*>(y), static_cast<int32_t>(n8),
+                                                        static_cast<int32_t>(c8), static_cast<int32_t>(inner8),
+                                                        static_cast<int32_t>(s.b_strides[0]),
+                                                        static_cast<int32_t>(s.c_strides[0]), b_dense, c_dense);
   return true;
 }
 
 template <typename Ti, typename To>
-cudaError_t launch_typed(EwOp op, float alpha, float beta, EwPostOp post, const void* a, const void* b, const void* c, void* y,
-                         const EwShape& s, cudaStream_t stream) {
+cudaError_t launch_typed(EwOp op, float alpha, float beta, EwPostOp post, const void* a, const void* b, const void* c,
+                         void* y, const EwShape& s, cudaStream_t stream) {
   const int64_t n = s.dims[0] * s.dims[1] * s.dims[2] * s.dims[3];
   if (n == 0) return cudaSuccess;
   const bool flat = s.out_offset == 0 && dense_rowmajor(s.dims, s.out_strides) && dense_rowmajor(s.dims, s.a_strides) &&
@@ -236,9 +245,10 @@ __global__ void maxpool_nhwc(const T* x, T* y, PoolShape p, int64_t total) {
 }
 
 template <typename T, typename I>
-__global__ void depthwise_nhwc(const T* __restrict__ x, const T* __restrict__ wt, const T* __restrict__ bias, T* __restrict__ y,
-                               DwShape p, EwPostOp post, I total) {
-  for (I i = blockIdx.x * static_cast<I>(blockDim.x) + threadIdx.x; i < total; i += static_cast<I>(gridDim.x) * blockDim.x) {
+__global__ void depthwise_nhwc(const T* __restrict__ x, const T* __restrict__ wt, const T* __restrict__ bias,
+                               T* __restrict__ y, DwShape p, EwPostOp post, I total) {
+  for (I i = blockIdx.x * static_cast<I>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<I>(gridDim.x) * blockDim.x) {
     I r = i;
     const int c = static_cast<int>(r % p.c);
     r /= p.c;
@@ -265,10 +275,12 @@ __global__ void depthwise_nhwc(const T* __restrict__ x, const T* __restrict__ wt
 
 // Depthwise fp16, 8 channels per thread (C % 8 == 0): 16-byte loads of input and weights.
 template <typename I>
-__global__ void depthwise_nhwc_h8(const __half* __restrict__ x, const __half* __restrict__ wt, const __half* __restrict__ bias,
-                                  __half* __restrict__ y, DwShape p, EwPostOp post, I total8) {
+__global__ void depthwise_nhwc_h8(const __half* __restrict__ x, const __half* __restrict__ wt,
+                                  const __half* __restrict__ bias, __half* __restrict__ y, DwShape p, EwPostOp post,
+                                  I total8) {
   const int c8 = p.c / 8;
-  for (I i = blockIdx.x * static_cast<I>(blockDim.x) + threadIdx.x; i < total8; i += static_cast<I>(gridDim.x) * blockDim.x) {
+  for (I i = blockIdx.x * static_cast<I>(blockDim.x) + threadIdx.x; i < total8;
+       i += static_cast<I>(gridDim.x) * blockDim.x) {
     I r = i;
     const int cg = static_cast<int>(r % c8);
     r /= c8;
@@ -325,16 +337,20 @@ cudaError_t launch_depthwise_nhwc(Elem e, const void* x, const void* wt, const v
     const auto* wtt = static_cast<const T*>(wt);
     const auto* bt = static_cast<const T*>(bias);
     auto* yt = static_cast<T*>(y);
-    if (narrow_index) depthwise_nhwc<T, int32_t><<<grid_for(total), kThreads, 0, stream>>>(xt, wtt, bt, yt, p, post, static_cast<int32_t>(total));
-    else depthwise_nhwc<T, int64_t><<<grid_for(total), kThreads, 0, stream>>>(xt, wtt, bt, yt, p, post, total);
+    if (narrow_index)
+      depthwise_nhwc<T, int32_t>
+          <<<grid_for(total), kThreads, 0, stream>>>(xt, wtt, bt, yt, p, post, static_cast<int32_t>(total));
+    else
+      depthwise_nhwc<T, int64_t><<<grid_for(total), kThreads, 0, stream>>>(xt, wtt, bt, yt, p, post, total);
   };
   if (e == Elem::kF32) {
     launch(float{});
   } else if (p.c % 8 == 0 && narrow_index) {
     // fp16 with 8 channels per thread and 16-byte accesses.
-    depthwise_nhwc_h8<int32_t><<<grid_for(total / 8), kThreads, 0, stream>>>(
-        static_cast<const __half*>(x), static_cast<const __half*>(wt), static_cast<const __half*>(bias), static_cast<__half*>(y), p,
-        post, static_cast<int32_t>(total / 8));
+    depthwise_nhwc_h8<int32_t>
+        <<<grid_for(total / 8), kThreads, 0, stream>>>(static_cast<const __half*>(x), static_cast<const __half*>(wt),
+                                                       static_cast<const __half*>(bias), static_cast<__half*>(y), p,
+                                                       post, static_cast<int32_t>(total / 8));
   } else {
     launch(__half{});
   }
@@ -345,16 +361,23 @@ cudaError_t launch_maxpool_nhwc(Elem e, const void* x, void* y, const PoolShape&
   const int64_t total = static_cast<int64_t>(p.n) * p.oh * p.ow * p.c;
   if (total == 0) return cudaSuccess;
   const int blocks = grid_for(total);
-  if (e == Elem::kF32) maxpool_nhwc<float><<<blocks, kThreads, 0, stream>>>(static_cast<const float*>(x), static_cast<float*>(y), p, total);
-  else maxpool_nhwc<__half><<<blocks, kThreads, 0, stream>>>(static_cast<const __half*>(x), static_cast<__half*>(y), p, total);
+  if (e == Elem::kF32)
+    maxpool_nhwc<float>
+        <<<blocks, kThreads, 0, stream>>>(static_cast<const float*>(x), static_cast<float*>(y), p, total);
+  else
+    maxpool_nhwc<__half>
+        <<<blocks, kThreads, 0, stream>>>(static_cast<const __half*>(x), static_cast<__half*>(y), p, total);
   return cudaGetLastError();
 }
 
 cudaError_t launch_elementwise(EwOp op, float alpha, float beta, Elem in, Elem out, const void* a, const void* b,
                                void* y, const EwShape& s, cudaStream_t stream, EwPostOp post, const void* c) {
-  if (in == Elem::kF32 && out == Elem::kF32) return launch_typed<float, float>(op, alpha, beta, post, a, b, c, y, s, stream);
-  if (in == Elem::kF32 && out == Elem::kF16) return launch_typed<float, __half>(op, alpha, beta, post, a, b, c, y, s, stream);
-  if (in == Elem::kF16 && out == Elem::kF32) return launch_typed<__half, float>(op, alpha, beta, post, a, b, c, y, s, stream);
+  if (in == Elem::kF32 && out == Elem::kF32)
+    return launch_typed<float, float>(op, alpha, beta, post, a, b, c, y, s, stream);
+  if (in == Elem::kF32 && out == Elem::kF16)
+    return launch_typed<float, __half>(op, alpha, beta, post, a, b, c, y, s, stream);
+  if (in == Elem::kF16 && out == Elem::kF32)
+    return launch_typed<__half, float>(op, alpha, beta, post, a, b, c, y, s, stream);
   if (try_h8(op, alpha, beta, post, a, b, c, y, s, s.dims[0] * s.dims[1] * s.dims[2] * s.dims[3], stream))
     return cudaGetLastError();
   return launch_typed<__half, __half>(op, alpha, beta, post, a, b, c, y, s, stream);
@@ -362,8 +385,10 @@ cudaError_t launch_elementwise(EwOp op, float alpha, float beta, Elem in, Elem o
 
 cudaError_t launch_fill_nan(Elem e, void* y, int64_t n, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
-  if (e == Elem::kF32) fill_nan<float><<<grid_for(n), kThreads, 0, stream>>>(static_cast<float*>(y), n);
-  else fill_nan<__half><<<grid_for(n), kThreads, 0, stream>>>(static_cast<__half*>(y), n);
+  if (e == Elem::kF32)
+    fill_nan<float><<<grid_for(n), kThreads, 0, stream>>>(static_cast<float*>(y), n);
+  else
+    fill_nan<__half><<<grid_for(n), kThreads, 0, stream>>>(static_cast<__half*>(y), n);
   return cudaGetLastError();
 }
 

@@ -3,8 +3,8 @@
 // concatenation. Plain C++ interface so backend code needs no nvcc.
 #pragma once
 
-#include <cstdint>
 #include <cuda_runtime.h>
+#include <cstdint>
 
 namespace rooflens::cuda {
 
@@ -52,9 +52,9 @@ struct EwShape {
 // Launches y = post(op(a[, b[, c]])) over `shape` on `stream`. a, b and c share `in`; y is
 // `out`. Index arithmetic is 32-bit whenever every offset fits. Returns the launch error
 // (cudaSuccess when queued).
-cudaError_t launch_elementwise(EwOp op, float alpha, float beta, Elem in, Elem out, const void* a,
-                               const void* b, void* y, const EwShape& shape, cudaStream_t stream,
-                               EwPostOp post = {}, const void* c = nullptr);
+cudaError_t launch_elementwise(EwOp op, float alpha, float beta, Elem in, Elem out, const void* a, const void* b,
+                               void* y, const EwShape& shape, cudaStream_t stream, EwPostOp post = {},
+                               const void* c = nullptr);
 
 // Max pooling of an NHWC tensor with any padding (asymmetric, or the extra row/column of
 // ceil_mode): the output size is the caller's; window positions start at -pad.

@@ -25,7 +25,10 @@ Status unary(CudaBackend& b, const Node& n, EwOp op, float alpha = 0, float beta
 }
 
 Status binary(CudaBackend& b, const Node& n) {
-  const EwOp op = n.kind == OpKind::kAdd ? EwOp::kAdd : n.kind == OpKind::kSub ? EwOp::kSub : n.kind == OpKind::kMul ? EwOp::kMul : EwOp::kDiv;
+  const EwOp op = n.kind == OpKind::kAdd   ? EwOp::kAdd
+                  : n.kind == OpKind::kSub ? EwOp::kSub
+                  : n.kind == OpKind::kMul ? EwOp::kMul
+                                           : EwOp::kDiv;
   auto x = b.value(n.inputs[0]);
   if (!x) return x.status();
   auto z = b.value(n.inputs[1]);
@@ -81,11 +84,13 @@ Status pooling(CudaBackend& b, const Node& n, bool max, bool global, ValueId out
       auto y = b.new_output(out_v);
       if (!y) return y.status();
       const auto I = [](int64_t v) { return static_cast<int>(v); };
-      const PoolShape p{I(xs[0]), I(xs[1]), I(xs[2]), I(xs[3]), I(ys[2]), I(ys[3]), I(k[0]), I(k[1]), I(st[0]), I(st[1]), I(pad[0]), I(pad[1])};
+      const PoolShape p{I(xs[0]), I(xs[1]), I(xs[2]), I(xs[3]), I(ys[2]),  I(ys[3]),
+                        I(k[0]),  I(k[1]),  I(st[0]), I(st[1]), I(pad[0]), I(pad[1])};
       const void* xp = x->ptr;
       void* yp = y->ptr;
       const Elem e = x->elem;
-      b.add_step([=](cudaStream_t s) { return cuda_status(launch_maxpool_nhwc(e, xp, yp, p, s), "MaxPool"); }, "ew:maxpool");
+      b.add_step([=](cudaStream_t s) { return cuda_status(launch_maxpool_nhwc(e, xp, yp, p, s), "MaxPool"); },
+                 "ew:maxpool");
       b.set_value(out_v, *y);
       return Status::ok();
     }
@@ -100,19 +105,22 @@ Status pooling(CudaBackend& b, const Node& n, bool max, bool global, ValueId out
   ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateTensorDescriptor(&d->x), "descriptor"));
   ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateTensorDescriptor(&d->y), "descriptor"));
   ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreatePoolingDescriptor(&d->pool), "descriptor"));
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetTensor4dDescriptor(d->x, CUDNN_TENSOR_NHWC, dt, I(xs[0]), I(xs[1]), I(xs[2]), I(xs[3])), "pool input"));
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetTensor4dDescriptor(d->y, CUDNN_TENSOR_NHWC, dt, I(ys[0]), I(ys[1]), I(ys[2]), I(ys[3])), "pool output"));
-  const cudnnPoolingMode_t mode = max ? CUDNN_POOLING_MAX
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(
+      cudnnSetTensor4dDescriptor(d->x, CUDNN_TENSOR_NHWC, dt, I(xs[0]), I(xs[1]), I(xs[2]), I(xs[3])), "pool input"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(
+      cudnnSetTensor4dDescriptor(d->y, CUDNN_TENSOR_NHWC, dt, I(ys[0]), I(ys[1]), I(ys[2]), I(ys[3])), "pool output"));
+  const cudnnPoolingMode_t mode = max           ? CUDNN_POOLING_MAX
                                   : include_pad ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
                                                 : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(
-      cudnnSetPooling2dDescriptor(d->pool, mode, CUDNN_NOT_PROPAGATE_NAN, I(k[0]), I(k[1]), I(pad[0]), I(pad[1]), I(st[0]), I(st[1])),
-      "pooling descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetPooling2dDescriptor(d->pool, mode, CUDNN_NOT_PROPAGATE_NAN, I(k[0]),
+                                                                    I(k[1]), I(pad[0]), I(pad[1]), I(st[0]), I(st[1])),
+                                        "pooling descriptor"));
   int on = 0, oc = 0, oh = 0, ow = 0;
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnGetPooling2dForwardOutputDim(d->pool, d->x, &on, &oc, &oh, &ow), "pool output size"));
+  ROOFLENS_RETURN_IF_ERROR(
+      cudnn_status(cudnnGetPooling2dForwardOutputDim(d->pool, d->x, &on, &oc, &oh, &ow), "pool output size"));
   if (oh != ys[2] || ow != ys[3])
-    return Status::unsupported("cuDNN pooling gives " + std::to_string(oh) + "x" + std::to_string(ow) + ", the graph says " +
-                               shape_str(ys) + " (ceil_mode is not expressible in cuDNN)");
+    return Status::unsupported("cuDNN pooling gives " + std::to_string(oh) + "x" + std::to_string(ow) +
+                               ", the graph says " + shape_str(ys) + " (ceil_mode is not expressible in cuDNN)");
   cudnnHandle_t h = b.cudnn();
   const void* xp = x->ptr;
   void* yp = y->ptr;
@@ -159,7 +167,8 @@ Status batchnorm(CudaBackend& b, const Node& n, EwPostOp post = {}, ValueId post
   const ValueId out = post_out != kNoValue ? post_out : n.outputs[0];
   auto y = b.new_output(out);
   if (!y) return y.status();
-  ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kMulAdd, 0, 0, *x, &sv, *y, std::string("ew:bn") + post_name(post), post, &tv));
+  ROOFLENS_RETURN_IF_ERROR(
+      b.add_elementwise(EwOp::kMulAdd, 0, 0, *x, &sv, *y, std::string("ew:bn") + post_name(post), post, &tv));
   b.set_value(out, *y);
   return Status::ok();
 }
@@ -168,7 +177,8 @@ Status softmax(CudaBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& xs = shape_of(g, n.inputs[0]);
   const int64_t axis = std::get<AxisDesc>(n.desc).axis;  // normalised
-  if (xs.size() != 2 || axis != 1) return Status::unsupported("Softmax runs on the CUDA backend over the last axis of a 2-D tensor only");
+  if (xs.size() != 2 || axis != 1)
+    return Status::unsupported("Softmax runs on the CUDA backend over the last axis of a 2-D tensor only");
   auto x = b.value(n.inputs[0]);
   if (!x) return x.status();
   auto y = b.new_output(n.outputs[0]);
@@ -176,16 +186,18 @@ Status softmax(CudaBackend& b, const Node& n) {
   cudnnTensorDescriptor_t raw = nullptr;
   ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateTensorDescriptor(&raw), "descriptor"));
   std::shared_ptr<cudnnTensorStruct> d(raw, [](cudnnTensorDescriptor_t p) { cudnnDestroyTensorDescriptor(p); });
-  ROOFLENS_RETURN_IF_ERROR(cudnn_status(
-      cudnnSetTensor4dDescriptor(raw, CUDNN_TENSOR_NCHW, b.cudnn_type(), static_cast<int>(xs[0]), static_cast<int>(xs[1]), 1, 1),
-      "softmax descriptor"));
+  ROOFLENS_RETURN_IF_ERROR(
+      cudnn_status(cudnnSetTensor4dDescriptor(raw, CUDNN_TENSOR_NCHW, b.cudnn_type(), static_cast<int>(xs[0]),
+                                              static_cast<int>(xs[1]), 1, 1),
+                   "softmax descriptor"));
   cudnnHandle_t h = b.cudnn();
   const void* xp = x->ptr;
   void* yp = y->ptr;
   b.add_step(
       [=](cudaStream_t) {
         const float one = 1.f, zero = 0.f;
-        return cudnn_status(cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &one, d.get(), xp, &zero, d.get(), yp),
+        return cudnn_status(cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &one, d.get(),
+                                                xp, &zero, d.get(), yp),
                             "Softmax");
       },
       "cudnn:softmax");
@@ -221,9 +233,11 @@ Status concat(CudaBackend& b, const Node& n) {
     const void* ap = a->ptr;
     void* yp = y->ptr;
     const Elem e = a->elem;
-    b.add_step([=](cudaStream_t st) {
-      return cuda_status(launch_elementwise(EwOp::kCopy, 0, 0, e, e, ap, nullptr, yp, s, st), "Concat");
-    }, "ew:concat");
+    b.add_step(
+        [=](cudaStream_t st) {
+          return cuda_status(launch_elementwise(EwOp::kCopy, 0, 0, e, e, ap, nullptr, yp, s, st), "Concat");
+        },
+        "ew:concat");
   }
   if (offset != lo.dims[axis4]) return Status::internal("Concat inputs do not add up to the output along the axis");
   b.set_value(n.outputs[0], *y);
@@ -265,10 +279,12 @@ Status pad(CudaBackend& b, const Node& n) {
   const void* xp = x->ptr;
   void* yp = y->ptr;
   const Elem e = x->elem;
-  b.add_step([=](cudaStream_t st) {
-    ROOFLENS_RETURN_IF_ERROR(cuda_status(cudaMemsetAsync(yp, 0, bytes, st), "Pad"));
-    return cuda_status(launch_elementwise(EwOp::kCopy, 0, 0, e, e, xp, nullptr, yp, s, st), "Pad");
-  }, "ew:pad");
+  b.add_step(
+      [=](cudaStream_t st) {
+        ROOFLENS_RETURN_IF_ERROR(cuda_status(cudaMemsetAsync(yp, 0, bytes, st), "Pad"));
+        return cuda_status(launch_elementwise(EwOp::kCopy, 0, 0, e, e, xp, nullptr, yp, s, st), "Pad");
+      },
+      "ew:pad");
   b.set_value(n.outputs[0], *y);
   return Status::ok();
 }
@@ -281,7 +297,8 @@ Status gemm(CudaBackend& b, const Node& n) {
   if (as.size() != 2) return Status::unsupported(n.op_type + " on a rank-" + std::to_string(as.size()) + " input");
   const auto& gd = std::get<GemmDesc>(n.desc);  // MatMul: no transposes, alpha 1
   if (gd.trans_a) return Status::unsupported("Gemm with transA=1");
-  if (!g.value(n.inputs[1]).is_stored && !g.value(n.inputs[1]).reals) return Status::unsupported(n.op_type + " with weights computed at run time");
+  if (!g.value(n.inputs[1]).is_stored && !g.value(n.inputs[1]).reals)
+    return Status::unsupported(n.op_type + " with weights computed at run time");
   const bool trans_b = gd.trans_b;
   const float alpha = static_cast<float>(gd.alpha);
   const float beta = is_gemm ? static_cast<float>(gd.beta) : 0.f;
@@ -329,7 +346,8 @@ Status lower_node(CudaBackend& b, NodeId id) {
   const Node& n = g.node(id);
   switch (n.kind) {
     case OpKind::kRelu: return unary(b, n, EwOp::kRelu);
-    case OpKind::kLeakyRelu: return unary(b, n, EwOp::kLeakyRelu, static_cast<float>(std::get<ActivationDesc>(n.desc).alpha));
+    case OpKind::kLeakyRelu:
+      return unary(b, n, EwOp::kLeakyRelu, static_cast<float>(std::get<ActivationDesc>(n.desc).alpha));
     case OpKind::kSigmoid: return unary(b, n, EwOp::kSigmoid);
     case OpKind::kTanh: return unary(b, n, EwOp::kTanh);
     case OpKind::kHardSwish: return unary(b, n, EwOp::kHardSwish);
@@ -342,18 +360,27 @@ Status lower_node(CudaBackend& b, NodeId id) {
       const auto [lo, hi] = clip_bounds(n);
       return unary(b, n, EwOp::kClip, lo, hi);
     }
-    case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul: case OpKind::kDiv: return binary(b, n);
-    case OpKind::kMaxPool: case OpKind::kAveragePool: return pooling(b, n, n.kind == OpKind::kMaxPool, false, n.outputs[0]);
-    case OpKind::kGlobalAveragePool: case OpKind::kGlobalMaxPool:
-      return pooling(b, n, n.kind == OpKind::kGlobalMaxPool, true, n.outputs[0]);
+    case OpKind::kAdd:
+    case OpKind::kSub:
+    case OpKind::kMul:
+    case OpKind::kDiv: return binary(b, n);
+    case OpKind::kMaxPool:
+    case OpKind::kAveragePool: return pooling(b, n, n.kind == OpKind::kMaxPool, false, n.outputs[0]);
+    case OpKind::kGlobalAveragePool:
+    case OpKind::kGlobalMaxPool: return pooling(b, n, n.kind == OpKind::kGlobalMaxPool, true, n.outputs[0]);
     case OpKind::kReduceMean: return reduce_mean(b, n);
     case OpKind::kBatchNormalization: return batchnorm(b, n);
     case OpKind::kSoftmax: return softmax(b, n);
     case OpKind::kConcat: return concat(b, n);
     case OpKind::kPad: return pad(b, n);
-    case OpKind::kGemm: case OpKind::kMatMul: return gemm(b, n);
-    case OpKind::kFlatten: case OpKind::kReshape: case OpKind::kSqueeze: case OpKind::kUnsqueeze:
-    case OpKind::kIdentity: case OpKind::kDropout: {
+    case OpKind::kGemm:
+    case OpKind::kMatMul: return gemm(b, n);
+    case OpKind::kFlatten:
+    case OpKind::kReshape:
+    case OpKind::kSqueeze:
+    case OpKind::kUnsqueeze:
+    case OpKind::kIdentity:
+    case OpKind::kDropout: {
       auto v = b.value(n.outputs[0]);  // resolves the view (a copy only when the layout demands it)
       return v ? Status::ok() : v.status();
     }
@@ -385,45 +412,53 @@ std::string parameter_refusal(const Graph& g, const Node& n) {
       const auto& w = std::get<WindowDesc>(n.desc);
       const bool depthwise = w.groups > 1 && w.groups == xs[1] && ys[1] == w.groups && ws[1] == 1;
       if (!depthwise && !w.pads_symmetric())
-        return fmt::format("asymmetric padding (pads {},{},{},{}) cannot be expressed in cuDNN's convolution descriptor",
-                           w.pads[0], w.pads[1], w.pads[2], w.pads[3]);
+        return fmt::format(
+            "asymmetric padding (pads {},{},{},{}) cannot be expressed in cuDNN's convolution descriptor", w.pads[0],
+            w.pads[1], w.pads[2], w.pads[3]);
       return {};
     }
-    case OpKind::kMaxPool: case OpKind::kAveragePool: {
+    case OpKind::kMaxPool:
+    case OpKind::kAveragePool: {
       const Shape xs = shape(0);
       if (xs.size() != 4) return "only 2-D pooling runs on the CUDA backend";
       const auto& w = std::get<WindowDesc>(n.desc);
       if (w.auto_pad == AutoPad::kSameUpper || w.auto_pad == AutoPad::kSameLower)
-        return std::string("pooling with auto_pad ") + (w.auto_pad == AutoPad::kSameUpper ? "SAME_UPPER" : "SAME_LOWER");
+        return std::string("pooling with auto_pad ") +
+               (w.auto_pad == AutoPad::kSameUpper ? "SAME_UPPER" : "SAME_LOWER");
       if (w.dilated()) return "dilated pooling";
       const auto floor_out = [&](size_t d) { return (xs[2 + d] + 2 * w.pads[d] - w.kernel[d]) / w.strides[d] + 1; };
       if (n.kind == OpKind::kAveragePool && (!w.pads_symmetric() || floor_out(0) != ys[2] || floor_out(1) != ys[3]))
         return "average pooling with asymmetric pads or ceil_mode";
       return {};
     }
-    case OpKind::kGlobalAveragePool: case OpKind::kGlobalMaxPool:
-      return shape(0).size() != 4 ? "only 2-D pooling runs on the CUDA backend" : "";
+    case OpKind::kGlobalAveragePool:
+    case OpKind::kGlobalMaxPool: return shape(0).size() != 4 ? "only 2-D pooling runs on the CUDA backend" : "";
     case OpKind::kReduceMean:
       return shape(0).size() != 4 || std::get<ReduceDesc>(n.desc).axes != std::vector<int64_t>{2, 3}
-                 ? "ReduceMean runs on the CUDA backend only over the spatial axes of a 4-D tensor" : "";
+                 ? "ReduceMean runs on the CUDA backend only over the spatial axes of a 4-D tensor"
+                 : "";
     case OpKind::kSoftmax:
       return shape(0).size() != 2 || std::get<AxisDesc>(n.desc).axis != 1
-                 ? "Softmax runs on the CUDA backend over the last axis of a 2-D tensor only" : "";
+                 ? "Softmax runs on the CUDA backend over the last axis of a 2-D tensor only"
+                 : "";
     case OpKind::kPad: {
       const auto& d = std::get<PadDesc>(n.desc);
       static const char* kModes[] = {"constant", "reflect", "edge", "wrap"};
       if (d.mode != PadMode::kConstant)
-        return std::string("Pad mode '") + kModes[static_cast<int>(d.mode)] + "' (the CUDA backend pads with zeros only)";
+        return std::string("Pad mode '") + kModes[static_cast<int>(d.mode)] +
+               "' (the CUDA backend pads with zeros only)";
       if (n.inputs.size() > 3 && n.inputs[3] != kNoValue) return "Pad with axes";
       if (d.value != 0.0) return "Pad with the non-zero constant " + std::to_string(d.value);
       for (int64_t p : d.pads)
         if (p < 0) return "Pad with negative amounts (cropping)";
       return {};
     }
-    case OpKind::kGemm: case OpKind::kMatMul: {
+    case OpKind::kGemm:
+    case OpKind::kMatMul: {
       if (shape(0).size() != 2) return n.op_type + " on a rank-" + std::to_string(shape(0).size()) + " input";
       if (std::get<GemmDesc>(n.desc).trans_a) return "Gemm with transA=1";
-      if (!g.value(n.inputs[1]).is_stored && !g.value(n.inputs[1]).reals) return n.op_type + " with weights computed at run time";
+      if (!g.value(n.inputs[1]).is_stored && !g.value(n.inputs[1]).reals)
+        return n.op_type + " with weights computed at run time";
       return {};
     }
     default: return {};
@@ -435,16 +470,40 @@ std::string parameter_refusal(const Graph& g, const Node& n) {
 bool node_supported(const Graph& g, NodeId id, std::string* reason) {
   const Node& n = g.node(id);
   switch (n.kind) {
-    case OpKind::kConv: case OpKind::kRelu: case OpKind::kLeakyRelu: case OpKind::kSigmoid: case OpKind::kTanh:
-    case OpKind::kHardSwish: case OpKind::kSqrt: case OpKind::kNeg: case OpKind::kHardSigmoid: case OpKind::kClip:
-    case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul: case OpKind::kDiv: case OpKind::kMaxPool:
-    case OpKind::kAveragePool: case OpKind::kGlobalAveragePool: case OpKind::kGlobalMaxPool: case OpKind::kReduceMean:
-    case OpKind::kBatchNormalization: case OpKind::kSoftmax: case OpKind::kConcat: case OpKind::kGemm: case OpKind::kMatMul:
-    case OpKind::kFlatten: case OpKind::kReshape: case OpKind::kSqueeze: case OpKind::kUnsqueeze: case OpKind::kIdentity:
-    case OpKind::kDropout: case OpKind::kPad:
-      break;
+    case OpKind::kConv:
+    case OpKind::kRelu:
+    case OpKind::kLeakyRelu:
+    case OpKind::kSigmoid:
+    case OpKind::kTanh:
+    case OpKind::kHardSwish:
+    case OpKind::kSqrt:
+    case OpKind::kNeg:
+    case OpKind::kHardSigmoid:
+    case OpKind::kClip:
+    case OpKind::kAdd:
+    case OpKind::kSub:
+    case OpKind::kMul:
+    case OpKind::kDiv:
+    case OpKind::kMaxPool:
+    case OpKind::kAveragePool:
+    case OpKind::kGlobalAveragePool:
+    case OpKind::kGlobalMaxPool:
+    case OpKind::kReduceMean:
+    case OpKind::kBatchNormalization:
+    case OpKind::kSoftmax:
+    case OpKind::kConcat:
+    case OpKind::kGemm:
+    case OpKind::kMatMul:
+    case OpKind::kFlatten:
+    case OpKind::kReshape:
+    case OpKind::kSqueeze:
+    case OpKind::kUnsqueeze:
+    case OpKind::kIdentity:
+    case OpKind::kDropout:
+    case OpKind::kPad: break;
     default:
-      *reason = n.kind == OpKind::kUnknown ? "unknown op " + n.op_type : n.op_type + " is not run by the CUDA backend yet";
+      *reason =
+          n.kind == OpKind::kUnknown ? "unknown op " + n.op_type : n.op_type + " is not run by the CUDA backend yet";
       return false;
   }
   for (ValueId v : n.outputs) {
@@ -455,7 +514,8 @@ bool node_supported(const Graph& g, NodeId id, std::string* reason) {
       return false;
     }
   }
-  if (n.kind == OpKind::kMaxPool && n.outputs.size() > 1 && n.outputs[1] != kNoValue && !g.value(n.outputs[1]).consumers.empty()) {
+  if (n.kind == OpKind::kMaxPool && n.outputs.size() > 1 && n.outputs[1] != kNoValue &&
+      !g.value(n.outputs[1]).consumers.empty()) {
     *reason = "MaxPool indices output";
     return false;
   }

@@ -58,7 +58,8 @@ std::optional<memory::dims> reshape_strides(const Shape& from, const memory::dim
   int64_t view_d = static_cast<int64_t>(to.size()) - 1, base = strides.back(), tensor_numel = 1, view_numel = 1;
   for (int64_t d = static_cast<int64_t>(from.size()) - 1; d >= 0; --d) {
     tensor_numel *= from[static_cast<size_t>(d)];
-    if (d == 0 || (from[static_cast<size_t>(d) - 1] != 1 && strides[static_cast<size_t>(d) - 1] != tensor_numel * base)) {
+    if (d == 0 ||
+        (from[static_cast<size_t>(d) - 1] != 1 && strides[static_cast<size_t>(d) - 1] != tensor_numel * base)) {
       while (view_d >= 0 && (view_numel < tensor_numel || to[static_cast<size_t>(view_d)] == 1)) {
         out[static_cast<size_t>(view_d)] = view_numel * base;
         view_numel *= to[static_cast<size_t>(view_d)];
@@ -74,7 +75,6 @@ std::optional<memory::dims> reshape_strides(const Shape& from, const memory::dim
   if (view_d != -1) return std::nullopt;
   return out;
 }
-
 
 OneDnnBackend::OneDnnBackend() : eng_(dnnl::engine::kind::cpu, 0), strm_(eng_) {}
 
@@ -297,7 +297,8 @@ Status OneDnnBackend::prepare(const Graph& g, const ModelAnalysis& fused, const 
   }
   per_layer_layouts_ = o.layout == ActivationLayout::kAuto;
   if (!per_layer_layouts_) {
-    layout_summary_ = o.layout == ActivationLayout::kBlocked ? "blocked (nChw16c) where channels allow" : "channels-last";
+    layout_summary_ =
+        o.layout == ActivationLayout::kBlocked ? "blocked (nChw16c) where channels allow" : "channels-last";
     return build(fused, std::vector<char>(fused.layers.size(), o.layout == ActivationLayout::kBlocked ? 1 : 0));
   }
   if (!o.blocked_layers.empty()) {
@@ -344,7 +345,8 @@ Status OneDnnBackend::build(const ModelAnalysis& fused, const std::vector<char>&
     if (L.status != LayerStatus::kOk)
       return Status::unsupported("layer '" + L.name + "' (" + L.op + ") has no shapes or an unknown op");
     plans_.push_back(LayerPlan{L.name, {}, {}, 0});
-    if (!L.nodes.empty() && std::all_of(L.nodes.begin(), L.nodes.end(), [&](NodeId n) { return built_[static_cast<size_t>(n)]; })) {
+    if (!L.nodes.empty() &&
+        std::all_of(L.nodes.begin(), L.nodes.end(), [&](NodeId n) { return built_[static_cast<size_t>(n)]; })) {
       plans_.back().impls.push_back("in the concat's pass");  // built by an earlier layer (mark_built)
       continue;
     }
@@ -366,10 +368,23 @@ Status OneDnnBackend::build(const ModelAnalysis& fused, const std::vector<char>&
 Status OneDnnBackend::convert_inputs(const LayerReport& L) {
   const Node& anchor = g_->node(L.nodes[0]);
   switch (anchor.kind) {
-    case OpKind::kMaxPool: case OpKind::kAveragePool: case OpKind::kGlobalAveragePool: case OpKind::kGlobalMaxPool:
-    case OpKind::kRelu: case OpKind::kLeakyRelu: case OpKind::kSigmoid: case OpKind::kTanh: case OpKind::kHardSwish:
-    case OpKind::kHardSigmoid: case OpKind::kClip: case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul:
-    case OpKind::kDiv: case OpKind::kBatchNormalization: case OpKind::kConcat: break;
+    case OpKind::kMaxPool:
+    case OpKind::kAveragePool:
+    case OpKind::kGlobalAveragePool:
+    case OpKind::kGlobalMaxPool:
+    case OpKind::kRelu:
+    case OpKind::kLeakyRelu:
+    case OpKind::kSigmoid:
+    case OpKind::kTanh:
+    case OpKind::kHardSwish:
+    case OpKind::kHardSigmoid:
+    case OpKind::kClip:
+    case OpKind::kAdd:
+    case OpKind::kSub:
+    case OpKind::kMul:
+    case OpKind::kDiv:
+    case OpKind::kBatchNormalization:
+    case OpKind::kConcat: break;
     default: return Status::ok();
   }
   if (anchor.outputs.empty() || !g_->value(anchor.outputs[0]).shape) return Status::ok();
@@ -392,7 +407,8 @@ Status OneDnnBackend::convert_inputs(const LayerReport& L) {
 Status OneDnnBackend::run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) {
   if (!g_) return Status::internal("run before prepare");
   if (inputs.size() != input_mems_.size())
-    return Status::invalid("expected " + std::to_string(input_mems_.size()) + " inputs, got " + std::to_string(inputs.size()));
+    return Status::invalid("expected " + std::to_string(input_mems_.size()) + " inputs, got " +
+                           std::to_string(inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
     const size_t n = input_mems_[i].get_desc().get_size() / sizeof(float);
     if (inputs[i].data.size() != n)

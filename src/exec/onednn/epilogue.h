@@ -12,9 +12,9 @@ namespace rooflens::onednn {
 struct Epilogue {
   dnnl::post_ops ops;
   std::vector<std::pair<int, dnnl::memory>> binary_args;  // post-op index -> src1
-  std::optional<dnnl::memory> sum_into;  // dst to use: a residual accumulated in place (`sum`)
-  ValueId tip = kNoValue;  // the value the primitive's dst holds after the post-ops
-  size_t next = 0;         // first node of the layer not covered
+  std::optional<dnnl::memory> sum_into;                   // dst to use: a residual accumulated in place (`sum`)
+  ValueId tip = kNoValue;                                 // the value the primitive's dst holds after the post-ops
+  size_t next = 0;                                        // first node of the layer not covered
 };
 
 // Maps nodes[first..] that read the running `tip` onto post-ops, stopping at the first

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <limits>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -95,7 +95,8 @@ void remember(const std::string& path, const std::string& key, const LayoutChoic
 
 Expected<LayoutChoice> choose_layer_layouts(const Graph& g, const ModelAnalysis& fused, const ExecOptions& o) {
   const std::string key = choice_key(g, fused, o);
-  if (auto hit = cached_tactic(o.tactic_cache, key); hit && hit->size() > fused.layers.size() && (*hit)[fused.layers.size()] == '|') {
+  if (auto hit = cached_tactic(o.tactic_cache, key);
+      hit && hit->size() > fused.layers.size() && (*hit)[fused.layers.size()] == '|') {
     LayoutChoice c;
     for (size_t i = 0; i < fused.layers.size(); ++i) c.blocked.push_back((*hit)[i] == '1' ? 1 : 0);
     c.summary = hit->substr(fused.layers.size() + 1) + "; replayed from the tactic cache";
@@ -120,7 +121,8 @@ Expected<LayoutChoice> choose_layer_layouts(const Graph& g, const ModelAnalysis&
     bt = (*t)[1];
   }
   const size_t n = fused.layers.size();
-  if (ct.layer_s.size() != n || bt.layer_s.size() != n) return Status::internal("layer timings do not match the fused layers");
+  if (ct.layer_s.size() != n || bt.layer_s.size() != n)
+    return Status::internal("layer timings do not match the fused layers");
   LayoutProblem p;
   for (size_t i = 0; i < n; ++i) p.cost_s.push_back({ct.layer_s[i], bt.layer_s[i]});
 
@@ -175,16 +177,18 @@ Expected<LayoutChoice> choose_layer_layouts(const Graph& g, const ModelAnalysis&
   if (!t) return t.status();
   const double gain = 1 - (*t)[1].total_s / (*t)[0].total_s;
   if (gain < 0.01) {
-    out.summary = fmt::format("channels-last (auto: {} of {} layers blocked ran {:.1f}% {} than channels-last, "
-                              "{:.1f}% faster predicted; not kept; chosen in {:.1f} s)",
-                              count, n, 100 * std::abs(gain), gain < 0 ? "slower" : "faster", 100 * predicted, since(t0));
+    out.summary = fmt::format(
+        "channels-last (auto: {} of {} layers blocked ran {:.1f}% {} than channels-last, "
+        "{:.1f}% faster predicted; not kept; chosen in {:.1f} s)",
+        count, n, 100 * std::abs(gain), gain < 0 ? "slower" : "faster", 100 * predicted, since(t0));
     remember(o.tactic_cache, key, out);
     return out;
   }
   out.blocked = std::move(mix);
-  out.summary = fmt::format("auto: {} of {} layers blocked (nChw16c), {:.1f}% faster than channels-last when chosen "
-                            "({:.1f}% predicted; chosen in {:.1f} s)",
-                            count, n, 100 * gain, 100 * predicted, since(t0));
+  out.summary = fmt::format(
+      "auto: {} of {} layers blocked (nChw16c), {:.1f}% faster than channels-last when chosen "
+      "({:.1f}% predicted; chosen in {:.1f} s)",
+      count, n, 100 * gain, 100 * predicted, since(t0));
   remember(o.tactic_cache, key, out);
   return out;
 }

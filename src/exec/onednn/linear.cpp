@@ -6,8 +6,8 @@
 
 #include "epilogue.h"
 #include "linear.h"
-#include "tactics.h"
 #include "rooflens/exec/weights.h"
+#include "tactics.h"
 
 namespace rooflens::onednn {
 
@@ -15,7 +15,6 @@ using dnnl::memory;
 using tag = memory::format_tag;
 
 namespace {
-
 
 memory to_memory(const Tensor& t, const memory::desc& md, dnnl::engine& eng) {
   memory m(md, eng);
@@ -59,7 +58,8 @@ Expected<size_t> finish_weighted(OneDnnBackend& b, const Node& n, const Desc& de
   auto dm = epilogue_dst(b, e, pd.dst_desc());
   if (!dm) return dm.status();
   memory dst = *dm;
-  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, *src}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_BIAS, bm}, {DNNL_ARG_DST, dst}};
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, *src}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_BIAS, bm}, {DNNL_ARG_DST, dst}};
   add_post_args(args, e);
   Prim prim(pd);
   b.add_primitive(prim, args, pd.impl_info_str());
@@ -103,8 +103,8 @@ Expected<size_t> build_conv(OneDnnBackend& b, const LayerReport& L) {
   const auto& win = std::get<WindowDesc>(n.desc);  // pads resolved from auto_pad by inference
   const int64_t group = win.groups;
   const auto& ws = w.shape;
-  memory::dims wdims = group == 1 ? memory::dims{ws[0], ws[1], ws[2], ws[3]}
-                                  : memory::dims{group, ws[0] / group, ws[1], ws[2], ws[3]};
+  memory::dims wdims =
+      group == 1 ? memory::dims{ws[0], ws[1], ws[2], ws[3]} : memory::dims{group, ws[0] / group, ws[1], ws[2], ws[3]};
   const memory::desc w_plain(wdims, memory::data_type::f32, group == 1 ? tag::oihw : tag::goihw);
   const memory::desc w_any(wdims, memory::data_type::f32, tag::any);
   const memory::desc b_md({m}, memory::data_type::f32, tag::a);
@@ -118,8 +118,8 @@ Expected<size_t> build_conv(OneDnnBackend& b, const LayerReport& L) {
     dd[i] = win.dilations[i] - 1;
   }
   auto conv_desc = [&](const memory::desc& x, const memory::desc& y) {
-    return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                           x, w_any, b_md, y, {strides[0], strides[1]}, dd, pl, pr);
+    return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x,
+                                           w_any, b_md, y, {strides[0], strides[1]}, dd, pl, pr);
   };
   if (b.blocked() && (b.activation_md(xs) != src_md || b.activation_md(ys) != dst_md)) {
     // The blocked pair only where oneDNN has a JIT kernel for it (mixed channels-last and
@@ -144,8 +144,7 @@ Expected<size_t> build_gemm(OneDnnBackend& b, const LayerReport& L) {
   const Node& n = g.node(L.nodes[0]);
   const auto& gd = std::get<GemmDesc>(n.desc);
   if (gd.trans_a) return Status::unsupported("Gemm with transA=1");
-  if (gd.alpha != 1.0 || gd.beta != 1.0)
-    return Status::unsupported("Gemm with alpha or beta other than 1");
+  if (gd.alpha != 1.0 || gd.beta != 1.0) return Status::unsupported("Gemm with alpha or beta other than 1");
   if (!g.value(n.inputs[1]).is_stored) return Status::unsupported("Gemm weights computed at run time");
   const Shape& as = *g.value(n.inputs[0]).shape;
   const Shape& ys = *g.value(n.outputs[0]).shape;
@@ -199,7 +198,8 @@ Expected<size_t> build_matmul(OneDnnBackend& b, const LayerReport& L) {
   }
   const memory::desc a_md = md_rowmajor(as), y_md = md_rowmajor(collapse ? run_y : ys);
   const memory::desc b_plain = md_rowmajor(bs);
-  const memory::desc b_want = stored_b ? memory::desc(memory::dims(bs.begin(), bs.end()), memory::data_type::f32, tag::any) : b_plain;
+  const memory::desc b_want =
+      stored_b ? memory::desc(memory::dims(bs.begin(), bs.end()), memory::data_type::f32, tag::any) : b_plain;
   auto e = map_epilogue(b, L.nodes, 1, n.outputs[0], ys, y_md, collapse ? &run_y : nullptr);
   if (!e) return e.status();
   dnnl::matmul::desc desc(a_md, b_want, y_md);

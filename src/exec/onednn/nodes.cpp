@@ -6,9 +6,9 @@
 #include <cstring>
 #include <optional>
 
-#include "rooflens/ir/patterns.h"
 #include "epilogue.h"
 #include "linear.h"
+#include "rooflens/ir/patterns.h"
 
 namespace rooflens::onednn {
 
@@ -86,7 +86,7 @@ Status binary(OneDnnBackend& b, const Node& n) {
       s1 = blk;
     }
   }
-  const algorithm alg = n.kind == OpKind::kAdd ? algorithm::binary_add
+  const algorithm alg = n.kind == OpKind::kAdd   ? algorithm::binary_add
                         : n.kind == OpKind::kSub ? algorithm::binary_sub
                         : n.kind == OpKind::kMul ? algorithm::binary_mul
                                                  : algorithm::binary_div;
@@ -116,9 +116,9 @@ Status pooling(OneDnnBackend& b, const Node& n) {
   for (size_t i = 0; i < 2; ++i)  // right padding that yields ONNX's output size (ceil_mode included)
     pr[i] = std::max<int64_t>(p[i + 2], (ys[i + 2] - 1) * s[i] + k[i] - xs[i + 2] - p[i]);
   const bool is_max = n.kind == OpKind::kMaxPool || n.kind == OpKind::kGlobalMaxPool;
-  const algorithm alg = is_max ? algorithm::pooling_max
+  const algorithm alg = is_max                  ? algorithm::pooling_max
                         : win.count_include_pad ? algorithm::pooling_avg_include_padding
-                                                               : algorithm::pooling_avg_exclude_padding;
+                                                : algorithm::pooling_avg_exclude_padding;
   auto src = b.mem(n.inputs[0]);
   if (!src) return src.status();
   const memory::desc dst_md(memory::dims(ys.begin(), ys.end()), memory::data_type::f32, memory::format_tag::any);
@@ -145,14 +145,14 @@ Status batchnorm(OneDnnBackend& b, const Node& n, ValueId relu_out = kNoValue) {
     p[i] = *m;
   }
   auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
-              dnnl::normalization_flags::use_shift;
+               dnnl::normalization_flags::use_shift;
   if (relu_out != kNoValue) flags |= dnnl::normalization_flags::fuse_norm_relu;
   dnnl::batch_normalization_forward::desc d(dnnl::prop_kind::forward_inference, src->get_desc(),
                                             static_cast<float>(std::get<NormDesc>(n.desc).epsilon), flags);
   dnnl::batch_normalization_forward::primitive_desc pd(d, b.engine());
   memory dst = b.new_buffer(pd.dst_desc());
   dnnl::batch_normalization_forward prim(pd);
-  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, *src}, {DNNL_ARG_SCALE, p[0]}, {DNNL_ARG_SHIFT, p[1]},
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, *src},  {DNNL_ARG_SCALE, p[0]},    {DNNL_ARG_SHIFT, p[1]},
                                           {DNNL_ARG_MEAN, p[2]}, {DNNL_ARG_VARIANCE, p[3]}, {DNNL_ARG_DST, dst}};
   b.add_primitive(prim, args, pd.impl_info_str());
   b.set_mem(relu_out != kNoValue ? relu_out : n.outputs[0], dst);
@@ -165,8 +165,8 @@ ValueId fusable_relu(const Graph& g, const LayerReport& L) {
   if (L.nodes.size() < 2) return kNoValue;
   const Node& bn = g.node(L.nodes[0]);
   const Node& r = g.node(L.nodes[1]);
-  if (bn.kind != OpKind::kBatchNormalization || r.kind != OpKind::kRelu || bn.outputs.empty() ||
-      r.inputs.empty() || r.inputs[0] != bn.outputs[0] || r.outputs.empty())
+  if (bn.kind != OpKind::kBatchNormalization || r.kind != OpKind::kRelu || bn.outputs.empty() || r.inputs.empty() ||
+      r.inputs[0] != bn.outputs[0] || r.outputs.empty())
     return kNoValue;
   if (g.value(bn.outputs[0]).consumers.size() != 1 || g.is_output(bn.outputs[0])) return kNoValue;
   return r.outputs[0];
@@ -317,7 +317,7 @@ Status concat(OneDnnBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& ys = shape_of(g, n.outputs[0]);
   const int64_t axis = std::get<AxisDesc>(n.desc).axis;  // normalised
-  if (n.inputs.size() == 1) {  // DenseNet's first layer of a block: the output is the input
+  if (n.inputs.size() == 1) {                            // DenseNet's first layer of a block: the output is the input
     auto in = b.mem(n.inputs[0]);
     if (!in) return in.status();
     b.set_mem(n.outputs[0], *in);
@@ -357,29 +357,31 @@ Status concat(OneDnnBackend& b, const Node& n) {
     // With a fused BatchNormalization + ReLU the concatenation itself is never written:
     // relu(x * scale + shift) per channel.
     const bool fused = norm->relu_out != kNoValue;
-    b.add_step([srcs, dst, widths, C, pixels, ss = norm->scale_shift](dnnl::stream&) {
-      std::vector<const float*> x;
-      for (const memory& m : srcs) x.push_back(static_cast<const float*>(m.get_data_handle()));
-      float* y = static_cast<float*>(dst.get_data_handle());
-      const float* scale = ss.data();
-      const float* shift = ss.empty() ? nullptr : ss.data() + C;
+    b.add_step(
+        [srcs, dst, widths, C, pixels, ss = norm->scale_shift](dnnl::stream&) {
+          std::vector<const float*> x;
+          for (const memory& m : srcs) x.push_back(static_cast<const float*>(m.get_data_handle()));
+          float* y = static_cast<float*>(dst.get_data_handle());
+          const float* scale = ss.data();
+          const float* shift = ss.empty() ? nullptr : ss.data() + C;
 #pragma omp parallel for schedule(static)
-      for (int64_t p = 0; p < pixels; ++p) {
-        float* out = y + p * C;
-        int64_t off = 0;
-        for (size_t i = 0; i < x.size(); ++i) {
-          const float* a = x[i] + p * widths[i];
-          const int64_t w = widths[i];
-          if (!shift) {
-            std::memcpy(out + off, a, static_cast<size_t>(w) * sizeof(float));
-          } else {
+          for (int64_t p = 0; p < pixels; ++p) {
+            float* out = y + p * C;
+            int64_t off = 0;
+            for (size_t i = 0; i < x.size(); ++i) {
+              const float* a = x[i] + p * widths[i];
+              const int64_t w = widths[i];
+              if (!shift) {
+                std::memcpy(out + off, a, static_cast<size_t>(w) * sizeof(float));
+              } else {
 #pragma omp simd
-            for (int64_t c = 0; c < w; ++c) out[off + c] = std::max(0.0f, a[c] * scale[off + c] + shift[off + c]);
+                for (int64_t c = 0; c < w; ++c) out[off + c] = std::max(0.0f, a[c] * scale[off + c] + shift[off + c]);
+              }
+              off += w;
+            }
           }
-          off += w;
-        }
-      }
-    }, fused ? "host:channel_concat+bn_relu" : "host:channel_concat", touched);
+        },
+        fused ? "host:channel_concat+bn_relu" : "host:channel_concat", touched);
     b.set_mem(fused ? norm->relu_out : n.outputs[0], dst);
     return Status::ok();
   }
@@ -419,20 +421,24 @@ Status transpose(OneDnnBackend& b, const Node& n) {
   const bool shuffle = r >= 4 && perm[0] == 0 && perm[r - 2] == static_cast<int64_t>(r - 2) &&
                        perm[r - 1] == static_cast<int64_t>(r - 1);
   memory dst = b.new_buffer(shuffle ? md_split_channels_last(ys) : md_rowmajor(ys));
-  if (shuffle && r == 5 && memory::desc(memory::dims(xs.begin(), xs.end()), memory::data_type::f32, *in_strides) ==
-                               md_split_channels_last(xs) && perm[1] == 2 && perm[2] == 1) {
+  if (shuffle && r == 5 &&
+      memory::desc(memory::dims(xs.begin(), xs.end()), memory::data_type::f32, *in_strides) ==
+          md_split_channels_last(xs) &&
+      perm[1] == 2 && perm[2] == 1) {
     // Channel shuffle of a channels-last activation: per pixel, a [G, Cg] -> [Cg, G]
     // transpose of its C contiguous channels (oneDNN's strided reorder is a slow generic one).
     const int64_t G = xs[1], Cg = xs[2], C = G * Cg, pixels = xs[0] * xs[3] * xs[4];
     memory s = *src;
-    b.add_step([s, dst, G, Cg, C, pixels](dnnl::stream&) {
-      const float* x = static_cast<const float*>(s.get_data_handle());
-      float* y = static_cast<float*>(dst.get_data_handle());
+    b.add_step(
+        [s, dst, G, Cg, C, pixels](dnnl::stream&) {
+          const float* x = static_cast<const float*>(s.get_data_handle());
+          float* y = static_cast<float*>(dst.get_data_handle());
 #pragma omp parallel for
-      for (int64_t p = 0; p < pixels; ++p)
-        for (int64_t g = 0; g < G; ++g)
-          for (int64_t c = 0; c < Cg; ++c) y[p * C + c * G + g] = x[p * C + g * Cg + c];
-    }, "host:channel_shuffle", {s, dst});
+          for (int64_t p = 0; p < pixels; ++p)
+            for (int64_t g = 0; g < G; ++g)
+              for (int64_t c = 0; c < Cg; ++c) y[p * C + c * G + g] = x[p * C + g * Cg + c];
+        },
+        "host:channel_shuffle", {s, dst});
     b.set_mem(n.outputs[0], dst);
     return Status::ok();
   }
@@ -455,19 +461,23 @@ Status slice_like(OneDnnBackend& b, ValueId in, ValueId out, const std::vector<i
     // contiguous run of channels.
     memory s = *cl, dst = b.new_buffer(md_channels_last(ys));
     const int64_t C = xs[1], Cy = ys[1], c0 = offsets[1], pixels = xs[0] * xs[2] * xs[3];
-    b.add_step([s, dst, C, Cy, c0, pixels](dnnl::stream&) {
-      const float* x = static_cast<const float*>(s.get_data_handle());
-      float* y = static_cast<float*>(dst.get_data_handle());
+    b.add_step(
+        [s, dst, C, Cy, c0, pixels](dnnl::stream&) {
+          const float* x = static_cast<const float*>(s.get_data_handle());
+          float* y = static_cast<float*>(dst.get_data_handle());
 #pragma omp parallel for
-      for (int64_t p = 0; p < pixels; ++p) std::memcpy(y + p * Cy, x + p * C + c0, static_cast<size_t>(Cy) * sizeof(float));
-    }, "host:channel_slice", {s, dst});
+          for (int64_t p = 0; p < pixels; ++p)
+            std::memcpy(y + p * Cy, x + p * C + c0, static_cast<size_t>(Cy) * sizeof(float));
+        },
+        "host:channel_slice", {s, dst});
     b.set_mem(out, dst);
     return Status::ok();
   }
   auto src = b.rowmajor(in);
   if (!src) return src.status();
-  memory::desc sub = md_rowmajor(shape_of(g, in)).submemory_desc(memory::dims(ys.begin(), ys.end()),
-                                                                 memory::dims(offsets.begin(), offsets.end()));
+  memory::desc sub =
+      md_rowmajor(shape_of(g, in))
+          .submemory_desc(memory::dims(ys.begin(), ys.end()), memory::dims(offsets.begin(), offsets.end()));
   return copy_view(b, *src, sub, ys, out);
 }
 
@@ -518,17 +528,20 @@ Status pad(OneDnnBackend& b, const Node& n) {
   auto src = b.rowmajor(n.inputs[0]);
   if (!src) return src.status();
   memory dst = b.new_buffer(md_rowmajor(ys));
-  memory::desc sub = md_rowmajor(ys).submemory_desc(memory::dims(xs.begin(), xs.end()),
-                                                    memory::dims(pads.begin(), pads.begin() + static_cast<long>(xs.size())));
+  memory::desc sub =
+      md_rowmajor(ys).submemory_desc(memory::dims(xs.begin(), xs.end()),
+                                     memory::dims(pads.begin(), pads.begin() + static_cast<long>(xs.size())));
   memory inner(sub, b.engine(), dst.get_data_handle());
   dnnl::reorder r(*src, inner);
   memory s = *src;
   const size_t count = static_cast<size_t>(checked_numel(ys).value_or(0));
-  b.add_step([r, s, inner, dst, count, value](dnnl::stream& st) mutable {
-    float* p = static_cast<float*>(dst.get_data_handle());
-    std::fill(p, p + count, value);
-    r.execute(st, s, inner);
-  }, "reorder(pad)", {s, inner, dst});
+  b.add_step(
+      [r, s, inner, dst, count, value](dnnl::stream& st) mutable {
+        float* p = static_cast<float*>(dst.get_data_handle());
+        std::fill(p, p + count, value);
+        r.execute(st, s, inner);
+      },
+      "reorder(pad)", {s, inner, dst});
   b.set_mem(n.outputs[0], dst);
   return Status::ok();
 }
@@ -571,12 +584,14 @@ Status erf(OneDnnBackend& b, const Node& n) {
   memory dst = b.new_buffer(src->get_desc());
   const size_t count = src->get_desc().get_size() / sizeof(float);
   memory s = *src;
-  b.add_step([s, dst, count](dnnl::stream&) {
-    const float* x = static_cast<const float*>(s.get_data_handle());
-    float* y = static_cast<float*>(dst.get_data_handle());
+  b.add_step(
+      [s, dst, count](dnnl::stream&) {
+        const float* x = static_cast<const float*>(s.get_data_handle());
+        float* y = static_cast<float*>(dst.get_data_handle());
 #pragma omp parallel for
-    for (size_t i = 0; i < count; ++i) y[i] = std::erf(x[i]);
-  }, "host:erf", {s, dst});
+        for (size_t i = 0; i < count; ++i) y[i] = std::erf(x[i]);
+      },
+      "host:erf", {s, dst});
   b.set_mem(n.outputs[0], dst);
   return Status::ok();
 }
@@ -587,7 +602,8 @@ Status lower_node(OneDnnBackend& b, NodeId id) {
   if (n.folded) return Status::ok();
   switch (n.kind) {
     case OpKind::kRelu: return eltwise(b, n, algorithm::eltwise_relu, 0, 0);
-    case OpKind::kLeakyRelu: return eltwise(b, n, algorithm::eltwise_relu, static_cast<float>(std::get<ActivationDesc>(n.desc).alpha), 0);
+    case OpKind::kLeakyRelu:
+      return eltwise(b, n, algorithm::eltwise_relu, static_cast<float>(std::get<ActivationDesc>(n.desc).alpha), 0);
     case OpKind::kSigmoid: return eltwise(b, n, algorithm::eltwise_logistic, 0, 0);
     case OpKind::kTanh: return eltwise(b, n, algorithm::eltwise_tanh, 0, 0);
     case OpKind::kHardSwish: return eltwise(b, n, algorithm::eltwise_hardswish, 0, 0);
@@ -607,9 +623,14 @@ Status lower_node(OneDnnBackend& b, NodeId id) {
       return eltwise(b, n, algorithm::eltwise_clip, static_cast<float>(lo), static_cast<float>(hi));
     }
     case OpKind::kErf: return erf(b, n);
-    case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul: case OpKind::kDiv: return binary(b, n);
-    case OpKind::kMaxPool: case OpKind::kAveragePool: case OpKind::kGlobalAveragePool: case OpKind::kGlobalMaxPool:
-      return pooling(b, n);
+    case OpKind::kAdd:
+    case OpKind::kSub:
+    case OpKind::kMul:
+    case OpKind::kDiv: return binary(b, n);
+    case OpKind::kMaxPool:
+    case OpKind::kAveragePool:
+    case OpKind::kGlobalAveragePool:
+    case OpKind::kGlobalMaxPool: return pooling(b, n);
     case OpKind::kBatchNormalization: return batchnorm(b, n);
     case OpKind::kLayerNormalization: return layernorm(b, n);
     case OpKind::kReduceMean: return reduce_mean(b, n);
@@ -619,14 +640,16 @@ Status lower_node(OneDnnBackend& b, NodeId id) {
     case OpKind::kSlice: return slice(b, n);
     case OpKind::kSplit: return split(b, n);
     case OpKind::kPad: return pad(b, n);
-    case OpKind::kFlatten: case OpKind::kReshape: case OpKind::kSqueeze: case OpKind::kUnsqueeze:
-    case OpKind::kIdentity: case OpKind::kDropout:
-      return view(b, n);
+    case OpKind::kFlatten:
+    case OpKind::kReshape:
+    case OpKind::kSqueeze:
+    case OpKind::kUnsqueeze:
+    case OpKind::kIdentity:
+    case OpKind::kDropout: return view(b, n);
     case OpKind::kCast:
       if (dtype_is_float(n.kind == OpKind::kCast ? g.value(n.outputs[0]).dtype : DType::kF32)) return view(b, n);
       return Status::unsupported("Cast to an integer type at run time");
-    default:
-      return Status::unsupported(n.op_type + " is not lowered to oneDNN");
+    default: return Status::unsupported(n.op_type + " is not lowered to oneDNN");
   }
 }
 
@@ -653,9 +676,11 @@ std::string parameter_refusal(const Graph& g, const Node& n) {
       if (!stored(1)) return "Gemm weights computed at run time";
       return {};
     }
-    case OpKind::kMatMul:
-      return rank(0) < 2 || rank(1) < 2 ? "MatMul with a 1-D operand" : "";
-    case OpKind::kMaxPool: case OpKind::kAveragePool: case OpKind::kGlobalAveragePool: case OpKind::kGlobalMaxPool: {
+    case OpKind::kMatMul: return rank(0) < 2 || rank(1) < 2 ? "MatMul with a 1-D operand" : "";
+    case OpKind::kMaxPool:
+    case OpKind::kAveragePool:
+    case OpKind::kGlobalAveragePool:
+    case OpKind::kGlobalMaxPool: {
       const auto& w = std::get<WindowDesc>(n.desc);
       if (rank(0) != 4) return "only 2-D pooling is lowered to oneDNN";
       if (w.dilated()) return "dilated pooling";
@@ -664,10 +689,12 @@ std::string parameter_refusal(const Graph& g, const Node& n) {
     }
     case OpKind::kLayerNormalization:
       return std::get<NormDesc>(n.desc).axis != static_cast<int64_t>(rank(0)) - 1
-                 ? "LayerNormalization over more than the last axis" : "";
+                 ? "LayerNormalization over more than the last axis"
+                 : "";
     case OpKind::kSoftmax:
       return g.opset < 13 && std::get<AxisDesc>(n.desc).axis != static_cast<int64_t>(rank(0)) - 1
-                 ? "opset < 13 Softmax over a flattened tail" : "";
+                 ? "opset < 13 Softmax over a flattened tail"
+                 : "";
     case OpKind::kSlice:
       for (int64_t s : std::get<SliceDesc>(n.desc).step)
         if (s != 1) return "Slice with steps other than 1";
@@ -691,8 +718,13 @@ bool node_supported(const Graph& g, NodeId id, std::string* reason) {
   const Node& n = g.node(id);
   switch (n.kind) {
     case OpKind::kUnknown: *reason = "unknown op " + n.op_type; return false;
-    case OpKind::kGather: case OpKind::kExpand: case OpKind::kResize: case OpKind::kPow:
-    case OpKind::kShape: case OpKind::kConstant: case OpKind::kConstantOfShape:
+    case OpKind::kGather:
+    case OpKind::kExpand:
+    case OpKind::kResize:
+    case OpKind::kPow:
+    case OpKind::kShape:
+    case OpKind::kConstant:
+    case OpKind::kConstantOfShape:
       *reason = n.op_type + " on run-time data is not lowered to oneDNN (only as a folded shape computation)";
       return false;
     default: break;
@@ -707,20 +739,26 @@ Status build_fused_layer(OneDnnBackend& b, const LayerReport& L) {
   size_t next = 0;
   try {
     Expected<size_t> r = size_t{0};
-    if (anchor.kind == OpKind::kConv) r = build_conv(b, L);
-    else if (anchor.kind == OpKind::kGemm) r = build_gemm(b, L);
-    else if (anchor.kind == OpKind::kMatMul) r = build_matmul(b, L);
+    if (anchor.kind == OpKind::kConv)
+      r = build_conv(b, L);
+    else if (anchor.kind == OpKind::kGemm)
+      r = build_gemm(b, L);
+    else if (anchor.kind == OpKind::kMatMul)
+      r = build_matmul(b, L);
     else if (const ValueId relu = fusable_relu(g, L); relu != kNoValue) {
-      ROOFLENS_RETURN_IF_ERROR(batchnorm(b, anchor, relu).with_context("BatchNormalization node '" + anchor.name + "'"));
+      ROOFLENS_RETURN_IF_ERROR(
+          batchnorm(b, anchor, relu).with_context("BatchNormalization node '" + anchor.name + "'"));
       r = size_t{2};
     }
     if (!r) return r.status();
     next = *r;
     for (size_t i = next; i < L.nodes.size(); ++i)
-      ROOFLENS_RETURN_IF_ERROR(lower_node(b, L.nodes[i]).with_context(g.node(L.nodes[i]).op_type + " node '" +
-                                                                     g.node(L.nodes[i]).name + "'"));
+      ROOFLENS_RETURN_IF_ERROR(
+          lower_node(b, L.nodes[i])
+              .with_context(g.node(L.nodes[i]).op_type + " node '" + g.node(L.nodes[i]).name + "'"));
   } catch (const dnnl::error& e) {
-    return Status::unsupported(std::string("oneDNN refused ") + anchor.op_type + " node '" + anchor.name + "': " + e.what());
+    return Status::unsupported(std::string("oneDNN refused ") + anchor.op_type + " node '" + anchor.name +
+                               "': " + e.what());
   }
   return Status::ok();
 }

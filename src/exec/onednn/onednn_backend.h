@@ -44,8 +44,8 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <optional>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -165,7 +165,8 @@ bool is_rowmajor(const dnnl::memory::desc& md, const Shape& s);
 std::optional<dnnl::memory::dims> plain_strides(const dnnl::memory::desc& md);
 // Strides that let shape `to` alias a tensor of shape `from` laid out with `strides`
 // without a copy (PyTorch's view rule); nullopt when it needs one.
-std::optional<dnnl::memory::dims> reshape_strides(const Shape& from, const dnnl::memory::dims& strides, const Shape& to);
+std::optional<dnnl::memory::dims> reshape_strides(const Shape& from, const dnnl::memory::dims& strides,
+                                                  const Shape& to);
 
 // ActivationLayout::kAuto: the network prepared in each layout and run a few times in turn,
 // each layer's least time taken from the runs, a reorder of each value between layers

@@ -3,8 +3,8 @@
 
 #include <chrono>
 #include <cstring>
-#include <string>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <string>
 #include <vector>
 
 #include "rooflens/exec/dispatch_probe.h"
@@ -14,7 +14,8 @@ namespace rooflens {
 
 std::string onednn_version_text() {
   const dnnl_version_t* v = dnnl::version();
-  return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) + " (cpu)";
+  return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) +
+         " (cpu)";
 }
 
 Expected<double> time_onednn_reorder(int64_t n, int64_t c, int64_t h, int64_t w, bool to_rowmajor, int threads,
@@ -35,11 +36,13 @@ Expected<double> time_onednn_reorder(int64_t n, int64_t c, int64_t h, int64_t w,
     o.max_seconds = max_seconds;
     o.min_repeats = 9;
     o.max_repeats = 400;
-    auto t = time_runs([&] {
-      r.execute(s, src, dst);
-      s.wait();
-      return Status::ok();
-    }, o);
+    auto t = time_runs(
+        [&] {
+          r.execute(s, src, dst);
+          s.wait();
+          return Status::ok();
+        },
+        o);
     if (!t) return t.status();
     return t->median;
   } catch (const dnnl::error& e) {

@@ -15,7 +15,8 @@
 namespace rooflens::onednn {
 namespace {
 
-constexpr const char* kSchema = "rooflens.tactics/4";  // 2: split-off eltwise; 3: transcendental only; 4: margin, settled only
+constexpr const char* kSchema =
+    "rooflens.tactics/4";  // 2: split-off eltwise; 3: transcendental only; 4: margin, settled only
 
 std::string cpu_identity() {
   std::ifstream in("/proc/cpuinfo");

@@ -10,8 +10,8 @@ dnnl::memory scratch_memory(const dnnl::memory::desc& md, dnnl::engine& eng) {
   return m;
 }
 
-double time_primitive(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args,
-                      dnnl::stream& s, int runs) {
+double time_primitive(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args, dnnl::stream& s,
+                      int runs) {
   using clock = std::chrono::steady_clock;
   auto once = [&] {
     const auto t0 = clock::now();

@@ -23,8 +23,8 @@ namespace rooflens::onednn {
 dnnl::memory scratch_memory(const dnnl::memory::desc& md, dnnl::engine& eng);
 
 // Seconds of the fastest of `runs` executions after one warm-up (runs 0: the warm-up's).
-double time_primitive(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args,
-                      dnnl::stream& s, int runs);
+double time_primitive(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args, dnnl::stream& s,
+                      int runs);
 
 // The implementations to try: at most `limit` distinct ones, in oneDNN's order, without
 // reference ones.

@@ -17,8 +17,7 @@ Status unary_float(KernelContext& ctx, F f) {
   ROOFLENS_RETURN_IF_ERROR(require_float_tensor(ctx, 0, "input X"));
   const Tensor& x = ctx.in(0);
   Tensor& y = ctx.alloc_out(0);
-  for (size_t i = 0; i < x.data.size(); ++i)
-    y.data[i] = static_cast<float>(f(static_cast<double>(x.data[i])));
+  for (size_t i = 0; i < x.data.size(); ++i) y.data[i] = static_cast<float>(f(static_cast<double>(x.data[i])));
   return Status::ok();
 }
 
@@ -47,35 +46,23 @@ int64_t to_int_type(double v, DType t) {
   else
     i = static_cast<int64_t>(v);
   switch (t) {
-    case DType::kBool:
-      return v != 0 ? 1 : 0;
-    case DType::kI8:
-      return static_cast<int8_t>(i);
-    case DType::kU8:
-      return static_cast<uint8_t>(i);
-    case DType::kI16:
-      return static_cast<int16_t>(i);
-    case DType::kI32:
-      return static_cast<int32_t>(i);
-    default:
-      return i;
+    case DType::kBool: return v != 0 ? 1 : 0;
+    case DType::kI8: return static_cast<int8_t>(i);
+    case DType::kU8: return static_cast<uint8_t>(i);
+    case DType::kI16: return static_cast<int16_t>(i);
+    case DType::kI32: return static_cast<int32_t>(i);
+    default: return i;
   }
 }
 
 int64_t narrow_int(int64_t i, DType t) {
   switch (t) {
-    case DType::kBool:
-      return i != 0 ? 1 : 0;
-    case DType::kI8:
-      return static_cast<int8_t>(i);
-    case DType::kU8:
-      return static_cast<uint8_t>(i);
-    case DType::kI16:
-      return static_cast<int16_t>(i);
-    case DType::kI32:
-      return static_cast<int32_t>(i);
-    default:
-      return i;
+    case DType::kBool: return i != 0 ? 1 : 0;
+    case DType::kI8: return static_cast<int8_t>(i);
+    case DType::kU8: return static_cast<uint8_t>(i);
+    case DType::kI16: return static_cast<int16_t>(i);
+    case DType::kI32: return static_cast<int32_t>(i);
+    default: return i;
   }
 }
 
@@ -138,8 +125,7 @@ Status run_Erf(KernelContext& ctx) {
 Status run_Gelu(KernelContext& ctx) {
   if (ctx.desc<ActivationDesc>().gelu_tanh) {
     const double c = std::sqrt(2.0 / std::numbers::pi);
-    return unary_float(
-        ctx, [c](double v) { return 0.5 * v * (1.0 + std::tanh(c * (v + 0.044715 * v * v * v))); });
+    return unary_float(ctx, [c](double v) { return 0.5 * v * (1.0 + std::tanh(c * (v + 0.044715 * v * v * v))); });
   }
   return unary_float(ctx, [](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); });
 }
@@ -153,8 +139,7 @@ Status run_Neg(KernelContext& ctx) {
   if (!is_int(x)) return unary_float(ctx, [](double v) { return -v; });
   Tensor& y = ctx.alloc_out(0);
   for (size_t i = 0; i < x.ints.size(); ++i)
-    y.ints[i] = static_cast<int64_t>(
-        0ULL - static_cast<uint64_t>(x.ints[i]));  // wraps like two's complement
+    y.ints[i] = static_cast<int64_t>(0ULL - static_cast<uint64_t>(x.ints[i]));  // wraps like two's complement
   return Status::ok();
 }
 

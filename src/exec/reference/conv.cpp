@@ -1,8 +1,8 @@
 // Reference Conv: N-d convolution with group, dilations, strides and pads (auto_pad resolved).
 // X [N, C, D1..Dr], W [M, C/group, k1..kr], optional B [M] -> Y [N, M, O1..Or];
 // sums accumulate in double.
-#include "rooflens/ops/shape_math.h"
 #include "kernels.h"
+#include "rooflens/ops/shape_math.h"
 
 namespace rooflens::ref {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "rooflens/ops/shape_math.h"
 #include "kernels.h"
+#include "rooflens/ops/shape_math.h"
 
 namespace rooflens::ref {
 namespace {
@@ -15,16 +15,11 @@ enum class BinOp { kAdd, kSub, kMul, kDiv, kPow };
 
 double apply(BinOp op, double a, double b) {
   switch (op) {
-    case BinOp::kAdd:
-      return a + b;
-    case BinOp::kSub:
-      return a - b;
-    case BinOp::kMul:
-      return a * b;
-    case BinOp::kDiv:
-      return a / b;
-    case BinOp::kPow:
-      return std::pow(a, b);
+    case BinOp::kAdd: return a + b;
+    case BinOp::kSub: return a - b;
+    case BinOp::kMul: return a * b;
+    case BinOp::kDiv: return a / b;
+    case BinOp::kPow: return std::pow(a, b);
   }
   return 0;
 }
@@ -35,16 +30,11 @@ Status binary(KernelContext& ctx, BinOp op) {
   Tensor& y = ctx.alloc_out(0);
   const int64_t n = y.numel();
   const bool same_a = a.shape == y.shape, same_b = b.shape == y.shape;
-  auto ia = [&](int64_t i) {
-    return same_a ? i : ops::broadcast_source_index(y.shape, a.shape, i);
-  };
-  auto ib = [&](int64_t i) {
-    return same_b ? i : ops::broadcast_source_index(y.shape, b.shape, i);
-  };
+  auto ia = [&](int64_t i) { return same_a ? i : ops::broadcast_source_index(y.shape, a.shape, i); };
+  auto ib = [&](int64_t i) { return same_b ? i : ops::broadcast_source_index(y.shape, b.shape, i); };
   if (!is_int(y)) {
     for (int64_t i = 0; i < n; ++i)
-      y.data[static_cast<size_t>(i)] =
-          static_cast<float>(apply(op, elem(a, ia(i)), elem(b, ib(i))));
+      y.data[static_cast<size_t>(i)] = static_cast<float>(apply(op, elem(a, ia(i)), elem(b, ib(i))));
     return Status::ok();
   }
   if (!is_int(a) || (op != BinOp::kPow && !is_int(b)))
@@ -56,30 +46,20 @@ Status binary(KernelContext& ctx, BinOp op) {
     if (op == BinOp::kPow) {
       const double p = std::pow(static_cast<double>(x), elem(b, ib(i)));
       if (!(std::fabs(p) < 9.2e18))
-        return ctx.invalid("input Y",
-                           "integer power overflows int64 at element " + std::to_string(i));
+        return ctx.invalid("input Y", "integer power overflows int64 at element " + std::to_string(i));
       v = static_cast<int64_t>(p);
     } else {
       const int64_t z = b.ints[static_cast<size_t>(ib(i))];
       const auto uz = static_cast<uint64_t>(z);
       switch (op) {
-        case BinOp::kAdd:
-          v = static_cast<int64_t>(ux + uz);
-          break;
-        case BinOp::kSub:
-          v = static_cast<int64_t>(ux - uz);
-          break;
-        case BinOp::kMul:
-          v = static_cast<int64_t>(ux * uz);
-          break;
+        case BinOp::kAdd: v = static_cast<int64_t>(ux + uz); break;
+        case BinOp::kSub: v = static_cast<int64_t>(ux - uz); break;
+        case BinOp::kMul: v = static_cast<int64_t>(ux * uz); break;
         case BinOp::kDiv:
-          if (z == 0)
-            return ctx.invalid("input B",
-                               "integer division by zero at element " + std::to_string(i));
+          if (z == 0) return ctx.invalid("input B", "integer division by zero at element " + std::to_string(i));
           v = (x == INT64_MIN && z == -1) ? x : x / z;
           break;
-        case BinOp::kPow:
-          break;
+        case BinOp::kPow: break;
       }
     }
     y.ints[static_cast<size_t>(i)] = v;

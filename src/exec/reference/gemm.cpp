@@ -1,14 +1,14 @@
 // Reference Gemm (Y = alpha * A' B' + beta * C, C broadcast to [M, N]) and MatMul (numpy
 // matmul: 1-D operands promoted, batch dims broadcast). Sums accumulate in double.
-#include "rooflens/ops/shape_math.h"
 #include "kernels.h"
+#include "rooflens/ops/shape_math.h"
 
 namespace rooflens::ref {
 namespace {
 
 // out[M, N] = a[M, K] x b[K, N] where a(i, k) and b(k, j) read through the given strides.
-void matmul_2d(const float* a, int64_t a_si, int64_t a_sk, const float* b, int64_t b_sk,
-               int64_t b_sj, int64_t m, int64_t k, int64_t n, std::vector<double>* out) {
+void matmul_2d(const float* a, int64_t a_si, int64_t a_sk, const float* b, int64_t b_sk, int64_t b_sj, int64_t m,
+               int64_t k, int64_t n, std::vector<double>* out) {
   out->assign(static_cast<size_t>(m * n), 0.0);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t kk = 0; kk < k; ++kk) {
@@ -41,8 +41,7 @@ Status run_Gemm(KernelContext& ctx) {
     double v = alpha * acc[static_cast<size_t>(i)];
     if (ctx.has_input(2)) {
       const Tensor& c = ctx.in(2);
-      v += beta * static_cast<double>(
-                       c.data[static_cast<size_t>(ops::broadcast_source_index(ys, c.shape, i))]);
+      v += beta * static_cast<double>(c.data[static_cast<size_t>(ops::broadcast_source_index(ys, c.shape, i))]);
     }
     y.data[static_cast<size_t>(i)] = static_cast<float>(v);
   }

@@ -21,8 +21,7 @@ namespace rooflens::ref {
 // filled with its defaults and checks; errors name the node as shape inference does.
 class KernelContext : public InferContext {
  public:
-  KernelContext(Graph& g, NodeId id, std::vector<const Tensor*> inputs,
-                std::vector<Tensor>* outputs, uint64_t seed)
+  KernelContext(Graph& g, NodeId id, std::vector<const Tensor*> inputs, std::vector<Tensor>* outputs, uint64_t seed)
       : InferContext(g, id), in_(std::move(inputs)), out_(outputs), seed_(seed) {}
 
   // A present input (check has_input first for optional ones).
@@ -126,11 +125,9 @@ void copy_mapped(const Tensor& src, Tensor* dst, F src_index) {
   if (is_int(src) != is_int(*dst)) {
     for (int64_t i = 0; i < n; ++i) copy_elem(src, src_index(i), dst, i);
   } else if (is_int(src)) {
-    for (int64_t i = 0; i < n; ++i)
-      dst->ints[static_cast<size_t>(i)] = src.ints[static_cast<size_t>(src_index(i))];
+    for (int64_t i = 0; i < n; ++i) dst->ints[static_cast<size_t>(i)] = src.ints[static_cast<size_t>(src_index(i))];
   } else {
-    for (int64_t i = 0; i < n; ++i)
-      dst->data[static_cast<size_t>(i)] = src.data[static_cast<size_t>(src_index(i))];
+    for (int64_t i = 0; i < n; ++i) dst->data[static_cast<size_t>(i)] = src.data[static_cast<size_t>(src_index(i))];
   }
 }
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <string>
 
-#include "rooflens/ops/shape_math.h"
 #include "kernels.h"
+#include "rooflens/ops/shape_math.h"
 
 namespace rooflens::ref {
 
@@ -149,9 +149,8 @@ Status run_Gather(KernelContext& ctx) {
   std::vector<int64_t> norm(idx.size());
   for (size_t i = 0; i < idx.size(); ++i) {
     if (idx[i] < -dim || idx[i] >= dim)
-      return ctx.invalid("input indices", "index " + std::to_string(idx[i]) +
-                                              " is out of range for axis size " +
-                                              std::to_string(dim));
+      return ctx.invalid("input indices",
+                         "index " + std::to_string(idx[i]) + " is out of range for axis size " + std::to_string(dim));
     norm[i] = idx[i] < 0 ? idx[i] + dim : idx[i];
   }
   Tensor& y = ctx.alloc_out(0);

@@ -26,8 +26,7 @@ Status run_Constant(KernelContext& ctx) {
         y.ints = t->ints;
         return Status::ok();
       }
-      if (n > 0)
-        return ctx.unsupported("value", "integer tensor has no data (stripped from the file)");
+      if (n > 0) return ctx.unsupported("value", "integer tensor has no data (stripped from the file)");
       return Status::ok();
     }
     if (static_cast<int64_t>(t->reals.size()) == n) {
@@ -60,8 +59,7 @@ Status run_ConstantOfShape(KernelContext& ctx) {
   }
   Tensor& y = ctx.alloc_out(0);
   if (y.shape != int_contents(ctx.in(0)))
-    return ctx.invalid("input shape",
-                       "contents differ from the inferred output shape " + shape_str(y.shape));
+    return ctx.invalid("input shape", "contents differ from the inferred output shape " + shape_str(y.shape));
   if (is_int(y))
     y.ints.assign(y.ints.size(), static_cast<int64_t>(fill));
   else

@@ -2,8 +2,8 @@
 // LayerNormalization (over dims axis..rank-1, with its optional Mean / InvStdDev outputs).
 #include <cmath>
 
-#include "rooflens/ops/shape_math.h"
 #include "kernels.h"
+#include "rooflens/ops/shape_math.h"
 
 namespace rooflens::ref {
 
@@ -17,8 +17,7 @@ Status run_BatchNormalization(KernelContext& ctx) {
   const int64_t n = x.shape[0], c = x.shape[1], inner = ops::prod(x.shape, 2);
   for (int64_t ci = 0; ci < c; ++ci) {
     const auto k = static_cast<size_t>(ci);
-    const double a =
-        static_cast<double>(scale.data[k]) / std::sqrt(static_cast<double>(var.data[k]) + eps);
+    const double a = static_cast<double>(scale.data[k]) / std::sqrt(static_cast<double>(var.data[k]) + eps);
     const double sh = static_cast<double>(bias.data[k]) - a * static_cast<double>(mean.data[k]);
     for (int64_t ni = 0; ni < n; ++ni) {
       const int64_t base = (ni * c + ci) * inner;
@@ -58,10 +57,8 @@ Status run_LayerNormalization(KernelContext& ctx) {
     const double inv = 1.0 / std::sqrt(var + eps);
     for (int64_t j = 0; j < cols; ++j) {
       double v = (xr[j] - mean) * inv;
-      if (scale)
-        v *= scale->data[static_cast<size_t>(ops::broadcast_source_index(norm, scale->shape, j))];
-      if (bias)
-        v += bias->data[static_cast<size_t>(ops::broadcast_source_index(norm, bias->shape, j))];
+      if (scale) v *= scale->data[static_cast<size_t>(ops::broadcast_source_index(norm, scale->shape, j))];
+      if (bias) v += bias->data[static_cast<size_t>(ops::broadcast_source_index(norm, bias->shape, j))];
       y.data[static_cast<size_t>(r * cols + j)] = static_cast<float>(v);
     }
     if (mean_out) mean_out->data[static_cast<size_t>(r)] = static_cast<float>(mean);

@@ -4,8 +4,8 @@
 // ceil_mode applied).
 #include <limits>
 
-#include "rooflens/ops/shape_math.h"
 #include "kernels.h"
+#include "rooflens/ops/shape_math.h"
 
 namespace rooflens::ref {
 namespace {
@@ -47,8 +47,7 @@ Status window_pool(KernelContext& ctx, bool is_max) {
             arg = &t;
           }
         y.data[at] = best;
-        if (indices && arg)
-          indices->ints[at] = p * in_sp + (col ? col_major(arg->coords, win.in) : arg->offset);
+        if (indices && arg) indices->ints[at] = p * in_sp + (col ? col_major(arg->coords, win.in) : arg->offset);
         continue;
       }
       double sum = 0;
@@ -77,8 +76,7 @@ Status global_pool(KernelContext& ctx, bool is_max) {
     } else {
       double sum = 0;
       for (int64_t i = 0; i < in_sp; ++i) sum += xp[i];
-      y.data[static_cast<size_t>(p)] =
-          in_sp > 0 ? static_cast<float>(sum / static_cast<double>(in_sp)) : 0.0f;
+      y.data[static_cast<size_t>(p)] = in_sp > 0 ? static_cast<float>(sum / static_cast<double>(in_sp)) : 0.0f;
     }
   }
   return Status::ok();

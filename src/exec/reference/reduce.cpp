@@ -3,8 +3,8 @@
 // input is coerced to 2-D at `axis` and each row of the flattened trailing dims is normalized).
 #include <cmath>
 
-#include "rooflens/ops/shape_math.h"
 #include "kernels.h"
+#include "rooflens/ops/shape_math.h"
 
 namespace rooflens::ref {
 
@@ -57,16 +57,14 @@ Status run_Softmax(KernelContext& ctx) {
     for (int64_t in = 0; in < inner; ++in) {
       const int64_t base = o * len * inner + in;
       double mx = -INFINITY;
-      for (int64_t j = 0; j < len; ++j)
-        mx = std::fmax(mx, x.data[static_cast<size_t>(base + j * inner)]);
+      for (int64_t j = 0; j < len; ++j) mx = std::fmax(mx, x.data[static_cast<size_t>(base + j * inner)]);
       double sum = 0;
       for (int64_t j = 0; j < len; ++j) {
         e[static_cast<size_t>(j)] = std::exp(x.data[static_cast<size_t>(base + j * inner)] - mx);
         sum += e[static_cast<size_t>(j)];
       }
       for (int64_t j = 0; j < len; ++j)
-        y.data[static_cast<size_t>(base + j * inner)] =
-            static_cast<float>(e[static_cast<size_t>(j)] / sum);
+        y.data[static_cast<size_t>(base + j * inner)] = static_cast<float>(e[static_cast<size_t>(j)] / sum);
     }
   return Status::ok();
 }

@@ -41,8 +41,7 @@ class ReferenceBackend final : public Backend {
     const Node& node = g.node(n);
     if (node.kind != OpKind::kUnknown) return true;
     if (reason)
-      *reason = "reference backend: op '" + node.op_type + "' (node '" + node.name +
-                "') is not in the op table";
+      *reason = "reference backend: op '" + node.op_type + "' (node '" + node.name + "') is not in the op table";
     return false;
   }
 
@@ -57,9 +56,8 @@ class ReferenceBackend final : public Backend {
       for (const auto* ids : {&node.inputs, &node.outputs})
         for (ValueId v : *ids)
           if (v != kNoValue && !g_.value(v).shape)
-            return Status::invalid("reference backend: value '" + g_.value(v).name + "' of " +
-                                   node.op_type + " node '" + node.name +
-                                   "' has no shape (run infer_shapes before prepare)");
+            return Status::invalid("reference backend: value '" + g_.value(v).name + "' of " + node.op_type +
+                                   " node '" + node.name + "' has no shape (run infer_shapes before prepare)");
     }
     auto order = g_.topo_order();
     if (!order) return order.status();
@@ -100,8 +98,8 @@ class ReferenceBackend final : public Backend {
     for (const LayerReport& l : fused.layers) {
       for (NodeId n : l.nodes)
         if (n < 0 || static_cast<size_t>(n) >= g_.nodes.size())
-          return Status::invalid("reference backend: fused layer '" + l.name + "' names node " +
-                                 std::to_string(n) + ", which the graph lacks");
+          return Status::invalid("reference backend: fused layer '" + l.name + "' names node " + std::to_string(n) +
+                                 ", which the graph lacks");
       layers_.push_back({l.name, l.nodes});
     }
     node_time_s_.assign(g_.nodes.size(), 0.0);
@@ -110,11 +108,10 @@ class ReferenceBackend final : public Backend {
   }
 
   Status run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) override {
-    if (!prepared_)
-      return Status::invalid("reference backend: run() before a successful prepare()");
+    if (!prepared_) return Status::invalid("reference backend: run() before a successful prepare()");
     if (inputs.size() != g_.inputs.size())
-      return Status::invalid("reference backend: got " + std::to_string(inputs.size()) +
-                             " inputs, the graph has " + std::to_string(g_.inputs.size()));
+      return Status::invalid("reference backend: got " + std::to_string(inputs.size()) + " inputs, the graph has " +
+                             std::to_string(g_.inputs.size()));
     const size_t nv = g_.values.size();
     std::vector<const Tensor*> where(nv, nullptr);
     std::vector<Tensor> owned(nv);
@@ -137,9 +134,8 @@ class ReferenceBackend final : public Backend {
         if (ins[i]) continue;
         auto m = missing_.find(v);
         if (m == missing_.end())
-          return Status::invalid("reference backend: " + node.op_type + " node '" + node.name +
-                                 "' reads '" + g_.value(v).name +
-                                 "', which is neither produced, fed, nor stored");
+          return Status::invalid("reference backend: " + node.op_type + " node '" + node.name + "' reads '" +
+                                 g_.value(v).name + "', which is neither produced, fed, nor stored");
         missing = m->second;
       }
       std::vector<Tensor> outs(node.outputs.size());
@@ -211,17 +207,16 @@ class ReferenceBackend final : public Backend {
 
   static Status check_input(const Value& v, const Tensor& t) {
     if (t.shape != *v.shape)
-      return Status::invalid("reference backend: input '" + v.name + "' has shape " +
-                             shape_str(t.shape) + ", the graph expects " + shape_str(*v.shape));
+      return Status::invalid("reference backend: input '" + v.name + "' has shape " + shape_str(t.shape) +
+                             ", the graph expects " + shape_str(*v.shape));
     const bool want_ints = holds_ints(v);
     const auto n = static_cast<size_t>(t.numel());
     if (want_ints && (t.dtype != DType::kI64 || t.ints.size() != n))
-      return Status::invalid("reference backend: input '" + v.name + "' (" +
-                             std::string(dtype_name(v.dtype)) + ") needs " + std::to_string(n) +
-                             " int64 elements in Tensor::ints");
+      return Status::invalid("reference backend: input '" + v.name + "' (" + std::string(dtype_name(v.dtype)) +
+                             ") needs " + std::to_string(n) + " int64 elements in Tensor::ints");
     if (!want_ints && (t.dtype != DType::kF32 || t.data.size() != n))
-      return Status::invalid("reference backend: input '" + v.name + "' needs " +
-                             std::to_string(n) + " fp32 elements in Tensor::data");
+      return Status::invalid("reference backend: input '" + v.name + "' needs " + std::to_string(n) +
+                             " fp32 elements in Tensor::data");
     return Status::ok();
   }
 
@@ -230,10 +225,9 @@ class ReferenceBackend final : public Backend {
     const auto n = static_cast<size_t>(checked_numel(*v.shape).value_or(0));
     const size_t have = t.dtype == DType::kI64 ? t.ints.size() : t.data.size();
     if (t.shape != *v.shape || have != n)
-      return Status::internal("reference backend: " + node.op_type + " node '" + node.name +
-                              "' produced '" + v.name + "' as " + shape_str(t.shape) + " with " +
-                              std::to_string(have) + " elements, inference says " +
-                              shape_str(*v.shape));
+      return Status::internal("reference backend: " + node.op_type + " node '" + node.name + "' produced '" + v.name +
+                              "' as " + shape_str(t.shape) + " with " + std::to_string(have) +
+                              " elements, inference says " + shape_str(*v.shape));
     return Status::ok();
   }
 
@@ -252,8 +246,6 @@ class ReferenceBackend final : public Backend {
 }  // namespace
 }  // namespace ref
 
-std::unique_ptr<Backend> make_reference_backend() {
-  return std::make_unique<ref::ReferenceBackend>();
-}
+std::unique_ptr<Backend> make_reference_backend() { return std::make_unique<ref::ReferenceBackend>(); }
 
 }  // namespace rooflens

@@ -27,10 +27,9 @@ struct Tap {
 
 // Taps of output coordinate `o` along an axis of `n` inputs and `m` outputs; empty when the
 // coordinate falls outside a tf_crop_and_resize roi (the output takes extrapolation_value).
-std::vector<Tap> taps_for(const Params& p, int64_t o, int64_t n, int64_t m, double scale,
-                          double roi_start, double roi_end) {
-  const double xr = static_cast<double>(o), nd = static_cast<double>(n),
-               md = static_cast<double>(m);
+std::vector<Tap> taps_for(const Params& p, int64_t o, int64_t n, int64_t m, double scale, double roi_start,
+                          double roi_end) {
+  const double xr = static_cast<double>(o), nd = static_cast<double>(n), md = static_cast<double>(m);
   double x = 0;
   if (p.coord == "half_pixel")
     x = (xr + 0.5) / scale - 0.5;
@@ -101,8 +100,9 @@ std::vector<Tap> taps_for(const Params& p, int64_t o, int64_t n, int64_t m, doub
 Status run_Resize(KernelContext& ctx) {
   ROOFLENS_RETURN_IF_ERROR(require_float_tensor(ctx, 0, "input X"));
   const auto& rd = std::get<ResizeDesc>(ctx.node().desc);
-  const Params p{rd.mode, rd.coordinate_transformation_mode, rd.nearest_mode, rd.cubic_coeff_a,
-                 rd.extrapolation_value, rd.exclude_outside};
+  const Params p{
+      rd.mode,           rd.coordinate_transformation_mode, rd.nearest_mode, rd.cubic_coeff_a, rd.extrapolation_value,
+      rd.exclude_outside};
   const Tensor& x = ctx.in(0);
   const size_t r = x.shape.size();
   Tensor& y = ctx.alloc_out(0);
@@ -112,14 +112,13 @@ Status run_Resize(KernelContext& ctx) {
   // Per-axis scale: the given scales, else output / input (sizes given).
   std::vector<double> scale(r, 1.0), roi_start(r, 0.0), roi_end(r, 1.0);
   for (size_t d = 0; d < r; ++d)
-    scale[d] =
-        x.shape[d] > 0 ? static_cast<double>(y.shape[d]) / static_cast<double>(x.shape[d]) : 1.0;
+    scale[d] = x.shape[d] > 0 ? static_cast<double>(y.shape[d]) / static_cast<double>(x.shape[d]) : 1.0;
   const bool has_sizes = !old_form && ctx.has_input(3) && ctx.in(3).numel() > 0;
   if (!has_sizes && ctx.has_input(scales_at) && ctx.in(scales_at).numel() > 0) {
     const Tensor& s = ctx.in(scales_at);
     if (static_cast<size_t>(s.numel()) != axes.size())
-      return ctx.invalid("input scales", "has " + std::to_string(s.numel()) + " entries for " +
-                                             std::to_string(axes.size()) + " axes");
+      return ctx.invalid("input scales",
+                         "has " + std::to_string(s.numel()) + " entries for " + std::to_string(axes.size()) + " axes");
     for (size_t i = 0; i < axes.size(); ++i) scale[axes[i]] = elem(s, static_cast<int64_t>(i));
   }
   if (!old_form && ctx.has_input(1) && ctx.in(1).numel() > 0) {
@@ -144,8 +143,7 @@ Status run_Resize(KernelContext& ctx) {
   for (size_t d = r; d-- > 0;) {
     const int64_t n = cur_shape[d], m = y.shape[d];
     if (n == 0 && m > 0)
-      return ctx.invalid("input X", "cannot resize an empty axis " + std::to_string(d) + " to " +
-                                        std::to_string(m));
+      return ctx.invalid("input X", "cannot resize an empty axis " + std::to_string(d) + " to " + std::to_string(m));
     std::vector<std::vector<Tap>> taps(static_cast<size_t>(m));
     bool identity = n == m;
     for (int64_t o = 0; o < m; ++o) {
@@ -163,8 +161,7 @@ Status run_Resize(KernelContext& ctx) {
         for (int64_t in = 0; in < inner; ++in) {
           const auto& t = taps[static_cast<size_t>(o)];
           double v = t.empty() ? p.extrapolation : 0.0;
-          for (const Tap& tp : t)
-            v += tp.weight * cur[static_cast<size_t>((ou * n + tp.index) * inner + in)];
+          for (const Tap& tp : t) v += tp.weight * cur[static_cast<size_t>((ou * n + tp.index) * inner + in)];
           next[static_cast<size_t>((ou * m + o) * inner + in)] = v;
         }
     cur.swap(next);

@@ -10,9 +10,8 @@ Status copy_view(KernelContext& ctx) {
   const Tensor& x = ctx.in(0);
   Tensor& y = ctx.alloc_out(0);
   if (y.numel() != x.numel())
-    return ctx.invalid("input", "holds " + std::to_string(x.numel()) +
-                                    " elements, the output shape " + shape_str(y.shape) +
-                                    " needs " + std::to_string(y.numel()));
+    return ctx.invalid("input", "holds " + std::to_string(x.numel()) + " elements, the output shape " +
+                                    shape_str(y.shape) + " needs " + std::to_string(y.numel()));
   copy_mapped(x, &y, [](int64_t i) { return i; });
   return Status::ok();
 }

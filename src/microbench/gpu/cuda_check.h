@@ -15,8 +15,7 @@ namespace rooflens::microbench::gpu {
 // Unavailable for a missing device/driver or exhausted memory (the user can do something
 // about those); internal for anything else. The message names the call and the error.
 inline Status cuda_status(cudaError_t e, const char* call) {
-  const std::string what =
-      std::string(call) + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
+  const std::string what = std::string(call) + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
   switch (e) {
     case cudaErrorNoDevice:
     case cudaErrorInsufficientDriver:
@@ -25,10 +24,8 @@ inline Status cuda_status(cudaError_t e, const char* call) {
     case cudaErrorSystemNotReady:
     case cudaErrorSystemDriverMismatch:
     case cudaErrorCompatNotSupportedOnDevice:
-    case cudaErrorNotPermitted:
-      return Status::unavailable(what);
-    default:
-      return Status::internal(what);
+    case cudaErrorNotPermitted: return Status::unavailable(what);
+    default: return Status::internal(what);
   }
 }
 
@@ -41,18 +38,18 @@ inline Status cublas_status(cublasStatus_t s, const char* call) {
 }  // namespace rooflens::microbench::gpu
 
 // Returns a Status from the enclosing function when a CUDA runtime call fails.
-#define RL_CUDA(call)                                                                   \
-  do {                                                                                  \
-    const cudaError_t rl_e_ = (call);                                                   \
+#define RL_CUDA(call)                                                                        \
+  do {                                                                                       \
+    const cudaError_t rl_e_ = (call);                                                        \
     if (rl_e_ != cudaSuccess) return ::rooflens::microbench::gpu::cuda_status(rl_e_, #call); \
   } while (0)
 
 // After a kernel launch: the launch configuration error, if any.
 #define RL_CUDA_LAUNCHED(what) RL_CUDA(cudaGetLastError())
 
-#define RL_CUBLAS(call)                                                                     \
-  do {                                                                                      \
-    const cublasStatus_t rl_s_ = (call);                                                    \
+#define RL_CUBLAS(call)                                                                                  \
+  do {                                                                                                   \
+    const cublasStatus_t rl_s_ = (call);                                                                 \
     if (rl_s_ != CUBLAS_STATUS_SUCCESS) return ::rooflens::microbench::gpu::cublas_status(rl_s_, #call); \
   } while (0)
 

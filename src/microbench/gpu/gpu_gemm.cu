@@ -40,8 +40,8 @@ constexpr GemmKind kKinds[] = {
 Expected<float> read_c(const void* c, int64_t m, int64_t i, int64_t j, const GemmKind& kind) {
   const size_t off = static_cast<size_t>(i + j * m) * kind.elem_bytes;
   unsigned char raw[4] = {0, 0, 0, 0};
-  const cudaError_t e = cudaMemcpy(raw, static_cast<const unsigned char*>(c) + off, kind.elem_bytes,
-                                   cudaMemcpyDeviceToHost);
+  const cudaError_t e =
+      cudaMemcpy(raw, static_cast<const unsigned char*>(c) + off, kind.elem_bytes, cudaMemcpyDeviceToHost);
   if (e != cudaSuccess) return cuda_status(e, "cudaMemcpy (read back C)");
   if (kind.fill == FillType::kF32) {
     float v;
@@ -61,8 +61,8 @@ Expected<float> read_c(const void* c, int64_t m, int64_t i, int64_t j, const Gem
 // Checks 8 elements of C = A x B (column major, m = n = k) against double-precision dot
 // products of the same rounded operands. Sets m.verified and m.max_abs_error.
 Status verify(const void* c, int64_t n, const GemmKind& kind, GemmMeasurement& m) {
-  const int64_t picks[][2] = {{0, 0}, {n - 1, n - 1}, {0, n - 1}, {n - 1, 0}, {n / 2, n / 3}, {n / 3, n / 2},
-                              {7, n - 5}, {n - 9, 11}};
+  const int64_t picks[][2] = {{0, 0},         {n - 1, n - 1}, {0, n - 1}, {n - 1, 0},
+                              {n / 2, n / 3}, {n / 3, n / 2}, {7, n - 5}, {n - 9, 11}};
   m.verified = true;
   m.max_abs_error = 0;
   for (const auto& ij : picks) {
@@ -79,11 +79,13 @@ Status verify(const void* c, int64_t n, const GemmKind& kind, GemmMeasurement& m
     const double err = std::fabs(static_cast<double>(*got) - ref);
     // Rounding of C's type, plus input rounding and accumulation error, which grow like
     // sqrt(k) x the mean product magnitude for random signs; about 20x the expected error.
-    const double tol = 4 * kind.out_eps * std::fabs(ref) +
-                       16 * kind.in_eps * std::sqrt(static_cast<double>(n)) * (abs_sum / n) + 1e-4;
+    const double tol =
+        4 * kind.out_eps * std::fabs(ref) + 16 * kind.in_eps * std::sqrt(static_cast<double>(n)) * (abs_sum / n) + 1e-4;
     if (!std::isfinite(*got) || err > tol) m.verified = false;
-    if (std::isfinite(*got)) m.max_abs_error = std::max(m.max_abs_error, err);
-    else m.max_abs_error = INFINITY;
+    if (std::isfinite(*got))
+      m.max_abs_error = std::max(m.max_abs_error, err);
+    else
+      m.max_abs_error = INFINITY;
   }
   return Status::ok();
 }
@@ -110,8 +112,8 @@ Status measure_gemms(const Plan& plan, cudaStream_t s, const std::vector<int64_t
 
   for (int64_t n : sizes) {
     for (const GemmKind& kind : kKinds) {
-      if (plan.progress) plan.progress(fmt::format("probe gpu: cuBLAS GEMM {} {}x{}x{} ({})", kind.dtype, n, n, n,
-                                                   kind.compute_name));
+      if (plan.progress)
+        plan.progress(fmt::format("probe gpu: cuBLAS GEMM {} {}x{}x{} ({})", kind.dtype, n, n, n, kind.compute_name));
       const size_t count = static_cast<size_t>(n * n);
       ROOFLENS_RETURN_IF_ERROR(fill_uniform(a.get(), count, kind.fill, kSeedA, s));
       ROOFLENS_RETURN_IF_ERROR(fill_uniform(b.get(), count, kind.fill, kSeedB, s));

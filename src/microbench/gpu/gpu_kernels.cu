@@ -12,11 +12,17 @@ constexpr int kThreads = 256;
 template <typename T>
 __device__ T from_float(float v);
 template <>
-__device__ float from_float<float>(float v) { return v; }
+__device__ float from_float<float>(float v) {
+  return v;
+}
 template <>
-__device__ __half from_float<__half>(float v) { return __float2half_rn(v); }
+__device__ __half from_float<__half>(float v) {
+  return __float2half_rn(v);
+}
 template <>
-__device__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+__device__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
 
 template <typename T>
 __global__ void fill_kernel(T* p, size_t n, uint32_t seed) {
@@ -44,8 +50,8 @@ __global__ void empty_kernel() {}
 template <typename T>
 Status fill_typed(void* p, size_t count, uint32_t seed, cudaStream_t s) {
   const size_t blocks = std::min<size_t>((count + kThreads - 1) / kThreads, 65536);
-  fill_kernel<T><<<static_cast<unsigned>(std::max<size_t>(blocks, 1)), kThreads, 0, s>>>(static_cast<T*>(p), count,
-                                                                                        seed);
+  fill_kernel<T>
+      <<<static_cast<unsigned>(std::max<size_t>(blocks, 1)), kThreads, 0, s>>>(static_cast<T*>(p), count, seed);
   RL_CUDA_LAUNCHED("fill_kernel");
   return Status::ok();
 }
@@ -75,7 +81,8 @@ Status copy_vec16(const void* src, void* dst, size_t bytes, int blocks, cudaStre
   if (bytes % 16 != 0 || reinterpret_cast<uintptr_t>(src) % 16 != 0 || reinterpret_cast<uintptr_t>(dst) % 16 != 0)
     return Status::internal("copy_vec16: buffers must be 16-byte aligned and a multiple of 16 bytes");
   copy_vec16_kernel<<<static_cast<unsigned>(std::max(blocks, 1)), kThreads, 0, s>>>(static_cast<const int4*>(src),
-                                                                                   static_cast<int4*>(dst), bytes / 16);
+                                                                                    static_cast<int4*>(dst),
+                                                                                    bytes / 16);
   RL_CUDA_LAUNCHED("copy_vec16_kernel");
   return Status::ok();
 }

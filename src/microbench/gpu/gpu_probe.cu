@@ -30,8 +30,13 @@ std::string pcie_link(const std::string& dir, const char* which) {
   const std::string width = read_line(dir + "/" + which + "_link_width");
   if (speed.empty() || width.empty()) return "";
   const double gts = std::atof(speed.c_str());
-  const char* gen = gts >= 63 ? "6.0" : gts >= 31 ? "5.0" : gts >= 15 ? "4.0" : gts >= 7.9 ? "3.0" : gts >= 4.9 ? "2.0"
-                                                                                     : gts >= 2.4 ? "1.0" : nullptr;
+  const char* gen = gts >= 63    ? "6.0"
+                    : gts >= 31  ? "5.0"
+                    : gts >= 15  ? "4.0"
+                    : gts >= 7.9 ? "3.0"
+                    : gts >= 4.9 ? "2.0"
+                    : gts >= 2.4 ? "1.0"
+                                 : nullptr;
   if (!gen) return "";
   return fmt::format("PCIe {} x{}", gen, width);
 }
@@ -51,11 +56,14 @@ Status read_facts(int dev, GpuFacts& f) {
   f.max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
   // cudaDeviceProp::clockRate and memoryClockRate are gone in CUDA 13; the attributes remain (kHz).
   int khz = 0;
-  if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev) == cudaSuccess && khz > 0) f.clock_hz = 1e3 * khz;
-  else (void)cudaGetLastError();
+  if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev) == cudaSuccess && khz > 0)
+    f.clock_hz = 1e3 * khz;
+  else
+    (void)cudaGetLastError();
   if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) == cudaSuccess && khz > 0)
     f.mem_clock_hz = 1e3 * khz;
-  else (void)cudaGetLastError();
+  else
+    (void)cudaGetLastError();
   RL_CUDA(cudaDriverGetVersion(&f.driver_version));
   RL_CUDA(cudaRuntimeGetVersion(&f.runtime_version));
   int major = 0, minor = 0, patch = 0;
@@ -68,7 +76,8 @@ Status read_facts(int dev, GpuFacts& f) {
     unsigned domain = 0, b = 0, d = 0, fn = 0;
     if (std::sscanf(bus, "%x:%x:%x.%x", &domain, &b, &d, &fn) == 4)
       f.pci_bus_id = fmt::format("{:04x}:{:02x}:{:02x}.{:x}", domain, b, d, fn);
-    else f.pci_bus_id = bus;
+    else
+      f.pci_bus_id = bus;
   } else {
     (void)cudaGetLastError();
   }
@@ -99,12 +108,14 @@ Status measure_copies(const Plan& plan, const GpuFacts& f, cudaStream_t s, size_
     RL_CUDA(cudaMemcpy(hs.data(), static_cast<unsigned char*>(src.get()) + off, chunk, cudaMemcpyDeviceToHost));
     RL_CUDA(cudaMemcpy(hd.data(), static_cast<unsigned char*>(dst.get()) + off, chunk, cudaMemcpyDeviceToHost));
     if (std::memcmp(hs.data(), hd.data(), chunk) != 0)
-      return Status::internal(fmt::format("the probe's copy kernel did not copy (bytes {}..{} differ)", off, off + chunk));
+      return Status::internal(
+          fmt::format("the probe's copy kernel did not copy (bytes {}..{} differ)", off, off + chunk));
   }
   for (const auto& [method, body] : {std::pair<const char*, std::function<Status()>>{"kernel", kernel},
                                      std::pair<const char*, std::function<Status()>>{"cudaMemcpy", memcpy_d2d}}) {
     if (plan.progress)
-      plan.progress(fmt::format("probe gpu: device memory copy ({}), {} MiB -> {} MiB", method, bytes >> 20, bytes >> 20));
+      plan.progress(
+          fmt::format("probe gpu: device memory copy ({}), {} MiB -> {} MiB", method, bytes >> 20, bytes >> 20));
     auto runs = time_runs(s, plan.warmups, plan.repeats, plan.target_repeat_s, 20, body);
     if (!runs) return runs.status().with_context(std::string("device copy ") + method);
     std::vector<double> rates;
@@ -139,7 +150,8 @@ Status measure_launches(const Plan& plan, cudaStream_t s, int launches, int roun
                         std::vector<LaunchMeasurement>* out) {
   auto add = [&](const char* method, int per_repeat_launches, const std::function<Status()>& body) -> Status {
     if (plan.progress)
-      plan.progress(fmt::format("probe gpu: launch overhead ({}), {} launches per repeat", method, per_repeat_launches));
+      plan.progress(
+          fmt::format("probe gpu: launch overhead ({}), {} launches per repeat", method, per_repeat_launches));
     auto runs = time_runs(s, plan.warmups, plan.repeats, 0, 1, body);  // one batch per repeat
     if (!runs) return runs.status().with_context(std::string("launch overhead ") + method);
     std::vector<double> per_launch;
@@ -173,13 +185,15 @@ Status measure_host_link(const Plan& plan, cudaStream_t s, size_t bytes, std::ve
   ROOFLENS_RETURN_IF_ERROR(host.allocate(bytes).with_context("pinned host buffer"));
   ROOFLENS_RETURN_IF_ERROR(dev.allocate(bytes).with_context("host-link device buffer"));
   std::memset(host.get(), 0x5a, bytes);  // touch every page
-  for (const auto& [direction, kind] : {std::pair{"host_to_device", cudaMemcpyHostToDevice},
-                                        std::pair{"device_to_host", cudaMemcpyDeviceToHost}}) {
+  for (const auto& [direction, kind] :
+       {std::pair{"host_to_device", cudaMemcpyHostToDevice}, std::pair{"device_to_host", cudaMemcpyDeviceToHost}}) {
     if (plan.progress) plan.progress(fmt::format("probe gpu: pinned {} copy, {} MiB", direction, bytes >> 20));
     const cudaMemcpyKind k = kind;
     auto runs = time_runs(s, plan.warmups, plan.repeats, plan.target_repeat_s, 10, [&]() -> Status {
-      if (k == cudaMemcpyHostToDevice) RL_CUDA(cudaMemcpyAsync(dev.get(), host.get(), bytes, k, s));
-      else RL_CUDA(cudaMemcpyAsync(host.get(), dev.get(), bytes, k, s));
+      if (k == cudaMemcpyHostToDevice)
+        RL_CUDA(cudaMemcpyAsync(dev.get(), host.get(), bytes, k, s));
+      else
+        RL_CUDA(cudaMemcpyAsync(host.get(), dev.get(), bytes, k, s));
       return Status::ok();
     });
     if (!runs) return runs.status().with_context(std::string("host copy ") + direction);
@@ -195,9 +209,10 @@ void add_warnings(GpuProbeResult& r) {
     const std::string what = fmt::format("GEMM {} n={}", m.dtype, m.n);
     if (auto w = spread_warning(what, m.flops, "TFLOP/s", 1e12)) r.warnings.push_back(*w);
     if (!m.verified)
-      r.warnings.push_back(fmt::format("{}: result check failed (largest error {:.3g} on 8 elements against a host dot "
-                                       "product): the figure may not be a correct GEMM",
-                                       what, m.max_abs_error));
+      r.warnings.push_back(
+          fmt::format("{}: result check failed (largest error {:.3g} on 8 elements against a host dot "
+                      "product): the figure may not be a correct GEMM",
+                      what, m.max_abs_error));
   }
   for (const auto& m : r.copy)
     if (auto w = spread_warning("device copy " + m.method, m.bytes_per_s, "GB/s", 1e9)) r.warnings.push_back(*w);
@@ -218,17 +233,17 @@ Expected<GpuProbeResult> run(const GpuProbeOptions& o) {
     (void)cudaDriverGetVersion(&driver);
     (void)cudaRuntimeGetVersion(&runtime);
     (void)cudaGetLastError();
-    const std::string why = e != cudaSuccess ? fmt::format("cudaGetDeviceCount failed: {} ({})", cudaGetErrorName(e),
-                                                           cudaGetErrorString(e))
-                                             : std::string("cudaGetDeviceCount found 0 devices");
-    return Status::unavailable(fmt::format("no CUDA device: {}; driver supports CUDA {}.{} (0.0: no driver), runtime "
-                                           "is CUDA {}.{}",
-                                           why, driver / 1000, driver % 1000 / 10, runtime / 1000,
-                                           runtime % 1000 / 10));
+    const std::string why =
+        e != cudaSuccess ? fmt::format("cudaGetDeviceCount failed: {} ({})", cudaGetErrorName(e), cudaGetErrorString(e))
+                         : std::string("cudaGetDeviceCount found 0 devices");
+    return Status::unavailable(
+        fmt::format("no CUDA device: {}; driver supports CUDA {}.{} (0.0: no driver), runtime "
+                    "is CUDA {}.{}",
+                    why, driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10));
   }
   if (o.device < 0 || o.device >= count)
-    return Status::invalid(fmt::format("--gpu {}: no CUDA device {} (this machine has {}: 0 to {})", o.device,
-                                       o.device, count, count - 1));
+    return Status::invalid(fmt::format("--gpu {}: no CUDA device {} (this machine has {}: 0 to {})", o.device, o.device,
+                                       count, count - 1));
   RL_CUDA(cudaSetDevice(o.device));
 
   Plan plan;

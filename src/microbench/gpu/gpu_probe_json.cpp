@@ -35,8 +35,8 @@ json facts_json(const GpuFacts& f) {
           {"max_blocks_per_sm", f.max_blocks_per_sm},
           {"driver_version", version(f.driver_version)},
           {"runtime_version", version(f.runtime_version)},
-          {"cublas_version", fmt::format("{}.{}.{}", f.cublas_version / 10000, f.cublas_version / 100 % 100,
-                                         f.cublas_version % 100)},
+          {"cublas_version",
+           fmt::format("{}.{}.{}", f.cublas_version / 10000, f.cublas_version / 100 % 100, f.cublas_version % 100)},
           {"pcie_link_current", f.pcie_link_current},
           {"pcie_link_max", f.pcie_link_max}};
 }
@@ -62,7 +62,8 @@ struct Context {
     const GpuFacts& f = r.facts;
     by = fmt::format("measured by rooflens probe gpu {} on '{}' (device {}, {})", r.date, f.name, f.ordinal,
                      f.pci_bus_id.empty() ? "bus unknown" : f.pci_bus_id);
-    if (ds) ds_text = fmt::format("datasheet device '{}' ({})", ds->id, std::filesystem::path(ds->file).filename().string());
+    if (ds)
+      ds_text = fmt::format("datasheet device '{}' ({})", ds->id, std::filesystem::path(ds->file).filename().string());
   }
   const DeviceSpec* ds;
   std::string by, ds_text;
@@ -72,7 +73,8 @@ std::string memory_source(const GpuProbeResult& r, const Context& ctx) {
   const CopyMeasurement* copy = find_copy(r, "kernel");
   const CopyMeasurement* memcpy_d2d = find_copy(r, "cudaMemcpy");
   return fmt::format(
-      "bytes: cudaDeviceProp::totalGlobalMem. bandwidth: {}: copy kernel (16-byte vector loads and stores, grid-stride) "
+      "bytes: cudaDeviceProp::totalGlobalMem. bandwidth: {}: copy kernel (16-byte vector loads and stores, "
+      "grid-stride) "
       "of {} MiB to {} MiB, bytes read + written, best of {} (median {:.4g} B/s, spread {:.0f}%){}. type: {}",
       ctx.by, copy->buffer_bytes / (1 << 20), copy->buffer_bytes / (1 << 20), copy->bytes_per_s.samples.size(),
       copy->bytes_per_s.median, 100 * copy->bytes_per_s.spread,
@@ -84,10 +86,12 @@ std::string launch_source(const GpuProbeResult& r, const Context& ctx) {
   const LaunchMeasurement* stream = find_launch(r, "stream");
   const LaunchMeasurement* graph = find_launch(r, "graph");
   const LaunchMeasurement* rt = find_launch(r, "round_trip");
-  std::string s = fmt::format("{}: empty kernel launched {} times back to back on one stream, time per launch, "
-                              "median of {} (best {:.3g} s)",
-                              ctx.by, stream->launches, stream->seconds.samples.size(), stream->seconds.best);
-  if (graph) s += fmt::format("; the same launches replayed as a CUDA graph: {:.3g} s per node (median)", graph->seconds.median);
+  std::string s = fmt::format(
+      "{}: empty kernel launched {} times back to back on one stream, time per launch, "
+      "median of {} (best {:.3g} s)",
+      ctx.by, stream->launches, stream->seconds.samples.size(), stream->seconds.best);
+  if (graph)
+    s += fmt::format("; the same launches replayed as a CUDA graph: {:.3g} s per node (median)", graph->seconds.median);
   if (rt) s += fmt::format("; launch + cudaStreamSynchronize round trip: {:.3g} s (median)", rt->seconds.median);
   return s;
 }
@@ -96,11 +100,13 @@ std::string host_link_source(const GpuProbeResult& r, const Context& ctx) {
   const GpuFacts& f = r.facts;
   const HostCopyMeasurement* h2d = find_host_copy(r, "host_to_device");
   const HostCopyMeasurement* d2h = find_host_copy(r, "device_to_host");
-  std::string s = fmt::format("{}: cudaMemcpyAsync of {} MiB from pinned host memory (cudaMallocHost), best of "
-                              "{} (median {:.4g} B/s)",
-                              ctx.by, h2d->bytes / (1 << 20), h2d->bytes_per_s.samples.size(), h2d->bytes_per_s.median);
+  std::string s = fmt::format(
+      "{}: cudaMemcpyAsync of {} MiB from pinned host memory (cudaMallocHost), best of "
+      "{} (median {:.4g} B/s)",
+      ctx.by, h2d->bytes / (1 << 20), h2d->bytes_per_s.samples.size(), h2d->bytes_per_s.median);
   if (d2h) s += fmt::format("; device to host best {:.4g} B/s", d2h->bytes_per_s.best);
-  s += fmt::format("; link from sysfs: current {}, max {}", f.pcie_link_current.empty() ? "unknown" : f.pcie_link_current,
+  s += fmt::format("; link from sysfs: current {}, max {}",
+                   f.pcie_link_current.empty() ? "unknown" : f.pcie_link_current,
                    f.pcie_link_max.empty() ? "unknown" : f.pcie_link_max);
   if (ctx.ds && ctx.ds->host_link)
     s += fmt::format("; the datasheet link is {} at {:.4g} B/s per direction", ctx.ds->host_link->name,
@@ -109,36 +115,39 @@ std::string host_link_source(const GpuProbeResult& r, const Context& ctx) {
 }
 
 // Where each figure of the device file comes from.
-std::map<std::string, std::string> gpu_sources(const GpuProbeResult& r, const Context& ctx, const std::string& peaks_src,
-                                               const std::string& measured_src) {
+std::map<std::string, std::string> gpu_sources(const GpuProbeResult& r, const Context& ctx,
+                                               const std::string& peaks_src, const std::string& measured_src) {
   const GpuFacts& f = r.facts;
   const DeviceSpec* ds = ctx.ds;
-  const std::string residency = fmt::format("cudaDeviceProp maxThreadsPerMultiProcessor {} and "
-                                            "maxBlocksPerMultiProcessor {} (compute capability {})",
-                                            f.max_threads_per_sm, f.max_blocks_per_sm, f.compute_capability());
-  return {
-      {"peaks", peaks_src},
-      {"measured_peaks", measured_src + ". " + repeats_text(r) + "; " +
-                             (r.warnings.empty() ? std::string("no warnings")
-                                                 : fmt::format("{} warning(s), first: {}", r.warnings.size(),
-                                                               r.warnings.front()))},
-      {"memory", memory_source(r, ctx)},
-      {"sm_count", "cudaDeviceProp::multiProcessorCount"},
-      {"clock_hz", fmt::format("boost: cudaDevAttrClockRate (peak SM clock) {}; base: {}",
-                               f.clock_hz > 0 ? fmt::format("{:.0f} MHz", f.clock_hz / 1e6) : "not reported",
-                               ds && ds->clock_base_hz > 0 ? "from the " + ctx.ds_text : "unknown")},
-      {"l2_bytes", "cudaDeviceProp::l2CacheSize"},
-      {"tensor_core", ds ? "copied from the " + ctx.ds_text + ": " +
-                               (ds->sources.count("tensor_core") ? ds->sources.at("tensor_core") : "")
-                         : "NVIDIA Deep Learning Performance Guide 16-byte rule by compute capability; not measured"},
-      {"launch_overhead_s", launch_source(r, ctx)},
-      {"max_threads_per_sm", residency},
-      {"max_blocks_per_sm", residency},
-      {"workspace_bytes", "assumption: 256 MiB of scratch an inference engine (TensorRT/cuDNN workspace) reserves; not a "
-                          "hardware figure"},
-      {"reserved_bytes", "assumption: 512 MiB unavailable to the model (CUDA context, cuDNN/cuBLAS handles, driver "
-                         "reservations); not a hardware figure"},
-      {"host_link", host_link_source(r, ctx)}};
+  const std::string residency = fmt::format(
+      "cudaDeviceProp maxThreadsPerMultiProcessor {} and "
+      "maxBlocksPerMultiProcessor {} (compute capability {})",
+      f.max_threads_per_sm, f.max_blocks_per_sm, f.compute_capability());
+  return {{"peaks", peaks_src},
+          {"measured_peaks",
+           measured_src + ". " + repeats_text(r) + "; " +
+               (r.warnings.empty() ? std::string("no warnings")
+                                   : fmt::format("{} warning(s), first: {}", r.warnings.size(), r.warnings.front()))},
+          {"memory", memory_source(r, ctx)},
+          {"sm_count", "cudaDeviceProp::multiProcessorCount"},
+          {"clock_hz", fmt::format("boost: cudaDevAttrClockRate (peak SM clock) {}; base: {}",
+                                   f.clock_hz > 0 ? fmt::format("{:.0f} MHz", f.clock_hz / 1e6) : "not reported",
+                                   ds && ds->clock_base_hz > 0 ? "from the " + ctx.ds_text : "unknown")},
+          {"l2_bytes", "cudaDeviceProp::l2CacheSize"},
+          {"tensor_core",
+           ds ? "copied from the " + ctx.ds_text + ": " +
+                    (ds->sources.count("tensor_core") ? ds->sources.at("tensor_core") : "")
+              : "NVIDIA Deep Learning Performance Guide 16-byte rule by compute capability; not measured"},
+          {"launch_overhead_s", launch_source(r, ctx)},
+          {"max_threads_per_sm", residency},
+          {"max_blocks_per_sm", residency},
+          {"workspace_bytes",
+           "assumption: 256 MiB of scratch an inference engine (TensorRT/cuDNN workspace) reserves; not a "
+           "hardware figure"},
+          {"reserved_bytes",
+           "assumption: 512 MiB unavailable to the model (CUDA context, cuDNN/cuBLAS handles, driver "
+           "reservations); not a hardware figure"},
+          {"host_link", host_link_source(r, ctx)}};
 }
 
 }  // namespace
@@ -177,13 +186,14 @@ json gpu_probe_json(const GpuProbeResult& r, const DeviceSpec* ds) {
     }
   json comparisons = json::array();
   for (const auto& c : compare_with_datasheet(r, ds))
-    comparisons.push_back({{"what", c.what},
-                           {"unit", c.unit},
-                           {"median", c.measured.median},
-                           {"best", c.measured.best},
-                           {"datasheet", positive_or_null(c.datasheet)},
-                           {"datasheet_note", c.datasheet_note},
-                           {"median_over_datasheet", c.datasheet > 0 ? json(c.measured.median / c.datasheet) : json()}});
+    comparisons.push_back(
+        {{"what", c.what},
+         {"unit", c.unit},
+         {"median", c.measured.median},
+         {"best", c.measured.best},
+         {"datasheet", positive_or_null(c.datasheet)},
+         {"datasheet_note", c.datasheet_note},
+         {"median_over_datasheet", c.datasheet > 0 ? json(c.measured.median / c.datasheet) : json()}});
   const auto* kernel = find_copy(r, "kernel");
   const auto* stream = find_launch(r, "stream");
   return {{"schema", kGpuProbeSchema},
@@ -228,23 +238,25 @@ Expected<DeviceSpec> gpu_probe_device_spec(const GpuProbeResult& r, const std::s
   for (const char* dt : {"fp32", "tf32", "fp16", "bf16"}) {
     const GemmMeasurement* m = best_gemm(r, dt);
     if (!m || !(m->flops.best > 0)) continue;
-    const std::string src = fmt::format(
-        "{}: cublasGemmEx {}x{}x{} {} ({}), best of {} x {} GEMMs (median {:.4g} FLOP/s, spread {:.0f}%){}", ctx.by, m->m,
-        m->n, m->k, m->dtype, m->compute_type, m->flops.samples.size(), m->gemms_per_repeat, m->flops.median,
-        100 * m->flops.spread, m->verified ? "" : "; RESULT CHECK FAILED");
+    const std::string src =
+        fmt::format("{}: cublasGemmEx {}x{}x{} {} ({}), best of {} x {} GEMMs (median {:.4g} FLOP/s, spread {:.0f}%){}",
+                    ctx.by, m->m, m->n, m->k, m->dtype, m->compute_type, m->flops.samples.size(), m->gemms_per_repeat,
+                    m->flops.median, 100 * m->flops.spread, m->verified ? "" : "; RESULT CHECK FAILED");
     auto unit = compute_unit_from_name(m->unit);
     if (!unit) return Status::internal("GEMM measurement with unknown unit '" + m->unit + "'");
     d.measured_peaks.push_back({m->dtype, *unit, m->accumulator, m->flops.best, src});
     measured_src += (measured_src.empty() ? "" : "; ") + std::string(dt) + ": " + src;
   }
-  if (d.measured_peaks.empty()) return Status::invalid("the probe measured no positive GEMM rate; cannot write a device file");
+  if (d.measured_peaks.empty())
+    return Status::invalid("the probe measured no positive GEMM rate; cannot write a device file");
   std::string peaks_src;
   if (ds) {
     for (const Peak& p : ds->peaks) d.peaks.push_back({p.dtype, p.unit, p.accumulator, p.flops, ""});
     peaks_src = "copied from the " + ctx.ds_text + ": " + (ds->sources.count("peaks") ? ds->sources.at("peaks") : "");
   } else {
     for (const Peak& m : d.measured_peaks) d.peaks.push_back({m.dtype, m.unit, m.accumulator, m.flops, ""});
-    peaks_src = "no database device matched '" + f.name + "': the measured GEMM peaks (see measured_peaks) stand in "
+    peaks_src = "no database device matched '" + f.name +
+                "': the measured GEMM peaks (see measured_peaks) stand in "
                 "for datasheet peaks";
   }
 

@@ -30,7 +30,9 @@ bool has_digit(const std::string& w) {
   return std::any_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
-bool contains(const std::vector<std::string>& v, const std::string& w) { return std::find(v.begin(), v.end(), w) != v.end(); }
+bool contains(const std::vector<std::string>& v, const std::string& w) {
+  return std::find(v.begin(), v.end(), w) != v.end();
+}
 
 }  // namespace
 
@@ -83,8 +85,8 @@ const HostCopyMeasurement* find_host_copy(const GpuProbeResult& r, const std::st
 std::vector<GpuComparison> compare_with_datasheet(const GpuProbeResult& r, const DeviceSpec* ds) {
   std::vector<GpuComparison> out;
   for (const auto& m : r.gemm) {
-    GpuComparison c{fmt::format("GEMM {} {}^3 ({}, {} acc)", m.dtype, m.n, m.unit, m.accumulator), "FLOP/s", m.flops,
-                    0, ""};
+    GpuComparison c{fmt::format("GEMM {} {}^3 ({}, {} acc)", m.dtype, m.n, m.unit, m.accumulator), "FLOP/s", m.flops, 0,
+                    ""};
     if (ds) {
       const ComputeUnit unit = m.unit == "tensor" ? ComputeUnit::kTensor : ComputeUnit::kCuda;
       if (auto p = ds->unit_peak(m.dtype, unit)) {
@@ -104,7 +106,7 @@ std::vector<GpuComparison> compare_with_datasheet(const GpuProbeResult& r, const
     out.push_back(std::move(c));
   }
   for (const auto& m : r.launch) {
-    const char* what = m.method == "stream" ? "kernel launch, back to back"
+    const char* what = m.method == "stream"  ? "kernel launch, back to back"
                        : m.method == "graph" ? "kernel launch, CUDA graph node"
                                              : "kernel launch + cudaStreamSynchronize";
     GpuComparison c{what, "s", m.seconds, 0, ""};
@@ -115,7 +117,8 @@ std::vector<GpuComparison> compare_with_datasheet(const GpuProbeResult& r, const
     out.push_back(std::move(c));
   }
   for (const auto& m : r.host_copy) {
-    GpuComparison c{fmt::format("pinned {} ({} MiB)", m.direction == "host_to_device" ? "host to device" : "device to host",
+    GpuComparison c{fmt::format("pinned {} ({} MiB)",
+                                m.direction == "host_to_device" ? "host to device" : "device to host",
                                 m.bytes / (1 << 20)),
                     "B/s", m.bytes_per_s, 0, ""};
     if (ds && ds->host_link) {
