@@ -1,8 +1,21 @@
 #!/usr/bin/env bash
 # Installs every Debian package rooflens needs to build and test.
 # Idempotent: packages already present are skipped; apt runs only when something is missing.
-# Usage: scripts/install-deps.sh [--with-fixtures]   (fixtures: python3-torch etc., only to regenerate models/)
+# Usage: scripts/install-deps.sh [--with-fixtures] [--with-venv]
+#   --with-fixtures: python3-torch etc., only to regenerate models/
+#   --with-venv: the PyPI packages of scripts/venv-requirements.txt (peers, fixture tools) in a
+#     virtualenv outside the repository, $ROOFLENS_VENV (default /opt/rooflens-venv), built on
+#     Debian's python3 with its site packages visible; nothing is installed there at run time.
 set -euo pipefail
+WITH_FIXTURES=0
+WITH_VENV=0
+for arg in "$@"; do
+  case "$arg" in
+    --with-fixtures) WITH_FIXTURES=1 ;;
+    --with-venv) WITH_VENV=1 ;;
+    *) echo "install-deps: unknown option $arg (use --with-fixtures, --with-venv)" >&2; exit 2 ;;
+  esac
+done
 
 PKGS=(
   build-essential cmake pkg-config
@@ -23,7 +36,8 @@ PKGS=(
   python3-onnx
   chromium  # headless browser check of the study HTML report (tests/report); the test skips without it
 )
-if [[ "${1:-}" == "--with-fixtures" ]]; then
+if ((WITH_VENV)); then PKGS+=(python3-venv python3-pip); fi
+if ((WITH_FIXTURES)); then
   PKGS+=(python3-torch python3-torchvision libopenblas0-openmp)
 fi
 
@@ -34,14 +48,27 @@ for p in "${PKGS[@]}"; do
   fi
 done
 
-if ((${#missing[@]} == 0)); then
-  echo "install-deps: all ${#PKGS[@]} packages present"
-  exit 0
-fi
-
-echo "install-deps: installing ${missing[*]}"
 SUDO=""
 if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#PKGS[@]} packages present"
+else
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ((WITH_VENV)); then
+  VENV=${ROOFLENS_VENV:-/opt/rooflens-venv}
+  REQ="$(dirname "$0")/venv-requirements.txt"
+  stamp="$VENV/.rooflens-requirements"
+  if [[ -f "$stamp" ]] && cmp -s "$stamp" "$REQ"; then
+    echo "install-deps: venv $VENV up to date"
+  else
+    echo "install-deps: venv $VENV from $REQ"
+    $SUDO /usr/bin/python3 -m venv --system-site-packages "$VENV"
+    $SUDO "$VENV/bin/pip" install -q -r "$REQ"
+    $SUDO cp "$REQ" "$stamp"
+  fi
+fi
