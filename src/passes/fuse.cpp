@@ -7,6 +7,8 @@
 //  3. A Conv/Gemm/MatMul layer absorbs one residual Add of a same-shaped tensor (a "sum"
 //     post-op), then more epilogue (the ReLU after the add).
 //  An absorption is kept only if the layer still writes exactly one tensor that others read.
+//  FusionMode::kPointwise (torch.compile) applies rule 2 and 3 to a chain that starts at a
+//  normalisation or pointwise op instead of the linear op, and never rule 1.
 #include "rooflens/passes/fuse.h"
 
 #include <algorithm>
@@ -29,7 +31,8 @@ bool is_const(const Graph& g, ValueId v) {
 
 class Fuser {
  public:
-  Fuser(const Graph& g, const std::vector<NodeId>& order) : g_(g), pos_(g.nodes.size(), -1) {
+  Fuser(const Graph& g, const std::vector<NodeId>& order, FusionMode mode)
+      : g_(g), pos_(g.nodes.size(), -1), mode_(mode) {
     for (size_t i = 0; i < order.size(); ++i) pos_[static_cast<size_t>(order[i])] = static_cast<int>(i);
     assigned_.assign(g.nodes.size(), false);
   }
@@ -40,10 +43,16 @@ class Fuser {
     L.nodes.push_back(anchor);
     assigned_[static_cast<size_t>(anchor)] = true;
     const OpCategory cat = op_info(g_.node(anchor).kind).category;
-    if (cat == OpCategory::kLinear) fold_bn(L);
-    if (cat == OpCategory::kLinear || cat == OpCategory::kNorm || cat == OpCategory::kActivation ||
-        cat == OpCategory::kElementwise)
-      absorb_epilogue(L, cat == OpCategory::kLinear);
+    if (mode_ == FusionMode::kPointwise) {
+      // The library call runs alone; a pointwise chain (normalisation first) is one kernel.
+      if (cat == OpCategory::kNorm || cat == OpCategory::kActivation || cat == OpCategory::kElementwise)
+        absorb_epilogue(L, true);
+    } else {
+      if (cat == OpCategory::kLinear) fold_bn(L);
+      if (cat == OpCategory::kLinear || cat == OpCategory::kNorm || cat == OpCategory::kActivation ||
+          cat == OpCategory::kElementwise)
+        absorb_epilogue(L, cat == OpCategory::kLinear);
+    }
     std::sort(L.nodes.begin() + 1, L.nodes.end(),
               [&](NodeId a, NodeId b) { return pos_[static_cast<size_t>(a)] < pos_[static_cast<size_t>(b)]; });
     return L;
@@ -170,6 +179,7 @@ class Fuser {
 
   const Graph& g_;
   std::vector<int> pos_;
+  FusionMode mode_;
   std::vector<bool> assigned_;
   std::vector<NodeId> cands_;  // scratch for absorb_epilogue
 };
@@ -242,7 +252,7 @@ std::vector<FusedLayer> fuse_layers(const Graph& g, const std::vector<NodeId>& o
     }
     return layers;
   }
-  Fuser f(g, order);
+  Fuser f(g, order, mode);
   for (NodeId n : order) {
     if (f.assigned(n)) continue;
     const Node& node = g.node(n);

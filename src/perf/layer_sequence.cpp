@@ -1,6 +1,8 @@
 // The layer sequence and the per-layer loop of the performance model (perf/layer_sequence.h).
 #include "rooflens/perf/layer_sequence.h"
 
+#include <algorithm>
+
 #include <map>
 #include <optional>
 #include <set>
@@ -93,8 +95,10 @@ LayerSequence graph_layer_sequence(const Graph& g, const ModelAnalysis& m) {
 }
 
 double time_layers(const LayerModel& lm, const LayerSequence& s,
-                   const std::function<double(size_t i, int64_t reused)>& layer) {
-  double total = 0;
+                   const std::function<double(size_t i, int64_t reused)>& layer, double* host_total) {
+  // The device finishes layer i at max(its end of layer i-1, the host's issue of layer i)
+  // plus the layer's time; with no host cost (captured launches) that is the plain sum.
+  double total = 0, host = 0;
   for (size_t i = 0; i < s.size(); ++i) {
     const bool costed = s.work(i).costed;
     int64_t reused = 0;
@@ -106,8 +110,11 @@ double time_layers(const LayerModel& lm, const LayerSequence& s,
         if (lm.stays_in_l2(distance)) reused += in.bytes;
       }
     const double t = layer(i, reused);
-    if (costed) total += t;
+    if (!costed) continue;
+    host += lm.host_s(s.work(i));
+    total = std::max(total, host) + t;
   }
+  if (host_total) *host_total = host;
   return total;
 }
 

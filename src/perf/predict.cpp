@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <optional>
 
 #include "rooflens/ir/patterns.h"
+#include "rooflens/passes/infer_shapes.h"
 #include "rooflens/perf/kernel_predict.h"
 #include "rooflens/perf/layer_model.h"
 #include "rooflens/perf/layer_sequence.h"
@@ -34,13 +36,13 @@ void add_roof_notes(Prediction& p, const LayerModel& lm) {
   if (attain != 1.0)
     p.notes.push_back(fmt::format("compute roofs scaled by the measured/datasheet peak ratio {:.2f}", attain));
   if (d.is_gpu()) {
-    const double mem_eff = d.efficiency.count("memory") ? d.efficiency.at("memory") : o.gpu_dram_efficiency;
+    const double mem_eff = lm.memory_efficiency();
     if (mem_eff != 1.0)
       p.notes.push_back("memory roofs at " + std::to_string(static_cast<int>(std::lround(100 * mem_eff))) +
                         "% of the datasheet bandwidth (achievable share)");
-    if (o.kernel_gap_s > 0)
+    if (o.engine.kernel_gap_s > 0)
       p.notes.push_back("each kernel adds a serialized " +
-                        std::to_string(static_cast<int>(std::lround(o.kernel_gap_s * 1e6))) +
+                        std::to_string(static_cast<int>(std::lround(o.engine.kernel_gap_s * 1e6))) +
                         " us gap to its overlapped time");
   }
 }
@@ -209,8 +211,24 @@ std::string_view bound_name(Bound b) {
   return "?";
 }
 
-Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const DeviceSpec& d, const PerfOptions& o) {
+Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m_in, const DeviceSpec& d, const PerfOptions& o) {
+  // An engine that fuses otherwise (PyTorch eager runs BatchNorm and activations as their own
+  // kernels) sees the graph's layers as passes/fuse.h groups them for it.
+  std::optional<ModelAnalysis> engine_view;
+  if (d.is_gpu() && o.engine.fusion != FusionMode::kEngine && m_in.fused) {
+    auto order = g.topo_order();
+    if (!order) return order.status();
+    InferResult ir;
+    ir.order = *order;
+    AnalyzeOptions ao;
+    ao.cost.dtype = m_in.dtype;
+    ao.fusion = o.engine.fusion;
+    engine_view = analyze_graph(g, ir, ao);
+    engine_view->model = m_in.model;
+  }
+  const ModelAnalysis& m = engine_view ? *engine_view : m_in;
   Prediction p;
+  if (d.is_gpu()) p.engine = o.engine.id;
   p.model = m.model;
   p.device_id = d.id;
   p.device_name = d.name;
@@ -222,33 +240,44 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m, const Devic
   p.peak_measured = lm->peak_measured();
   p.cmr = lm->best().flops / d.mem_bandwidth;
   p.ai = m.ai;
+  if (d.is_gpu()) p.notes.push_back(o.engine.describe());
   add_roof_notes(p, *lm);
 
   const MemoryEstimate memory = estimate_memory(g, m, d);
   TableTiming table(g, m, d, o, memory);
   const LayerSequence seq = graph_layer_sequence(g, m);
-  p.time_s = time_layers(*lm, seq, [&](size_t i, int64_t reused) {
-    const LayerReport& r = m.layers[i];
-    const LayerWork& w = seq.work(i);
-    LayerPrediction L;
-    L.name = r.name;
-    L.op = r.op;
-    L.flops = w.flops;
-    L.bytes = w.bytes;
-    L.ai = r.ai;
-    if (!w.costed) {
-      L.bound = Bound::kNone;
-      p.layers.push_back(std::move(L));
-      return 0.0;
-    }
-    set_roofline(L, w, lm->time(w, reused), *lm);
-    if (table.active()) table.time(i, r, L);
-    L.achieved_flops = L.time_s > 0 ? static_cast<double>(L.flops) / L.time_s : 0;
-    const double t = L.time_s;
-    p.layers.push_back(std::move(L));
-    return t;
-  });
+  p.time_s = time_layers(
+      *lm, seq,
+      [&](size_t i, int64_t reused) {
+        const LayerReport& r = m.layers[i];
+        const LayerWork& w = seq.work(i);
+        LayerPrediction L;
+        L.name = r.name;
+        L.op = r.op;
+        L.flops = w.flops;
+        L.bytes = w.bytes;
+        L.ai = r.ai;
+        if (!w.costed) {
+          L.bound = Bound::kNone;
+          p.layers.push_back(std::move(L));
+          return 0.0;
+        }
+        set_roofline(L, w, lm->time(w, reused), *lm);
+        if (table.active()) table.time(i, r, L);
+        L.achieved_flops = L.time_s > 0 ? static_cast<double>(L.flops) / L.time_s : 0;
+        const double t = L.time_s;
+        p.layers.push_back(std::move(L));
+        return t;
+      },
+      &p.host_s);
   if (table.active()) table.add_notes(p);
+  if (p.host_s > 0)
+    p.notes.push_back(fmt::format("host issue time {:.3f} ms against {:.3f} ms of kernels: {}", p.host_s * 1e3,
+                                  std::accumulate(p.layers.begin(), p.layers.end(), 0.0,
+                                                  [](double a, const LayerPrediction& L) { return a + L.time_s; }) *
+                                      1e3,
+                                  p.host_s >= p.time_s * 0.9 ? "host-bound (graph capture removes it)"
+                                                             : "partly hidden behind the kernels"));
   for (auto& L : p.layers) L.time_share = p.time_s > 0 ? L.time_s / p.time_s : 0;
   p.flops_per_image = static_cast<double>(m.totals.flops) / static_cast<double>(m.batch);
   p.throughput = p.time_s > 0 ? static_cast<double>(m.batch) / p.time_s : 0;

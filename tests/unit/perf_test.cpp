@@ -209,13 +209,13 @@ TEST(PerfModel, MemoryBoundLayerUsesAchievableBandwidth) {
   const PerfOptions defaults;
   EXPECT_DOUBLE_EQ(defaults.gpu_dram_efficiency, 0.8);
   EXPECT_NEAR(L.t_memory, static_cast<double>(L.dram_bytes) / (900e9 * 0.8), 1e-12);
-  EXPECT_DOUBLE_EQ(L.t_gap, defaults.kernel_gap_s);
-  EXPECT_NEAR(L.time_s, L.t_memory + defaults.kernel_gap_s, 1e-12);
+  EXPECT_DOUBLE_EQ(L.t_gap, defaults.engine.kernel_gap_s);
+  EXPECT_NEAR(L.time_s, L.t_memory + defaults.engine.kernel_gap_s, 1e-12);
 
   // The datasheet roof comes back with efficiency 1 and no gap.
   PerfOptions raw;
   raw.gpu_dram_efficiency = 1.0;
-  raw.kernel_gap_s = 0;
+  raw.engine.kernel_gap_s = 0;
   auto p = predict(r.g, r.m, device("v100"), raw);
   ASSERT_TRUE(p);
   EXPECT_NEAR(p->layers[0].t_memory, static_cast<double>(L.dram_bytes) / 900e9, 1e-12);

@@ -19,6 +19,10 @@ struct FusedLayer {
 enum class FusionMode {
   kNone,    // one layer per computing node (views and folded nodes still appear, at zero cost)
   kEngine,  // BN folding, pointwise epilogues, residual adds; views and folded nodes dropped
+  // torch.compile (Inductor) without freezing: Conv/Gemm/MatMul run alone (an external
+  // cuDNN/cuBLAS call); the pointwise ops after one (BatchNormalization, activations, a
+  // residual add) form one generated kernel. Views and folded nodes dropped.
+  kPointwise,
 };
 
 // `order` is a topological order (from infer_shapes). Unknown and unresolved nodes each

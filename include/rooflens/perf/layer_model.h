@@ -37,6 +37,10 @@ class LayerModel {
 
   // Times a costed layer whose activation inputs of `reused` bytes come from L2.
   LayerTiming time(const LayerWork& w, int64_t reused) const;
+  // Host time to issue the layer's kernel when the engine's launches are not captured
+  // (perf/engine.h); 0 on a CPU, for a captured engine, or an uncosted layer.
+  double host_s(const LayerWork& w) const;
+  double memory_efficiency() const { return mem_div_; }
 
   const DeviceSpec& device() const { return *d_; }
   const PerfOptions& options() const { return *o_; }
@@ -47,6 +51,10 @@ class LayerModel {
   const std::optional<double>& peak_measured() const { return peak_measured_; }
 
  private:
+  // The fastest tile width and split-K of a GEMM-like layer computing `flops` at `rate`
+  // FLOP/s (tensor-core tiles when tc_unit); reads L.dram_bytes, fills the timing fields.
+  void gemm_tactics(const LayerWork& w, double flops, double rate, bool tc_unit, LayerTiming& L) const;
+
   const DeviceSpec* d_ = nullptr;
   const PerfOptions* o_ = nullptr;
   Peak best_;

@@ -51,8 +51,11 @@ LayerSequence graph_layer_sequence(const Graph& g, const ModelAnalysis& m);
 // layer(i, reused), where `reused` is the bytes of layer i's activation inputs still in L2
 // (LRU reuse distance: the tensor plus everything the layers in between wrote fits the
 // reusable share of L2; 0 when the layer is not costed or the device has no L2). It returns
-// the sum, in layer order, of what `layer` returns for the costed layers (seconds).
+// the sum, in layer order, of what `layer` returns for the costed layers (seconds), or, when
+// the engine's launches are not captured (LayerModel::host_s), the time the device finishes
+// when each layer starts no earlier than the host has issued it; `host_total` (if given)
+// receives the host's issue time.
 double time_layers(const LayerModel& lm, const LayerSequence& s,
-                   const std::function<double(size_t i, int64_t reused)>& layer);
+                   const std::function<double(size_t i, int64_t reused)>& layer, double* host_total = nullptr);
 
 }  // namespace rooflens

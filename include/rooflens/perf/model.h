@@ -10,6 +10,7 @@
 
 #include "rooflens/cost/cost.h"
 #include "rooflens/device/device.h"
+#include "rooflens/perf/engine.h"
 #include "rooflens/perf/memory.h"
 
 namespace rooflens {
@@ -47,11 +48,11 @@ struct PerfOptions {
   // measure 0.75-0.9 of it; docs/perf-model.md). A device file's efficiency.memory replaces it.
   // 1.0 gives the datasheet roof.
   double gpu_dram_efficiency = 0.8;
-  // Serialized cost per GPU kernel that does not overlap its neighbours: a dependent kernel
-  // waits for the previous one to drain, then ramps up (first operand tiles, pipeline fill).
-  // Calibrated from the intercept of published time-vs-batch measurements (docs/perf-model.md).
-  // 0 gives the overlap-only model.
-  double kernel_gap_s = 10e-6;
+  // The execution the prediction describes on a GPU (perf/engine.h): fusions, kernel
+  // eligibility, efficiencies, the serialized gap per kernel (calibrated from the intercept
+  // of published time-vs-batch measurements; 0 gives the overlap-only model) and host cost
+  // per call. Default: the TensorRT-class engine of the seed study. Not used on a CPU.
+  EngineProfile engine;
   // CPU devices with a measured kernel table (`probe cpu --kernels`): layer times come from
   // it (perf/kernel_predict.h) instead of the roofline. false uses the roofline anyway.
   bool use_kernel_table = true;
@@ -87,6 +88,8 @@ struct LayerPrediction {
 
 struct Prediction {
   std::string model, device_id, device_name, dtype;
+  std::string engine;  // the engine profile's id (GPU); empty on a CPU
+  double host_s = 0;   // host time to issue the layers (0 when launches are captured)
   int64_t batch = 1;
   double time_s = 0, throughput = 0;
   double flops_per_image = 0;
