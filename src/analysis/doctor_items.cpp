@@ -411,15 +411,24 @@ Finding launch_overhead(const Context& c) {
   verdict_by_share(c, f);
   f.summary = fmt::format("{} layers holding {} of the time are shorter than a kernel launch", f.layers_total,
                           pct(f.time_share));
-  if (d.launch_overhead_s > 0) {
+  // An engine that issues each call from the host (PyTorch eager, rooflens-cuda without
+  // --graph) loses its per-call host cost under capture; otherwise only the launch floor goes.
+  const EngineProfile& engine = c.o.whatif.perf.engine;
+  const bool host_cost = !engine.captured && (engine.host_library_call_s > 0 || engine.host_kernel_call_s > 0);
+  if (d.launch_overhead_s > 0 || host_cost) {
     DeviceSpec captured = d;
     captured.launch_overhead_s = 0;
     PerfOptions po = c.o.whatif.perf;
     po.dtype = c.p.dtype;
+    po.engine.captured = true;
     auto p2 = predict(c.model.graph, c.model.analysis, captured, po);
     Remedy r;
     r.name = "graph capture (CUDA graphs)";
-    r.how = "predicted with the host launch overhead removed (the serialized GPU-side gap per kernel kept)";
+    r.how = host_cost ? fmt::format(
+                            "predicted with the engine's host cost per call ({:.0f} us per library call, "
+                            "{:.0f} us per kernel; {:.2f} ms per batch) and the launch overhead removed",
+                            engine.host_library_call_s * 1e6, engine.host_kernel_call_s * 1e6, c.p.host_s * 1e3)
+                      : "predicted with the host launch overhead removed (the serialized GPU-side gap per kernel kept)";
     r.throughput_before = c.p.throughput;
     r.utilization_before = c.p.utilization;
     if (p2) {
