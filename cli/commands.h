@@ -46,6 +46,7 @@ struct PredictArgs {
   std::string roofline;
   std::string output;
   std::string devices_dir;
+  std::string engine;  // --engine: an engine profile id or .json file; empty: tensorrt on a GPU
   bool datasheet_peak = false;
 };
 void add_predict(CLI::App& app, PredictArgs& a);
@@ -126,11 +127,14 @@ struct ValidateArgs {
   std::string format;  // empty: from -o's extension, else table (resolve_output)
   std::string output;
   std::string devices_dir;
+  std::string engine;  // --engine: an engine profile id or .json file; empty: tensorrt on a GPU
   double max_seconds = 3;
-  std::string fit_out;  // fit efficiencies on half the models, write the device file here
+  std::string fit_out;       // fit efficiencies on half the models, write the device file here
+  std::string measurements;  // a GPU corpus CSV (analysis/corpus.h): predictions beside it, no measuring
 };
 void add_validate(CLI::App& app, ValidateArgs& a);
 int run_validate(const ValidateArgs& a);
+int run_validate_corpus(const ValidateArgs& a);  // validate --measurements (cli/validate_corpus.cpp)
 
 }  // namespace rooflens::cli
 
@@ -156,6 +160,7 @@ struct StudyArgs {
   int threads = 0, jobs = 0;
   double max_seconds = 3;
   std::string devices_dir;
+  std::string engine;   // --engine: an engine profile id or .json file; empty: tensorrt on a GPU
   bool doctor = false;  // --report: add the doctor's section (largest gain per model)
 };
 void add_study(CLI::App& app, StudyArgs& a);
@@ -176,6 +181,7 @@ struct WhatIfArgs {
   std::string format;  // empty: from -o's extension, else table (resolve_output)
   std::string output;
   std::string devices_dir;
+  std::string engine;  // --engine: an engine profile id or .json file; empty: tensorrt on a GPU
 };
 void add_whatif(CLI::App& app, WhatIfArgs& a);
 int run_whatif(const WhatIfArgs& a);
@@ -216,6 +222,7 @@ struct SssArgs {
   std::string nats;  // NATS-Bench data directory: --accuracy nats:DIR plus the stored values
   int jobs = 0;
   std::string devices_dir;
+  std::string engine;  // --engine: an engine profile id or .json file; empty: tensorrt on a GPU
   bool datasheet_peak = false;
 };
 void add_sss(CLI::App& app, SssArgs& a);
@@ -244,6 +251,7 @@ struct NasArgs {
   std::string report;
   int jobs = 0;
   std::string devices_dir;
+  std::string engine;  // --engine: an engine profile id or .json file; empty: tensorrt on a GPU
   bool datasheet_peak = false;
   // Training oracle (--oracle train:...): appended to its spec as KEY=VALUE when given (the
   // spec parser checks them); empty = the oracle's default.
@@ -278,6 +286,7 @@ struct DoctorArgs {
   std::string format;  // empty: from -o's extension, else table (resolve_output)
   std::string output;
   std::string devices_dir;
+  std::string engine;    // --engine: an engine profile id or .json file; empty: tensorrt on a GPU
   double jpeg_rate = 0;  // images/s per core (rooflens probe jpeg); 0: unknown
   bool measure_jpeg = false;
   bool verbose = false;

@@ -47,6 +47,7 @@ void add_doctor(CLI::App& app, DoctorArgs& a) {
   cmd->add_flag("--verbose", a.verbose, "also list the items that do not apply");
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
+  add_engine_option(cmd, &a.engine);
 }
 
 namespace {
@@ -75,8 +76,8 @@ int run_doctor_zoo(const DoctorArgs& a) {
   for (size_t i = 0; i < names.size(); ++i) {
     std::fprintf(stderr, "doctor --zoo: [%zu/%zu] %s\n", i + 1, names.size(), names[i].c_str());
     report::DoctorZooRow row{names[i], std::nullopt, ""};
-    auto setup =
-        make_whatif_setup(dir + "/" + names[i] + ".onnx", a.device, a.dtype, a.batch, {}, a.devices, a.devices_dir);
+    auto setup = make_whatif_setup(dir + "/" + names[i] + ".onnx", a.device, a.dtype, a.batch, {}, a.devices,
+                                   a.devices_dir, a.engine);
     if (!setup) {
       // A bad device or dtype fails every model alike: stop at the first.
       if (setup.status().code() == StatusCode::kInvalidInput && i == 0) return report_error(setup.status());
@@ -110,7 +111,8 @@ int run_doctor(const DoctorArgs& args) {
   if (a.file.empty()) return report_error(Status::invalid("give a model file, or --zoo for every bundled model"));
   if (a.measured && a.dtype != "fp32")
     return report_error(Status::invalid("--measured: the CPU backend runs fp32, not " + a.dtype + " (--dtype fp32)"));
-  auto setup = make_whatif_setup(a.file, a.device, a.dtype, a.batch, a.input_shapes, a.devices, a.devices_dir);
+  auto setup =
+      make_whatif_setup(a.file, a.device, a.dtype, a.batch, a.input_shapes, a.devices, a.devices_dir, a.engine);
   if (!setup) return report_error(setup.status());
   if (a.jpeg_rate > 0 && a.measure_jpeg)
     return report_error(Status::invalid("give --jpeg-rate or --measure-jpeg, not both"));

@@ -3,6 +3,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
+
 #include "common.h"
 
 namespace rooflens::cli {
@@ -31,6 +33,26 @@ Expected<DeviceSpec> device_with_peak(const std::string& spec, const std::string
   if (!dev) return dev.status();
   if (!dev->best_peak(dtype)) return Status::unsupported("device '" + dev->id + "' has no " + dtype + " peak");
   return dev;
+}
+
+void add_engine_option(CLI::App* cmd, std::string* engine) {
+  cmd->add_option("--engine", *engine,
+                  "the execution GPU predictions describe: tensorrt (default), rooflens-cuda, pytorch-eager, "
+                  "pytorch-graph, pytorch-compile (data/engines), or an engine .json file");
+}
+
+Expected<EngineProfile> resolve_engine(const std::string& flag, const DeviceSpec& dev) {
+  if (flag.empty() && !dev.is_gpu()) return EngineProfile{};
+  const std::string id = flag.empty() ? "tensorrt" : flag;
+  auto e = [&]() -> Expected<EngineProfile> {
+    if (std::filesystem::path(id).extension() == ".json") return load_engine_file(id);
+    auto db = load_engine_dir(bundled_dir("data/engines", "tensorrt.json", ""));
+    if (!db) return db.status();
+    return find_engine(id, *db);
+  }();
+  if (!e) return e.status();
+  if (Status s = check_engine_applies(*e, dev); !s) return s;
+  return e;
 }
 
 }  // namespace rooflens::cli

@@ -7,6 +7,7 @@
 
 #include "rooflens/device/device.h"
 #include "rooflens/onnx/import.h"
+#include "rooflens/perf/engine.h"
 #include "rooflens/session/model_session.h"
 #include "rooflens/session/zoo.h"
 
@@ -27,5 +28,14 @@ Expected<std::vector<InputShapeOverride>> parse_input_shapes(const std::vector<s
 // refused as unsupported when the device has no peak for `dtype`.
 Expected<DeviceSpec> device_with_peak(const std::string& spec, const std::string& devices_dir_override,
                                       const std::string& dtype);
+
+// --engine on predict, study, doctor, whatif, sss, nas and validate.
+void add_engine_option(CLI::App* cmd, std::string* engine);
+
+// The engine profile `flag` names for `dev`: an id in the bundled data/engines, or a
+// rooflens.engine/1 .json file; empty: tensorrt on a GPU, the built-in default on a CPU (no
+// engine applies there). Invalid input when the id is unknown or the engine does not apply to
+// the device.
+Expected<EngineProfile> resolve_engine(const std::string& flag, const DeviceSpec& dev);
 
 }  // namespace rooflens::cli

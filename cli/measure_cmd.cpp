@@ -394,6 +394,10 @@ void add_validate(CLI::App& app, ValidateArgs& a) {
   cmd->add_option("--fit", a.fit_out,
                   "fit kernel efficiencies (gemm, depthwise, memory) on every other model, write the device file with "
                   "them here, and validate on the held-out models only");
+  cmd->add_option("--measurements", a.measurements,
+                  "a recorded corpus CSV (model, device, dtype, batch, engine, throughput, source[, mode, split]): "
+                  "predictions with --engine beside its rows, nothing measured");
+  add_engine_option(cmd, &a.engine);
 }
 
 namespace {
@@ -432,6 +436,7 @@ struct FitSums {
 }  // namespace
 
 int run_validate(const ValidateArgs& args) {
+  if (!args.measurements.empty()) return run_validate_corpus(args);
   ValidateArgs a = args;
   if (Status s = resolve_output(a.format, a.output, {"table", "json"}, {a.device}); !s) return report_error(s);
   if (Status s = check_output_file(a.fit_out, {a.device, a.output}, "--fit"); !s) return report_error(s);

@@ -111,6 +111,7 @@ void add_nas(CLI::App& app, NasArgs& a) {
                   "core); results do not depend on it. Runs with a train: oracle or measured "
                   "throughput go one at a time whatever it says (--train-threads sets training's)");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
+  add_engine_option(cmd, &a.engine);
   cmd->add_flag("--datasheet-peak", a.datasheet_peak, "use datasheet peaks even where a measured peak exists");
 }
 
@@ -266,8 +267,9 @@ Status check_measured(const NasArgs& a, const DeviceSpec& dev, const SssBatch& b
 // The whole space on the device (predicted: no cost on the simulated clock); `measure` is set
 // for --throughput measured.
 Expected<SpaceTable> space_table(const NasArgs& a, const SssNetInput& net_input, const DeviceSpec& dev,
-                                 const SssBatch& batch, ThroughputFn& measure) {
+                                 const SssBatch& batch, ThroughputFn& measure, const EngineProfile& engine) {
   PerfOptions po;
+  po.engine = engine;
   po.dtype = a.dtype;
   po.use_measured_peak = !a.datasheet_peak;
   const auto t0 = std::chrono::steady_clock::now();
@@ -275,8 +277,8 @@ Expected<SpaceTable> space_table(const NasArgs& a, const SssNetInput& net_input,
   if (!pts) return pts.status();
   SpaceTable space;
   space.points = std::move(*pts);
-  space.source = fmt::format("predicted by the rooflens performance model: NATS-SSS {} on {} ({}), {}, {}",
-                             net_input.name, dev.name, dev.id, a.dtype,
+  space.source = fmt::format("predicted by the rooflens performance model: NATS-SSS {} on {} ({}{}), {}, {}",
+                             net_input.name, dev.name, dev.id, dev.is_gpu() ? ", engine " + engine.id : "", a.dtype,
                              batch.max ? std::string("max batch") : fmt::format("batch {}", batch.size));
   if (a.throughput == "measured") {
     space.source = fmt::format(
@@ -387,12 +389,14 @@ int run_nas(const NasArgs& a) {
   const SssNetInput net_input = oracle_input.value_or(sss_net_input(*ds));
   auto dev = device_with_peak(a.device, a.devices_dir, a.dtype);
   if (!dev) return report_error(dev.status());
+  auto engine = resolve_engine(a.engine, *dev);
+  if (!engine) return report_error(engine.status());
   if (a.throughput == "measured")
     if (Status s = check_measured(a, *dev, batch, *experiment); !s) return report_error(s);
   if (Status s = experiment->prepare_output(a.resume); !s) return report_error(s);
 
   ThroughputFn measure;
-  auto space = space_table(a, net_input, *dev, batch, measure);
+  auto space = space_table(a, net_input, *dev, batch, measure, *engine);
   if (!space) return report_error(space.status());
   const TrainProgress train_progress(a, experiment->runs());
   ExperimentOptions opt;

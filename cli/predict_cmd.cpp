@@ -46,9 +46,11 @@ Expected<Request> parse_batches(const std::string& s) {
 // Predicts one model at every requested batch; the last entry is `max` when requested.
 Expected<std::vector<Prediction>> predict_model(const std::string& path, const PredictArgs& a,
                                                 const std::vector<InputShapeOverride>& shapes, DType dtype,
-                                                const DeviceSpec& dev, const Request& req) {
+                                                const DeviceSpec& dev, const Request& req,
+                                                const EngineProfile& engine) {
   const ModelSession session = ModelSession::from_file(path, shapes);
   PerfOptions po;
+  po.engine = engine;
   po.dtype = a.dtype;
   po.use_measured_peak = !a.datasheet_peak;
   std::optional<int64_t> max_batch;
@@ -101,6 +103,7 @@ void add_predict(CLI::App& app, PredictArgs& a) {
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files (default: the bundled data/devices)");
   cmd->add_flag("--datasheet-peak", a.datasheet_peak,
                 "model compute roofs with datasheet peaks even where a measured peak exists");
+  add_engine_option(cmd, &a.engine);
 }
 
 int run_predict(const PredictArgs& args) {
@@ -119,6 +122,9 @@ int run_predict(const PredictArgs& args) {
   if (!shapes) return report_error(shapes.status());
   auto dev = device_with_peak(a.device, a.devices_dir, a.dtype);
   if (!dev) return report_error(dev.status());
+  auto engine = resolve_engine(a.engine, *dev);
+  if (!engine) return report_error(engine.status());
+  const std::string engine_label = dev->is_gpu() ? ", engine " + engine->id : "";
 
   std::vector<std::string> files = a.files;
   const std::string mdir = models_dir("");
@@ -129,7 +135,7 @@ int run_predict(const PredictArgs& args) {
 
   std::vector<std::vector<Prediction>> all;
   for (const auto& f : files) {
-    auto ps = predict_model(f, a, *shapes, *dt, *dev, *req);
+    auto ps = predict_model(f, a, *shapes, *dt, *dev, *req, *engine);
     if (!ps) return report_error(ps.status());
     std::fprintf(stderr, "%s",
                  files.size() > 1 ? fmt::format("predicted {} ({}/{})\r", std::filesystem::path(f).stem().string(),
@@ -158,8 +164,8 @@ int run_predict(const PredictArgs& args) {
     } else {
       auto t = report::batch_sweep_table(all[0], csv);
       out = csv ? report::render_csv(t)
-                : fmt::format("prediction (performance model): {} on {} ({}), {}{}\n\n", all[0][0].model, dev->name,
-                              dev->id, a.dtype,
+                : fmt::format("prediction (performance model): {} on {} ({}{}), {}{}\n\n", all[0][0].model, dev->name,
+                              dev->id, engine_label, a.dtype,
                               all[0][0].images_per_input > 1
                                   ? fmt::format(" (folded: {} images per input)", all[0][0].images_per_input)
                                   : "") +
@@ -196,8 +202,8 @@ int run_predict(const PredictArgs& args) {
     else if (csv)
       out = report::render_csv(t);
     else
-      out = fmt::format("prediction (performance model): {} models on {} ({}), {}, CMR {:.1f} FLOP/B\n\n", all.size(),
-                        dev->name, dev->id, a.dtype, dev->cmr(a.dtype)) +
+      out = fmt::format("prediction (performance model): {} models on {} ({}{}), {}, CMR {:.1f} FLOP/B\n\n", all.size(),
+                        dev->name, dev->id, engine_label, a.dtype, dev->cmr(a.dtype)) +
             report::render_text(t);
   }
   if (!a.roofline.empty()) {

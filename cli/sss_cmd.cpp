@@ -61,6 +61,7 @@ void add_sss(CLI::App& app, SssArgs& a) {
                   "costs, accuracies and training times");
   cmd->add_option("--jobs", a.jobs, "threads (default: one per core)");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
+  add_engine_option(cmd, &a.engine);
   cmd->add_flag("--datasheet-peak", a.datasheet_peak,
                 "model compute roofs with datasheet peaks even where a measured peak exists");
 }
@@ -219,7 +220,9 @@ int run_one(const SssArgs& a, const SssWidths& widths, SssDataset ds, const Devi
   const std::string fmt_s = format_for(a);
   std::string out;
   if (fmt_s == "json") {
-    out = point_json(*pt, false).dump(2) + "\n";
+    nlohmann::json j = point_json(*pt, false);
+    j["engine"] = dev.is_gpu() ? nlohmann::json(po.engine.id) : nlohmann::json(nullptr);
+    out = j.dump(2) + "\n";
   } else if (fmt_s == "csv") {
     out = report::render_csv(points_table({*pt}, {0}, {}, true));
   } else {
@@ -241,6 +244,7 @@ int run_one(const SssArgs& a, const SssWidths& widths, SssDataset ds, const Devi
               {"time per batch (ms)", report::fmt_fixed(1e3 * detail.time_s, 3)},
               {"throughput (img/s)", report::fmt_fixed(pt->throughput, 0)},
               {"utilization (% of datasheet peak)", report::fmt_fixed(100 * pt->utilization, 2)}};
+    if (dev.is_gpu()) t.rows.push_back({"engine", po.engine.id});
     if (detail.utilization_measured)
       t.rows.push_back({"utilization (% of measured peak)", report::fmt_fixed(100 * *detail.utilization_measured, 2)});
     if (oracle != nullptr) {
@@ -286,9 +290,14 @@ int run_all(const SssArgs& a, SssDataset ds, const DeviceSpec& dev, const PerfOp
   const std::set<size_t> on(front->begin(), front->end());
   const std::string batch_s = batch.max ? "max batch" : "batch " + std::to_string(batch.size);
   const std::string head = fmt::format(
-      "NATS-SSS ({}) on {} ({}), {}, {}: {} networks predicted in {:.2f} s; "
-      "{} on the throughput-utilization Pareto frontier\n\n",
-      sss_dataset_info(ds).name, dev.name, dev.id, a.dtype, batch_s, pts->size(), secs, front->size());
+      "NATS-SSS ({}) on {} ({}{}), {}, {}: {} networks predicted in {:.2f} s; "
+      "{} on the throughput-utilization Pareto frontier{}\n\n",
+      sss_dataset_info(ds).name, dev.name, dev.id, dev.is_gpu() ? ", engine " + po.engine.id : "", a.dtype, batch_s,
+      pts->size(), secs, front->size(),
+      dev.is_gpu() && po.engine.fusion != FusionMode::kEngine
+          ? "\n(the space's cached segments are fused as an engine fuses them: the engine's fusion rule '" +
+                std::string(fusion_mode_name(po.engine.fusion)) + "' is not applied to them)"
+          : "");
   const std::string fmt_s = format_for(a);
   std::vector<size_t> every(pts->size());
   for (size_t i = 0; i < every.size(); ++i) every[i] = i;
@@ -297,6 +306,7 @@ int run_all(const SssArgs& a, SssDataset ds, const DeviceSpec& dev, const PerfOp
     nlohmann::json j = {{"schema", "rooflens.sss/1"},
                         {"dataset", sss_dataset_info(ds).name},
                         {"device", dev.id},
+                        {"engine", dev.is_gpu() ? nlohmann::json(po.engine.id) : nlohmann::json(nullptr)},
                         {"dtype", a.dtype},
                         {"batch", batch.max ? nlohmann::json("max") : nlohmann::json(batch.size)},
                         {"frontier_size", front->size()},
@@ -379,9 +389,12 @@ int run_sss(const SssArgs& args) {
   if (!oracle) return report_error(oracle.status());
   auto dev = device_with_peak(a.device, a.devices_dir, a.dtype);
   if (!dev) return report_error(dev.status());
+  auto engine = resolve_engine(a.engine, *dev);
+  if (!engine) return report_error(engine.status());
   PerfOptions po;
   po.dtype = a.dtype;
   po.use_measured_peak = !a.datasheet_peak;
+  po.engine = *engine;
   return a.all ? run_all(a, *ds, *dev, po, *batch, oracle->get())
                : run_one(a, widths, *ds, *dev, po, *batch, oracle->get());
 }

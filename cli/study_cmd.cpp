@@ -65,6 +65,7 @@ void add_study(CLI::App& app, StudyArgs& a) {
       ->capture_default_str();
   cmd->add_option("--jobs", a.jobs, "models analysed at once (default: one per core)");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
+  add_engine_option(cmd, &a.engine);
 }
 
 namespace {
@@ -91,6 +92,7 @@ struct Setting {
   std::string batch;               // as given: N or max
   std::optional<int64_t> batch_n;  // nullopt: max
   DeviceSpec device;
+  EngineProfile engine;  // the execution GPU predictions describe
 };
 
 Expected<Setting> parse_setting(const StudyArgs& a) {
@@ -121,6 +123,9 @@ Expected<Setting> parse_setting(const StudyArgs& a) {
   auto dev = device_with_peak(device, a.devices_dir, st.dtype);
   if (!dev) return dev.status();
   st.device = std::move(*dev);
+  auto engine = resolve_engine(a.engine, st.device);
+  if (!engine) return engine.status();
+  st.engine = std::move(*engine);
   return st;
 }
 
@@ -143,6 +148,7 @@ Expected<StudyOptions> study_options(const StudyArgs& a, const Setting& st) {
   o.dtype = st.dtype;
   o.batch = st.batch_n;
   o.perf.dtype = st.dtype;
+  o.perf.engine = st.engine;
   o.utilization_measured_peak = a.util_peak == "measured";
   o.fold_factor = st.fold_factor;
   o.fold_below_cmr = !a.no_fold;
@@ -168,7 +174,8 @@ Expected<StudyOptions> study_options(const StudyArgs& a, const Setting& st) {
     o.source_detail = "measured throughput from " + a.measurements + "; utilization, AI and frontiers by rooflens";
   } else {
     o.source = StudySource::kPredicted;
-    o.source_detail = "performance model over the device database; not measured";
+    o.source_detail = "performance model over the device database; not measured" +
+                      (st.device.is_gpu() ? "; engine " + st.engine.id : std::string());
   }
   o.progress = [](const std::string& m, size_t done, size_t total) {
     std::fprintf(stderr, "study: %s (%zu/%zu)\n", m.c_str(), done, total);
@@ -185,7 +192,7 @@ std::pair<std::string, std::string> doctor_section(const StudyArgs& a, const Set
     const std::string& name = models.entries[i].name;
     std::fprintf(stderr, "study: doctor %s (%zu/%zu)\n", name.c_str(), i + 1, n);
     report::DoctorZooRow row{name, std::nullopt, ""};
-    auto setup = make_whatif_setup(models.files[i], st.device.id, st.dtype, st.batch, {}, "", a.devices_dir);
+    auto setup = make_whatif_setup(models.files[i], st.device.id, st.dtype, st.batch, {}, "", a.devices_dir, a.engine);
     if (!setup) {
       row.error = setup.status().message();
     } else {

@@ -32,13 +32,15 @@ void add_whatif(CLI::App& app, WhatIfArgs& a) {
       ->check(CLI::IsMember({"table", "csv", "json"}));
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
+  add_engine_option(cmd, &a.engine);
 }
 
 int run_whatif(const WhatIfArgs& args) {
   WhatIfArgs a = args;
   if (Status s = resolve_output(a.format, a.output, {"table", "csv", "json"}, {a.file, a.device}); !s)
     return report_error(s);
-  auto setup = make_whatif_setup(a.file, a.device, a.dtype, a.batch, a.input_shapes, a.devices, a.devices_dir);
+  auto setup =
+      make_whatif_setup(a.file, a.device, a.dtype, a.batch, a.input_shapes, a.devices, a.devices_dir, a.engine);
   if (!setup) return report_error(setup.status());
   auto rows = rooflens::run_whatif((*setup)->load, (*setup)->options);
   if (!rows) return report_error(rows.status());

@@ -11,7 +11,8 @@ namespace rooflens::cli {
 Expected<std::unique_ptr<WhatIfSetup>> make_whatif_setup(const std::string& file, const std::string& device,
                                                          const std::string& dtype, const std::string& batch,
                                                          const std::vector<std::string>& input_shapes,
-                                                         const std::string& devices, const std::string& devices_dir) {
+                                                         const std::string& devices, const std::string& devices_dir,
+                                                         const std::string& engine) {
   if (auto dt = parse_dtype_arg("--dtype", dtype); !dt) return dt.status();
   auto batch_or_max = parse_batch_or_max(batch);
   if (!batch_or_max) return batch_or_max.status();
@@ -27,6 +28,9 @@ Expected<std::unique_ptr<WhatIfSetup>> make_whatif_setup(const std::string& file
   o.dtype = dtype;
   o.batch = *batch_or_max;
   o.perf.dtype = dtype;
+  auto eng = resolve_engine(engine, *dev);
+  if (!eng) return eng.status();
+  o.perf.engine = *eng;
   if (!devices.empty()) {
     std::stringstream ss(devices);
     std::string id;

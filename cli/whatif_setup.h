@@ -23,7 +23,8 @@ struct WhatIfSetup {
 Expected<std::unique_ptr<WhatIfSetup>> make_whatif_setup(const std::string& file, const std::string& device,
                                                          const std::string& dtype, const std::string& batch,
                                                          const std::vector<std::string>& input_shapes,
-                                                         const std::string& devices, const std::string& devices_dir);
+                                                         const std::string& devices, const std::string& devices_dir,
+                                                         const std::string& engine);
 
 // The doctor's options for a setup: its what-if options, the device's host link, this
 // machine's cores, and this machine's JPEG decode rate when known (images/s per core; 0:

@@ -39,8 +39,8 @@ Table predict_layers_table(const Prediction& p, bool for_csv) {
 
 std::string predict_summary_text(const Prediction& p, const DeviceSpec& d) {
   std::string s;
-  s += fmt::format("prediction (performance model, not a measurement): {} on {} ({}), {}\n", p.model, d.name, d.id,
-                   p.dtype);
+  s += fmt::format("prediction (performance model, not a measurement): {} on {} ({}{}), {}\n", p.model, d.name, d.id,
+                   p.engine.empty() ? "" : ", engine " + p.engine, p.dtype);
   const int f = p.images_per_input;
   s += fmt::format("  batch           {:>12}{}{}\n", p.batch,
                    f > 1 ? fmt::format(" folded inputs of {} images ({} images)", f, p.batch * f) : "",
@@ -78,6 +78,7 @@ nlohmann::json predict_json(const Prediction& p, bool with_layers) {
   j["kind"] = "prediction";
   j["model"] = p.model;
   j["device"] = p.device_id;
+  j["engine"] = p.engine.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.engine);
   j["dtype"] = p.dtype;
   j["batch"] = p.batch;
   j["max_batch"] = p.max_batch ? nlohmann::json(*p.max_batch) : nlohmann::json(nullptr);
