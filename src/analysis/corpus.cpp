@@ -50,9 +50,11 @@ Expected<std::vector<CorpusRow>> read_corpus_csv(const std::string& text, const 
     row.mode = get("mode");
     row.split = get("split").empty() ? "fit" : get("split");
     row.note = get("note");
-    const std::pair<const char*, const std::string*> required[] = {
-        {"model", &row.model}, {"device", &row.device}, {"dtype", &row.dtype}, {"engine", &row.engine},
-        {"source", &row.source}};
+    const std::pair<const char*, const std::string*> required[] = {{"model", &row.model},
+                                                                   {"device", &row.device},
+                                                                   {"dtype", &row.dtype},
+                                                                   {"engine", &row.engine},
+                                                                   {"source", &row.source}};
     for (const auto& [name, v] : required)
       if (v->empty()) return Status::invalid(where + ": column '" + name + "' is empty");
     if (!row.mode.empty() && row.mode != "eager" && row.mode != "graph")

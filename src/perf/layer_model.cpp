@@ -41,7 +41,7 @@ Expected<LayerModel> LayerModel::make(const DeviceSpec& d, const PerfOptions& o,
     auto it = d.efficiency.find(cls);
     return it == d.efficiency.end() ? 1.0 : it->second;
   };
-  lm.eff_gemm_ = eff("gemm") * (d.is_gpu() ? o.engine.gemm_efficiency : 1.0);
+  lm.eff_gemm_ = eff("gemm");
   lm.eff_depthwise_ = eff("depthwise") * (d.is_gpu() ? o.engine.depthwise_efficiency : 1.0);
   // Memory-bound kernels reach a share of the datasheet DRAM bandwidth (GPU: the achievable
   // fraction unless the device file has a measured or fitted one; CPU: the device's bandwidth
@@ -139,7 +139,9 @@ LayerTiming LayerModel::time(const LayerWork& w, int64_t reused) const {
     double rate = L.peak_used;
     if (L.unit == ComputeUnit::kTensor) rate *= gather;
     // Direct CUDA-core convolutions over fewer channels than the tensor-core multiple.
-    if (L.unit != ComputeUnit::kTensor && !gs.depthwise && gs.align_in < multiple_) rate *= e.small_channel_efficiency;
+    // Other CUDA-core GEMM-like layers (fp32 without TF32, a device without tensor cores).
+    if (L.unit != ComputeUnit::kTensor && !gs.depthwise)
+      rate *= gs.align_in < multiple_ ? e.small_channel_efficiency : e.cuda_core_efficiency;
     gemm_tactics(w, static_cast<double>(w.flops), rate, L.unit == ComputeUnit::kTensor, L);
     const bool padded_allowed =
         L.tensor_eligible && !L.aligned &&
@@ -172,6 +174,9 @@ LayerTiming LayerModel::time(const LayerWork& w, int64_t reused) const {
     L.t_memory = base_dram / d.bandwidth_for(static_cast<double>(w.bytes));
   }
   L.t_compute /= gs.valid ? (gs.depthwise ? eff_depthwise_ : eff_gemm_) : 1.0;
+  // The engine's tensor-core kernels reach its share of the modelled rate (CUDA-core
+  // convolutions are held by small_channel_efficiency instead).
+  if (gpu && gs.valid && L.unit == ComputeUnit::kTensor) L.t_compute /= e.gemm_efficiency;
   L.t_memory /= mem_div_;
   L.t_launch = d.launch_overhead_s;
   L.t_gap = gpu ? e.kernel_gap_s : 0.0;

@@ -44,17 +44,17 @@ check() {
 NO="no such engine profile"
 CPU="does not apply to device"
 for cmd in predict whatif doctor; do
-  check "$cmd-nosuch" "$NO" -- "$BIN" $cmd "$M/resnet18.onnx" --device h200 --engine nosuch -o out.txt
-  check "$cmd-compile-on-cpu" "$CPU" -- "$BIN" $cmd "$M/resnet18.onnx" --device epyc-milan-2c --dtype fp32 \
+  check "$cmd-nosuch" "$NO" -- $cmd "$M/resnet18.onnx" --device h200 --engine nosuch -o out.txt
+  check "$cmd-compile-on-cpu" "$CPU" -- $cmd "$M/resnet18.onnx" --device epyc-milan-2c --dtype fp32 \
     --engine pytorch-compile -o out.txt
 done
-check study-nosuch "$NO" -- "$BIN" study --models resnet18 --device h200 --engine nosuch -o out.txt
-check study-compile-on-cpu "$CPU" -- "$BIN" study --models resnet18 --device epyc-milan-2c --dtype fp32 \
+check study-nosuch "$NO" -- study --models resnet18 --device h200 --engine nosuch -o out.txt
+check study-compile-on-cpu "$CPU" -- study --models resnet18 --device epyc-milan-2c --dtype fp32 \
   --engine pytorch-compile -o out.txt
-check sss-nosuch "$NO" -- "$BIN" sss --device h200 --engine nosuch -o out.txt
-check sss-compile-on-cpu "$CPU" -- "$BIN" sss --device epyc-milan-2c --dtype fp32 --engine pytorch-compile -o out.txt
-check validate-nosuch "$NO" -- "$BIN" validate --engine nosuch --measurements good.csv -o out.txt
-check validate-missing-column "no 'engine' column" -- "$BIN" validate --engine pytorch-eager \
+check sss-nosuch "$NO" -- sss --index 0 --device h200 --engine nosuch -o out.txt
+check sss-compile-on-cpu "$CPU" -- sss --index 0 --device epyc-milan-2c --dtype fp32 --engine pytorch-compile -o out.txt
+check validate-nosuch "$NO" -- validate --engine nosuch --measurements good.csv -o out.txt
+check validate-missing-column "no 'engine' column" -- validate --engine pytorch-eager \
   --measurements no_engine_col.csv -o out.txt
 
 # Good cases: the output names the engine.

@@ -45,6 +45,7 @@ struct EngineProfile {
   // operands tap by tap: rate x channels / this (0: no such loss).
   int tc_full_rate_channels = 0;
   double gemm_efficiency = 1;       // tensor-core GEMM/convolution share of the modelled rate
+  double cuda_core_efficiency = 1;  // CUDA-core GEMM/convolution (aligned channels) share of the peak
   double depthwise_efficiency = 1;  // depthwise convolutions' share of the modelled rate
   double memory_efficiency = 0;     // share of datasheet DRAM bandwidth (0: device/PerfOptions default)
   double kernel_gap_s = 10e-6;      // serialized GPU-side cost per kernel
