@@ -62,7 +62,11 @@ int run_whatif(const WhatIfArgs& args) {
                      {"cmr", r.cmr},
                      {"flops_per_image", r.flops_per_image},
                      {"note", r.note}});
-    out = nlohmann::json({{"schema", "rooflens.whatif/1"}, {"model", a.file}, {"kind", "prediction"}, {"rows", arr}})
+    out = nlohmann::json({{"schema", "rooflens.whatif/1"},
+                          {"model", a.file},
+                          {"kind", "prediction"},
+                          {"engine", (*setup)->options.perf.engine.id},
+                          {"rows", arr}})
               .dump(2) +
           "\n";
   } else {
@@ -81,11 +85,12 @@ int run_whatif(const WhatIfArgs& args) {
                         report::fmt_fixed(100 * r.utilization, 1), report::fmt_fixed(r.ai, 1),
                         report::fmt_fixed(r.cmr, 1), report::fmt_fixed(r.flops_per_image / 1e9, 3), r.note});
     }
-    out = a.format == "csv"
-              ? report::render_csv(t)
-              : fmt::format("what-if (predictions of the performance model, each on the transformed graph): {}\n\n",
-                            a.file) +
-                    report::render_text(t);
+    out = a.format == "csv" ? report::render_csv(t)
+                            : fmt::format(
+                                  "what-if (predictions of the performance model, engine {} on GPUs, each on the "
+                                  "transformed graph): {}\n\n",
+                                  (*setup)->options.perf.engine.id, a.file) +
+                                  report::render_text(t);
   }
   Status w = write_output(a.output, out);
   return w ? kExitOk : report_error(w);

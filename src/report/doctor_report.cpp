@@ -29,10 +29,11 @@ nlohmann::json remedy_json(const Remedy& m) {
 std::string doctor_text(const DoctorReport& r, bool verbose) {
   const Prediction& p = r.baseline;
   std::string out = fmt::format(
-      "rooflens doctor: {} on {} ({}), {}, batch {}\npredicted {:.0f} img/s, utilization {} of the datasheet peak{}; "
+      "rooflens doctor: {} on {} ({}{}), {}, batch {}\npredicted {:.0f} img/s, utilization {} of the datasheet peak{}; "
       "AI {:.1f} FLOP/B against a CMR of {:.1f}\n(every gain below is a prediction of the performance model on the "
       "changed model or setting, unless it says measured)\n",
-      r.model, p.device_name, p.device_id, p.dtype, p.batch, p.throughput, pct(p.utilization),
+      r.model, p.device_name, p.device_id, p.engine.empty() ? "" : ", engine " + p.engine, p.dtype, p.batch,
+      p.throughput, pct(p.utilization),
       p.utilization_measured ? fmt::format(" ({} of the measured peak)", pct(*p.utilization_measured)) : "", p.ai,
       p.cmr);
   for (const std::string& w : r.warnings) out += "warning: " + w + "\n";
@@ -81,6 +82,7 @@ nlohmann::json doctor_json(const DoctorReport& r) {
   nlohmann::json j = {{"schema", "rooflens.doctor/1"},
                       {"model", r.model},
                       {"device", p.device_id},
+                      {"engine", p.engine.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.engine)},
                       {"dtype", p.dtype},
                       {"batch", p.batch},
                       {"kind", "prediction"},
