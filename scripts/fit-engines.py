@@ -10,7 +10,7 @@ import csv, itertools, json, math, os, statistics, subprocess, sys, tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GRIDS = {
     "rooflens-cuda": {"gemm_efficiency": [0.6, 0.75, 0.9], "kernel_gap_s": [5e-6, 10e-6, 20e-6],
-                      "host_library_call_s": [75e-6, 90e-6, 105e-6]},
+                      "host_library_call_s": [90e-6, 100e-6, 110e-6]},
     "pytorch-eager": {"gemm_efficiency": [0.6, 0.75, 0.9], "host_library_call_s": [15e-6, 30e-6, 45e-6],
                       "host_kernel_call_s": [8e-6, 15e-6, 22e-6]},
 }
