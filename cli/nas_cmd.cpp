@@ -323,8 +323,6 @@ void print_final_progress(int64_t done, int64_t total) {
 
 }  // namespace
 
-static int run_nas_search(const NasArgs& a, dist::MpiSession* mpi);
-
 int run_nas(const NasArgs& a) {
   // Under `mpirun -n N` (N >= 2, nas_dist.h): ranks >= 1 only train what rank 0 sends them; rank 0
   // runs everything below with its evaluations spread over them. Rank 0's session tells the
@@ -336,14 +334,6 @@ int run_nas(const NasArgs& a) {
     return report_error(mpi.status());
   }
   if (*mpi && (*mpi)->rank() > 0) return run_nas_worker(**mpi);
-  dist::MpiSession* session = mpi->get();
-  const int rc = run_nas_search(a, session);
-  if (session) session->set_exit_code(rc);  // mpirun exits with rank 0's status
-  return rc;
-}
-
-// Rank 0 of an MPI job (`mpi` set) or the only process: plan, run and report the search.
-static int run_nas_search(const NasArgs& a, dist::MpiSession* mpi) {
   if (a.space != "sss")
     return report_error(
         Status::invalid(fmt::format("--space '{}': only sss (NATS-Bench size space) is built", a.space)));
@@ -380,8 +370,8 @@ static int run_nas_search(const NasArgs& a, dist::MpiSession* mpi) {
   if (!oracle) return report_error(oracle.status().with_context("--oracle"));
   std::string oracle_desc = (*oracle)->describe();
   std::unique_ptr<EvalPool> mpi_pool;  // rank 0 of an MPI job: the worker ranks
-  if (mpi) {
-    auto pool = make_nas_mpi_pool(*mpi, **oracle, *spec);
+  if (*mpi) {
+    auto pool = make_nas_mpi_pool(**mpi, **oracle, *spec);
     if (!pool) return report_error(pool.status());
     mpi_pool = std::move(*pool);
     oracle_desc += fmt::format("; asynchronous over {}", mpi_pool->describe());

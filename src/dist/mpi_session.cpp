@@ -180,8 +180,6 @@ void MpiSession::finish() {
   // The stop messages must leave; a send that never completes goes to a dead rank, and
   // MPI_Finalize would wait for it.
   if (!drain_sends(5.0)) abandoned_ = true;
-  // Rank 0 failed: end the job with its code (MPI_Abort also ends a job a dead rank keeps open).
-  if (rank_ == 0 && exit_code_ != 0) MPI_Abort(MPI_COMM_WORLD, exit_code_);
   if (abandoned_) return;  // a peer is gone: MPI_Finalize could wait for it forever; just exit
   MPI_Finalize();
 }

@@ -78,17 +78,13 @@ class MpiSession {
   bool is_lost(int rank) const;
   // Rank 0: sends stop to every worker not lost (the destructor does it too; once only).
   void stop_workers();
-  // Rank 0: the process's exit status. A non-zero one ends the job with MPI_Abort(code) once
-  // the workers are told to stop, so that mpirun exits with it (with --enable-recovery mpirun
-  // otherwise exits 0 whatever rank 0 returned).
-  void set_exit_code(int code) { exit_code_ = code; }
   // A worker whose rank 0 is gone: the destructor then skips MPI_Finalize (which could wait for
   // the dead rank forever); the process just exits.
   void abandon() { abandoned_ = true; }
 
  private:
   MpiSession() = default;
-  int rank_ = 0, size_ = 1, exit_code_ = 0;
+  int rank_ = 0, size_ = 1;
   bool stopped_ = false, abandoned_ = false, finished_ = false;
   mutable std::mutex lost_mu_;
   std::vector<bool> lost_;

@@ -38,7 +38,7 @@
 namespace rooflens::plugin {
 
 // Bumped whenever a table below changes.
-inline constexpr int kApiVersion = 3;
+inline constexpr int kApiVersion = 2;
 inline constexpr const char* kEntryName = "rooflens_plugin_table";
 
 enum class Kind { kCuda, kTorch, kMpi };
