@@ -7,10 +7,8 @@
 
 #include "commands.h"
 #include "common.h"
-#include "cpu_runtime.h"
 
 int main(int argc, char** argv) {
-  rooflens::cli::configure_cpu_runtime(argc, argv);  // may execute the program again, first
   // Named here, not from argv[0], so help always says `rooflens`.
   CLI::App app{"rooflens: how close a CNN comes to a device's peak, why not closer, and what would bring it closer",
                "rooflens"};

@@ -13,7 +13,7 @@ namespace rooflens::microbench {
 
 struct HostReference {
   double gemm_flops = 0;    // FLOP/s of the fixed GEMM (fp32, 128x128x128 per thread), median of blocks
-  double stream_bytes = 0;  // B/s of the triad over 3 x 24 MiB split among the threads, median of blocks
+  double stream_bytes = 0;  // B/s of the triad over 3 x 24 MiB split among the threads (4 passes), median of 5
   double seconds = 0;       // wall time the reference took
 };
 
@@ -24,7 +24,7 @@ class HostReferenceProbe {
   ~HostReferenceProbe();
   HostReferenceProbe(const HostReferenceProbe&) = delete;
   HostReferenceProbe& operator=(const HostReferenceProbe&) = delete;
-  // Times both kernels on `threads` threads (each GEMM block ~2 ms, each triad pass ~2-5 ms).
+  // Times both kernels on `threads` threads (5 GEMM blocks and 5 triad timings of a few ms each).
   HostReference measure();
   int threads() const { return threads_; }
 
