@@ -113,6 +113,8 @@ struct MeasureArgs {
   std::vector<std::string> input_shapes;  // --input-shape (loading.h)
   std::string dtype = "fp32";             // fp32, or fp16 on the CUDA backend
   bool graph = false;                     // CUDA backend: replay the model as one CUDA graph
+  bool no_host_reference = false;         // skip the host-state reference around the runs
+  double reference_max_move = 0.10;       // a block whose reference moved more is flagged and repeated
 };
 void add_measure(CLI::App& app, MeasureArgs& a);
 int run_measure(const MeasureArgs& a);
@@ -128,6 +130,9 @@ struct ValidateArgs {
   std::string devices_dir;
   double max_seconds = 3;
   std::string fit_out;  // fit efficiencies on half the models, write the device file here
+  int repeat = 1;       // rounds over the models, alternating them; each model's spread reported
+  bool no_host_reference = false;
+  double reference_max_move = 0.10;
 };
 void add_validate(CLI::App& app, ValidateArgs& a);
 int run_validate(const ValidateArgs& a);

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "common.h"
 #include "loading.h"
+#include "measure_host.h"
 #include "rooflens/analysis/validation.h"
 #include "rooflens/device/device.h"
 #include "rooflens/exec/cuda.h"
@@ -43,6 +44,18 @@ Expected<std::unique_ptr<Backend>> make_backend(const BackendChoice& c) {
   return b;
 }
 
+// The host-state options `measure` and `validate` share.
+void add_host_options(CLI::App* cmd, bool* no_reference, double* max_move) {
+  cmd->add_flag("--no-host-reference", *no_reference,
+                "cpu backends: do not time the host-state reference (a fixed GEMM and a DRAM triad) before and after "
+                "the runs; no normalised throughput then");
+  cmd->add_option("--reference-max-move", *max_move,
+                  "a block of runs whose host-state reference moved by more than this share between before and after "
+                  "is flagged and timed again (twice at most)")
+      ->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
+}
+
 int default_threads(int t) { return t > 0 ? t : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 struct Compared {
@@ -51,6 +64,7 @@ struct Compared {
   double peak = 0;
   std::string peak_label;
   std::string inputs;  // the graph inputs as run: "x 1x3x224x224"
+  HostFigures host;    // the host's state against the command's baseline
 };
 
 // "NAME 1x3x224x224, ..." of a loaded graph's run-time inputs.
@@ -68,7 +82,7 @@ std::string input_shapes_text(const Graph& g) {
 
 Expected<Compared> measure_and_predict(const std::string& path, const std::vector<InputShapeOverride>& shapes,
                                        const BackendChoice& choice, int64_t batch, const ExecOptions& exec,
-                                       double max_seconds, const DeviceSpec& dev) {
+                                       double max_seconds, const DeviceSpec& dev, HostContext* host) {
   const int threads = exec.threads;
   auto loaded = load_model(path, shapes, choice.dtype, batch);
   if (!loaded) return loaded.status();
@@ -86,6 +100,7 @@ Expected<Compared> measure_and_predict(const std::string& path, const std::vecto
     mo.timing.min_warmup_seconds = std::min(0.25, max_seconds / 8);
     mo.timing.min_seconds = std::min(1.0, max_seconds / 4);
   }
+  if (host && choice.name != "cuda") attach_host(mo, *host);
   auto m = measure_model(loaded->graph, loaded->analysis, **backend, mo);
   if (!m) return m.status().with_context(path);
   m->threads = threads;
@@ -93,7 +108,8 @@ Expected<Compared> measure_and_predict(const std::string& path, const std::vecto
   po.dtype = dtype_name(choice.dtype);
   auto p = predict(loaded->graph, loaded->analysis, dev, po);
   if (!p) return p.status();
-  Compared c{std::move(*m), std::move(*p), 0, "", input_shapes_text(loaded->graph)};
+  Compared c{std::move(*m), std::move(*p), 0, "", input_shapes_text(loaded->graph), {}};
+  if (host) c.host = host_figures(c.m, c.p, *host);
   if (auto mp = dev.best_measured_peak(po.dtype)) {
     c.peak = mp->flops;
     c.peak_label = "measured";
@@ -169,6 +185,7 @@ void add_measure(CLI::App& app, MeasureArgs& a) {
       ->capture_default_str();
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
+  add_host_options(cmd, &a.no_host_reference, &a.reference_max_move);
 }
 
 namespace {
@@ -181,6 +198,7 @@ struct MeasureOutcome {
   std::string gpu_name;
   std::optional<double> verify_err;
   std::vector<double> errs;
+  const HostContext* host = nullptr;
 };
 
 // Largest relative error per output of the chosen backend against the reference backend.
@@ -248,6 +266,7 @@ std::string measure_json(const MeasureArgs& a, const MeasureOutcome& o) {
                       {"activation_bytes_unshared", m.activation_bytes_unshared},
                       {"layout", m.layout},
                       {"layers", layers}};
+  if (o.host) j.update(host_json(m, c->host, *o.host));
   if (verify_err) {
     j["verify_max_rel_error"] = *verify_err;
     j["verify_rel_errors"] = errs;
@@ -307,6 +326,7 @@ std::string measure_text(const MeasureArgs& a, const MeasureOutcome& o) {
                      c->p.throughput, dev->id, m.throughput / c->p.throughput);
   if (verify_err)
     out += fmt::format("  verify          max relative error {:.2e} against the reference backend\n", *verify_err);
+  if (o.host) out += host_text(m, c->host, *o.host);
   if (m.timing.noisy) out += "  warning: " + m.timing.warning + "\n";
   return out;
 }
@@ -362,9 +382,11 @@ int run_measure(const MeasureArgs& args) {
   exec.layout = a.layout == "blocked" ? ActivationLayout::kBlocked
                 : a.layout == "auto"  ? ActivationLayout::kAuto
                                       : ActivationLayout::kChannelsLast;
-  auto c = measure_and_predict(a.file, *shapes, choice, batch, exec, a.max_seconds, *dev);
+  HostContext host = make_host_context(!a.no_host_reference, a.reference_max_move, threads, *dev);
+  auto c = measure_and_predict(a.file, *shapes, choice, batch, exec, a.max_seconds, *dev,
+                               a.backend == "cuda" ? nullptr : &host);
   if (!c) return report_error(c.status());
-  MeasureOutcome o{*c, *dev, max_batch, gpu_name, std::nullopt, {}};
+  MeasureOutcome o{*c, *dev, max_batch, gpu_name, std::nullopt, {}, a.backend == "cuda" ? nullptr : &host};
   if (a.verify) {
     auto e = verify_against_reference(a, *shapes, choice, batch, exec);
     if (!e) return report_error(e.status());
@@ -391,6 +413,12 @@ void add_validate(CLI::App& app, ValidateArgs& a) {
       ->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
+  cmd->add_option("--repeat", a.repeat,
+                  "rounds over the models, alternating them (every other round reversed); each model's median and "
+                  "spread, raw and normalised, are reported")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  add_host_options(cmd, &a.no_host_reference, &a.reference_max_move);
   cmd->add_option("--fit", a.fit_out,
                   "fit kernel efficiencies (gemm, depthwise, memory) on every other model, write the device file with "
                   "them here, and validate on the held-out models only");
@@ -429,6 +457,146 @@ struct FitSums {
   }
 };
 
+// One model's repeated measurements in `validate --repeat N`.
+struct ModelRuns {
+  std::string name;
+  double predicted = 0;
+  std::vector<double> raw, normalized;
+  int contended = 0, flagged = 0;
+};
+
+// Rounds over the models, alternating them (every other round in reverse order), so that
+// each model's repeats are spread over the whole run.
+Expected<std::vector<ModelRuns>> validate_runs(const ValidateArgs& a, const std::string& dir,
+                                               const std::vector<std::string>& test, const ExecOptions& exec,
+                                               const DeviceSpec& dev, HostContext& host) {
+  std::vector<ModelRuns> runs(test.size());
+  for (int r = 0; r < std::max(1, a.repeat); ++r)
+    for (size_t k = 0; k < test.size(); ++k) {
+      const size_t i = r % 2 ? test.size() - 1 - k : k;
+      std::fprintf(stderr, "validate: %s (%zu/%zu, round %d/%d)\n", test[i].c_str(), k + 1, test.size(), r + 1,
+                   std::max(1, a.repeat));
+      auto c = measure_and_predict(dir + "/" + test[i] + ".onnx", {}, BackendChoice{}, a.batch, exec, a.max_seconds,
+                                   dev, &host);
+      if (!c) return c.status();
+      ModelRuns& m = runs[i];
+      m.name = test[i];
+      m.predicted = c->p.throughput;
+      m.raw.push_back(c->m.throughput);
+      if (c->host.has_reference) m.normalized.push_back(c->host.normalized_throughput);
+      m.contended += c->m.contention && c->m.contention->contended;
+      m.flagged += c->m.host && c->m.host->flagged;
+    }
+  return runs;
+}
+
+// The fidelity points of the runs: raw (median of the raw repeats) or normalised.
+std::vector<ValidationPoint> validation_points(const std::vector<ModelRuns>& runs, bool normalized) {
+  std::vector<ValidationPoint> pts;
+  for (const auto& m : runs) {
+    const auto& xs = normalized ? m.normalized : m.raw;
+    if (!xs.empty()) pts.push_back({m.name, spread(xs).median, m.predicted});
+  }
+  return pts;
+}
+
+nlohmann::json summary_json(const ValidationSummary& s) {
+  return {{"n", s.n},
+          {"spearman", s.spearman},
+          {"median_abs_error", s.median_abs_error},
+          {"within_10", s.within_10},
+          {"within_25", s.within_25}};
+}
+
+std::string validate_json(const ValidateArgs& a, const std::vector<ModelRuns>& runs, const DeviceSpec& dev, int threads,
+                          const std::map<std::string, double>& fitted, const std::vector<std::string>& train,
+                          const HostContext& host) {
+  const ValidationSummary s = summarize(validation_points(runs, false));
+  const ValidationSummary sn = summarize(validation_points(runs, true));
+  nlohmann::json models = nlohmann::json::array();
+  for (const auto& m : runs) {
+    const Spread raw = spread(m.raw), norm = spread(m.normalized);
+    nlohmann::json j = {{"name", m.name},
+                        {"measured", raw.median},
+                        {"predicted", m.predicted},
+                        {"error", raw.median > 0 ? m.predicted / raw.median - 1 : 0},
+                        {"runs", m.raw},
+                        {"spread", raw.rel_range},
+                        {"contended_runs", m.contended},
+                        {"flagged_runs", m.flagged}};
+    if (!m.normalized.empty()) {
+      j["normalized"] = norm.median;
+      j["error_normalized"] = norm.median > 0 ? m.predicted / norm.median - 1 : 0;
+      j["runs_normalized"] = m.normalized;
+      j["spread_normalized"] = norm.rel_range;
+    }
+    models.push_back(j);
+  }
+  nlohmann::json kt = nullptr;
+  if (dev.kernel_table)
+    kt = {{"file", dev.file},
+          {"backend", dev.kernel_table->backend},
+          {"threads", dev.kernel_table->threads},
+          {"measured", dev.kernel_table->measured}};
+  nlohmann::json j = {{"schema", "rooflens.validate/1"},
+                      {"device", dev.id},
+                      {"batch", a.batch},
+                      {"threads", threads},
+                      {"repeat", std::max(1, a.repeat)},
+                      {"unit", "images/s"},
+                      {"spearman", s.spearman},
+                      {"median_abs_error", s.median_abs_error},
+                      {"within_10", s.within_10},
+                      {"within_25", s.within_25},
+                      {"normalized", sn.n ? summary_json(sn) : nlohmann::json(nullptr)},
+                      {"host_baseline", host.baseline_source},
+                      {"models", models},
+                      {"fitted_efficiency", fitted},
+                      {"fitted_on", train},
+                      {"kernel_table", kt}};
+  return j.dump(2) + "\n";
+}
+
+std::string validate_text(const ValidateArgs& a, const std::vector<ModelRuns>& runs, const DeviceSpec& dev, int threads,
+                          const std::map<std::string, double>& fitted, const HostContext& host) {
+  report::Table t;
+  t.headers = {"model",           "measured (img/s)", "normalised (img/s)", "predicted (img/s)", "error (%)",
+               "error norm. (%)", "spread (%)",       "spread norm. (%)",   "contended"};
+  t.numeric = {false, true, true, true, true, true, true, true, true};
+  for (const auto& m : runs) {
+    const Spread raw = spread(m.raw), norm = spread(m.normalized);
+    const bool hn = !m.normalized.empty();
+    t.rows.push_back({m.name, report::fmt_fixed(raw.median, 1), hn ? report::fmt_fixed(norm.median, 1) : "-",
+                      report::fmt_fixed(m.predicted, 1), report::fmt_fixed(100 * (m.predicted / raw.median - 1), 1),
+                      hn ? report::fmt_fixed(100 * (m.predicted / norm.median - 1), 1) : "-",
+                      report::fmt_fixed(100 * raw.rel_range, 1), hn ? report::fmt_fixed(100 * norm.rel_range, 1) : "-",
+                      fmt::format("{}/{}", m.contended, m.raw.size())});
+  }
+  const ValidationSummary s = summarize(validation_points(runs, false));
+  const ValidationSummary sn = summarize(validation_points(runs, true));
+  std::string out = report::render_text(t) +
+                    fmt::format(
+                        "\n{} models, batch {}, {} thread(s), {} round(s), predictions from {}\n  raw:        "
+                        "Spearman {:.3f}, median |error| {:.1f}%, within +-10%: {:.0f}%, within +-25%: {:.0f}%\n",
+                        s.n, a.batch, threads, std::max(1, a.repeat), dev.id, s.spearman, 100 * s.median_abs_error,
+                        100 * s.within_10, 100 * s.within_25);
+  if (sn.n)
+    out += fmt::format(
+        "  normalised: Spearman {:.3f}, median |error| {:.1f}%, within +-10%: {:.0f}%, within +-25%: {:.0f}% "
+        "(host drift divided out against {})\n",
+        sn.spearman, 100 * sn.median_abs_error, 100 * sn.within_10, 100 * sn.within_25, host.baseline_source);
+  if (dev.kernel_table)
+    out += fmt::format(
+        "  layer times from the measured kernel table ({}, {} thread(s), measured {}); no model above "
+        "was among its sampled kernels\n",
+        dev.kernel_table->backend, dev.kernel_table->threads, dev.kernel_table->measured);
+  if (!fitted.empty()) {
+    out += fmt::format("  held out: efficiencies were fitted on the other models and written to {}:", a.fit_out);
+    for (const auto& [k, v] : fitted) out += fmt::format(" {} {:.3f}", k, v);
+    out += "\n";
+  }
+  return out;
+}
 }  // namespace
 
 int run_validate(const ValidateArgs& args) {
@@ -466,7 +634,6 @@ int run_validate(const ValidateArgs& args) {
       std::fprintf(stderr, "validate: warning: the kernel table was measured with %d thread(s), this run uses %d\n",
                    kt.threads, threads);
   }
-  std::vector<ValidationPoint> pts;
   std::vector<std::string> test = names, train;
   std::map<std::string, double> fitted;
   if (!a.fit_out.empty()) {
@@ -476,8 +643,8 @@ int run_validate(const ValidateArgs& args) {
     FitSums sums;
     for (size_t i = 0; i < train.size(); ++i) {
       std::fprintf(stderr, "validate: fitting on %s (%zu/%zu)\n", train[i].c_str(), i + 1, train.size());
-      auto c =
-          measure_and_predict(dir + "/" + train[i] + ".onnx", {}, BackendChoice{}, a.batch, exec, a.max_seconds, *dev);
+      auto c = measure_and_predict(dir + "/" + train[i] + ".onnx", {}, BackendChoice{}, a.batch, exec, a.max_seconds,
+                                   *dev, nullptr);
       if (!c) return report_error(c.status());
       sums.add(*c);
     }
@@ -497,64 +664,11 @@ int run_validate(const ValidateArgs& args) {
     Status w = write_output(a.fit_out, dj.dump(2) + "\n");
     if (!w) return report_error(w);
   }
-  for (size_t i = 0; i < test.size(); ++i) {
-    std::fprintf(stderr, "validate: %s (%zu/%zu)\n", test[i].c_str(), i + 1, test.size());
-    auto c =
-        measure_and_predict(dir + "/" + test[i] + ".onnx", {}, BackendChoice{}, a.batch, exec, a.max_seconds, *dev);
-    if (!c) return report_error(c.status());
-    pts.push_back({test[i], c->m.throughput, c->p.throughput});
-  }
-  ValidationSummary s = summarize(pts);
-  std::string out;
-  if (a.format == "json") {
-    nlohmann::json models = nlohmann::json::array();
-    for (const auto& p : pts)
-      models.push_back({{"name", p.name}, {"measured", p.measured}, {"predicted", p.predicted}, {"error", p.error()}});
-    out =
-        nlohmann::json({{"schema", "rooflens.validate/1"},
-                        {"device", dev->id},
-                        {"batch", a.batch},
-                        {"threads", threads},
-                        {"unit", "images/s"},
-                        {"spearman", s.spearman},
-                        {"median_abs_error", s.median_abs_error},
-                        {"within_10", s.within_10},
-                        {"within_25", s.within_25},
-                        {"models", models},
-                        {"fitted_efficiency", fitted},
-                        {"fitted_on", train},
-                        {"kernel_table", dev->kernel_table ? nlohmann::json({{"file", dev->file},
-                                                                             {"backend", dev->kernel_table->backend},
-                                                                             {"threads", dev->kernel_table->threads},
-                                                                             {"measured", dev->kernel_table->measured}})
-                                                           : nlohmann::json(nullptr)}})
-            .dump(2) +
-        "\n";
-  } else {
-    report::Table t;
-    t.headers = {"model", "measured (img/s)", "predicted (img/s)", "error (%)"};
-    t.numeric = {false, true, true, true};
-    for (const auto& p : pts)
-      t.rows.push_back({p.name, report::fmt_fixed(p.measured, 1), report::fmt_fixed(p.predicted, 1),
-                        report::fmt_fixed(100 * p.error(), 1)});
-    out =
-        report::render_text(t) +
-        fmt::format(
-            "\n{} models, batch {}, {} thread(s), predictions from {}\n  Spearman {:.3f}, median |error| {:.1f}%, "
-            "within +-10%: {:.0f}%, within +-25%: {:.0f}%\n",
-            s.n, a.batch, threads, dev->id, s.spearman, 100 * s.median_abs_error, 100 * s.within_10, 100 * s.within_25);
-    if (dev->kernel_table)
-      out += fmt::format(
-          "  layer times from the measured kernel table ({}, {} thread(s), measured {}); no model above "
-          "was among its sampled kernels\n",
-          dev->kernel_table->backend, dev->kernel_table->threads, dev->kernel_table->measured);
-    if (!fitted.empty()) {
-      out += fmt::format("  held out: efficiencies were fitted on the other {} models and written to {}:", train.size(),
-                         a.fit_out);
-      for (const auto& [k, v] : fitted) out += fmt::format(" {} {:.3f}", k, v);
-      out += "\n";
-    }
-  }
+  HostContext host = make_host_context(!a.no_host_reference, a.reference_max_move, threads, *dev);
+  auto runs = validate_runs(a, dir, test, exec, *dev, host);
+  if (!runs) return report_error(runs.status());
+  const std::string out = a.format == "json" ? validate_json(a, *runs, *dev, threads, fitted, train, host)
+                                             : validate_text(a, *runs, *dev, threads, fitted, host);
   Status w = write_output(a.output, out);
   return w ? kExitOk : report_error(w);
 }

@@ -23,4 +23,28 @@ struct ValidationSummary {
 
 ValidationSummary summarize(const std::vector<ValidationPoint>& points);
 
+// The host's state while a model ran, against the state a baseline was taken in: the speed of
+// the host-state reference's two kernels (a fixed GEMM, FLOP/s; a DRAM triad, B/s).
+struct HostRates {
+  double gemm_flops = 0, stream_bytes = 0;
+  bool known() const { return gemm_flops > 0 && stream_bytes > 0; }
+};
+
+// How much faster (> 1) or slower the host ran than at `baseline`, for a model that spends
+// `compute_share` of its time compute-bound: the harmonic mix of the two kernels' ratios,
+// 1 / (f / (gemm / gemm_base) + (1 - f) / (stream / stream_base)). 1 when either is unknown.
+double host_drift(const HostRates& now, const HostRates& baseline, double compute_share);
+
+// Share of a prediction's layer time that is compute-bound (t_compute >= t_memory).
+double compute_share(const std::vector<double>& t_compute, const std::vector<double>& t_memory,
+                     const std::vector<double>& time_s);
+
+// Spread of one model's repeated measurements: (max - min) / median, and the largest
+// |x / median - 1|.
+struct Spread {
+  double median = 0, rel_range = 0, max_dev = 0;
+  size_t n = 0;
+};
+Spread spread(const std::vector<double>& xs);
+
 }  // namespace rooflens
