@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <random>
@@ -20,8 +21,66 @@
 #include "rooflens/onnx/import.h"
 #include "rooflens/passes/infer_shapes.h"
 
+#if defined(ROOFLENS_WITH_CUDA)
+#include "cuda_backend.h"  // src/exec/cuda: the view rules, tested without a device
+#endif
+
 namespace rooflens {
 namespace {
+
+#if defined(ROOFLENS_WITH_CUDA)
+using cuda::reshape_strides;
+using cuda::strided_view;
+using cuda::strides_of;
+using Strides = std::vector<int64_t>;
+
+// numpy's no-copy reshape: splits and merges of contiguous dims are views, a merge across a
+// transposed pair is not.
+TEST(CudaViews, ReshapeWithoutACopyWhereTheMergedDimsAreContiguous) {
+  EXPECT_EQ(reshape_strides({2, 6, 4}, {24, 4, 1}, {2, 2, 3, 4}), (Strides{24, 12, 4, 1}));
+  EXPECT_EQ(reshape_strides({2, 2, 3, 4}, {24, 12, 4, 1}, {2, 24}), (Strides{24, 1}));
+  // NHWC [N,C,H,W] = (H*W*C, 1, W*C, C): C split in two groups (ShuffleNet's reshape).
+  EXPECT_EQ(reshape_strides({2, 24, 5, 6}, {720, 1, 144, 24}, {2, 2, 12, 5, 6}), (Strides{720, 12, 1, 144, 24}));
+  // Its transpose (0,2,1,3,4) merged back to [N,C,H,W]: (1, 12) is not contiguous.
+  EXPECT_FALSE(reshape_strides({2, 12, 2, 5, 6}, {720, 1, 12, 144, 24}, {2, 24, 5, 6}));
+  // ... but the NHWC output seen in the transposed shape is a view: one strided copy.
+  EXPECT_EQ(reshape_strides({2, 24, 5, 6}, {720, 1, 144, 24}, {2, 12, 2, 5, 6}), (Strides{720, 2, 1, 144, 24}));
+  // Flatten of NHWC [N,C,1,1] (after global pooling) is plain row-major [N,C].
+  EXPECT_EQ(reshape_strides({4, 8, 1, 1}, {8, 1, 8, 8}, {4, 8}), (Strides{8, 1}));
+  EXPECT_FALSE(reshape_strides({4, 8, 2, 2}, {32, 1, 16, 8}, {4, 32}));
+  // Size-1 dims anywhere.
+  EXPECT_EQ(reshape_strides({3, 1, 4}, {4, 99, 1}, {1, 3, 4, 1}), (Strides{12, 4, 1, 1}));
+}
+
+TEST(CudaViews, StridedViewsBecomePlainWhenDense) {
+  int dummy = 0;
+  // ConvNeXt's permute(0,2,3,1) of an NHWC [N,C,H,W]: the row-major [N,H,W,C].
+  const Strides nhwc{3 * 4 * 8, 1, 4 * 8, 8};  // N,C,H,W = 2,8,3,4
+  const Strides perm{nhwc[0], nhwc[2], nhwc[3], nhwc[1]};
+  auto v = strided_view(&dummy, {2, 3, 4, 8}, cuda::Elem::kF16, perm);
+  EXPECT_TRUE(v.strides.empty());
+  EXPECT_FALSE(v.nhwc);
+  // ... and permute(0,3,1,2) of that row-major tensor is NHWC [N,C,H,W] again.
+  const Strides rm{96, 32, 8, 1};
+  auto back = strided_view(&dummy, {2, 8, 3, 4}, cuda::Elem::kF16, {rm[0], rm[3], rm[1], rm[2]});
+  EXPECT_TRUE(back.strides.empty());
+  EXPECT_TRUE(back.nhwc);
+  EXPECT_EQ(strides_of(back), nhwc);
+  // A channel slice of NHWC keeps its strides; a batch slice is dense.
+  auto ch = strided_view(&dummy, {2, 4, 3, 4}, cuda::Elem::kF16, nhwc);
+  EXPECT_EQ(ch.strides, nhwc);
+  auto batch = strided_view(&dummy, {1, 8, 3, 4}, cuda::Elem::kF16, nhwc);
+  EXPECT_TRUE(batch.strides.empty());
+  EXPECT_TRUE(batch.nhwc);
+}
+#endif
+
+// The repository: ROOFLENS_SOURCE_DIR from the environment (a bundle run on a GPU machine,
+// scripts/gpu-corpus.sh, where the build's source path does not exist), else the build's.
+std::string source_dir() {
+  const char* env = std::getenv("ROOFLENS_SOURCE_DIR");
+  return env && *env ? env : ROOFLENS_SOURCE_DIR;
+}
 
 std::string no_device_reason() {
   auto info = cuda_device_info();
@@ -324,7 +383,7 @@ TEST_P(ZooOnCuda, MatchesReferenceAtBatch2) {
   SKIP_WITHOUT_GPU();
   ImportOptions io;
   io.batch = 2;
-  auto g = import_onnx_file(std::string(ROOFLENS_SOURCE_DIR) + "/models/" + GetParam() + ".onnx", io);
+  auto g = import_onnx_file(source_dir() + "/models/" + GetParam() + ".onnx", io);
   ASSERT_TRUE(g) << g.status().message();
   expect_matches_reference(*g);
 }
@@ -345,7 +404,7 @@ TEST(CudaSupport, EveryBundledModelPassesTheSupportCheck) {
     ASSERT_TRUE(infer_shapes(g));
     if (!cuda_supports(g, 0, &why)) GTEST_SKIP() << "the CUDA backend's rules are not in this build: " << why;
   }
-  const std::string dir = std::string(ROOFLENS_SOURCE_DIR) + "/models";
+  const std::string dir = source_dir() + "/models";
   int models = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     if (e.path().extension() != ".onnx") continue;
