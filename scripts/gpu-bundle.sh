@@ -9,7 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-cuda}
-grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
+exclude=$(git rev-parse --git-path info/exclude)  # a worktree's too
+mkdir -p "$(dirname "$exclude")"
+grep -qx '/.gpu/' "$exclude" 2>/dev/null || echo '/.gpu/' >> "$exclude"
 rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib
 cp "$build/rooflens" "$build/librooflens-cuda.so" .gpu/bin/
 for t in rooflens_cuda_tests rooflens_gpu_probe_tests; do  # the tests travel when built
