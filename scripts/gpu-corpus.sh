@@ -118,8 +118,10 @@ if [[ $stages == *" zoo "* ]]; then
   i=0
   for b in $batches; do
     i=$((i + 1))
-    # The zoo's share of what is left after the peer's, split over the batches still to run.
-    share=$((($(left) - peer_s - 20) / (nb - i + 1)))
+    # The zoo's share of what is left after the peer's: the first batch (256, the study's)
+    # takes 3/5 of it when two are to run, the last all that remains.
+    share=$(($(left) - peer_s - 20))
+    ((nb - i >= 1)) && share=$((share * 3 / 5 / (nb - i)))
     ((share < 20)) && share=20
     log "zoo batch $b: ${share} s"
     rl "$share" "$W/logs/validate-b$b.err" validate --backend cuda --dtype fp16 --modes eager,graph --models "$models" \
