@@ -14,7 +14,7 @@ import os
 import sys
 
 try:
-    import rooflens
+    import rooflens  # noqa: F401
 except ImportError as e:  # the module is not built
     print(f"rooflens is not importable ({e}); build it: /work/bin/rlbuild rooflens_python", file=sys.stderr)
     sys.exit(77)

@@ -78,7 +78,7 @@ def _batch(batch: Union[None, int, str]) -> Optional[int]:
     return batch
 
 
-def load(source: Union[str, bytes, bytearray, "os.PathLike[str]"], input_shapes=None, batch: Optional[int] = None,
+def load(source: Union[str, bytes, bytearray, "_os.PathLike[str]"], input_shapes=None, batch: Optional[int] = None,
          dtype: str = "fp16", name: Optional[str] = None) -> Model:
     """A model from an ONNX file path or ONNX bytes, imported once (`rooflens analyze FILE`).
 

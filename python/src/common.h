@@ -19,9 +19,10 @@ namespace rooflens::python {
 
 namespace py = pybind11;
 
-// The exception classes of the module (rooflens.Error and its subclasses), made at import.
+// The exception classes of the module (rooflens.Error and its subclasses), made at import and
+// kept for the life of the process (handles: nothing to release after the interpreter ends).
 struct Exceptions {
-  py::object error, unsupported, unavailable;
+  py::handle error, unsupported, unavailable;
 };
 Exceptions& exceptions();
 

@@ -4,6 +4,7 @@
 // keys name their units (flops, bytes, time_s, throughput_img_per_s, ...).
 #include <pybind11/functional.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <thread>

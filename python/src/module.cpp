@@ -118,15 +118,17 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "rooflens: roofline and utilization analysis of neural networks (the C++ library's binding)";
   promote_to_global();
   Exceptions& e = exceptions();
-  e.error = py::reinterpret_steal<py::object>(PyErr_NewExceptionWithDoc(
-      "rooflens.Error", "An error of the rooflens library (internal errors are raised as this class).",
-      PyExc_RuntimeError, nullptr));
-  e.unsupported = py::reinterpret_steal<py::object>(PyErr_NewExceptionWithDoc(
-      "rooflens.Unsupported", "Valid input that uses something rooflens does not handle (an op, a feature, a dtype).",
-      e.error.ptr(), nullptr));
-  e.unavailable = py::reinterpret_steal<py::object>(PyErr_NewExceptionWithDoc(
-      "rooflens.Unavailable", "Missing hardware, plugin or data (a GPU, the CUDA plugin, a benchmark file).",
-      e.error.ptr(), nullptr));
+  e.error = PyErr_NewExceptionWithDoc("rooflens.Error",
+                                      "An error of the rooflens library (internal errors are raised as this class).",
+                                      PyExc_RuntimeError, nullptr);
+  e.unsupported =
+      PyErr_NewExceptionWithDoc("rooflens.Unsupported",
+                                "Valid input that uses something rooflens does not handle (an op, a feature, a dtype).",
+                                e.error.ptr(), nullptr);
+  e.unavailable =
+      PyErr_NewExceptionWithDoc("rooflens.Unavailable",
+                                "Missing hardware, plugin or data (a GPU, the CUDA plugin, a benchmark file).",
+                                e.error.ptr(), nullptr);
   m.attr("Error") = e.error;
   m.attr("Unsupported") = e.unsupported;
   m.attr("Unavailable") = e.unavailable;

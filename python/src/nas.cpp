@@ -433,6 +433,7 @@ double time_sss_network_cpp(const std::string& arch, const std::string& device, 
 }  // namespace
 
 void bind_nas(py::module_& m) {
+  using namespace rooflens::nas;
   m.def("_time_sss_network_cpp", &time_sss_network_cpp, py::arg("arch"), py::arg("device"), py::arg("dtype"),
         py::arg("batch"), py::arg("n"));
   m.attr("sss_space_size") = kSssSpaceSize;

@@ -1,6 +1,5 @@
 """NAS from Python: ask/tell strategies, a logged search with a user evaluation and resume,
 the experiment, frontier metrics, the oracles and the NATS-Bench reader."""
-import json
 import math
 import os
 

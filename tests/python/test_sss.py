@@ -2,7 +2,6 @@
 import numpy as np
 import pytest
 
-import rooflens
 from rooflens import sss
 
 
