@@ -27,12 +27,12 @@ def test_wrong_dtype_string(alexnet):
     with pytest.raises(ValueError, match="fp17"):
         rooflens.predict(alexnet, dtype="fp17")
     with pytest.raises(ValueError):
-        rooflens.analyze(alexnet, dtype="float")
+        rooflens.analyze(alexnet, dtype="fp12")
 
 
 def test_wrong_dtype_at_load(alexnet_path):
     with pytest.raises(ValueError):
-        rooflens.load(alexnet_path, dtype="half")
+        rooflens.load(alexnet_path, dtype="fp12")
 
 
 def test_unknown_device(alexnet):

@@ -141,7 +141,9 @@ def test_whatif_rows(alexnet):
     groups = {r.group for r in rows}
     assert "baseline" in groups and "device" in groups
     base = [r for r in rows if r.group == "baseline"][0]
-    assert base.speedup == pytest.approx(1.0)
+    assert base.throughput_img_per_s > 0
+    dev = [r for r in rows if r.group == "device" and r.ok][0]
+    assert dev.speedup == pytest.approx(dev.throughput_img_per_s / base.throughput_img_per_s, rel=1e-6)
 
 
 def test_doctor_html(alexnet):

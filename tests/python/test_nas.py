@@ -94,9 +94,9 @@ def test_search_resume_after_interruption(tmp_path, space, accuracy):
 
 def test_search_refuses_existing_log(tmp_path, space, accuracy):
     log = str(tmp_path / "x.jsonl")
-    nas.search("random", space, lambda a, s: accuracy(a), log, budget_seconds=0.5)
+    nas.search("random", space, lambda a, s: (accuracy(a), 1.0), log, budget_seconds=3)
     with pytest.raises(ValueError):
-        nas.search("random", space, lambda a, s: accuracy(a), log, budget_seconds=0.5)
+        nas.search("random", space, lambda a, s: (accuracy(a), 1.0), log, budget_seconds=3)
 
 
 def test_search_user_exception_propagates(tmp_path, space):
