@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common.h"
+#include "rooflens/session/predict_request.h"
 
 namespace rooflens::cli {
 
@@ -27,10 +28,7 @@ Expected<DeviceSpec> device_with_peak(const std::string& spec, const std::string
                                       const std::string& dtype) {
   auto db = load_device_dir(devices_dir(devices_dir_override));
   if (!db) return db.status();
-  auto dev = resolve_device(spec, *db);
-  if (!dev) return dev.status();
-  if (!dev->best_peak(dtype)) return Status::unsupported("device '" + dev->id + "' has no " + dtype + " peak");
-  return dev;
+  return rooflens::device_with_peak(spec, *db, dtype);
 }
 
 }  // namespace rooflens::cli

@@ -57,6 +57,8 @@ Spread spread(const std::vector<double>& xs) {
   s.rel_range = (v.back() - v.front()) / s.median;
   s.max_dev = std::max(std::abs(v.back() / s.median - 1), std::abs(v.front() / s.median - 1));
   return s;
+}
+
 std::string layer_class(const LayerPrediction& l) {
   if (l.bound == Bound::kNone) return "";
   if (l.t_compute < l.t_memory) return "memory";
