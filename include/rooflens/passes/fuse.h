@@ -14,11 +14,16 @@ struct FusedLayer {
   std::vector<NodeId> nodes;    // execution order, anchor first
   NodeId folded_bn = -1;        // BatchNormalization folded into the anchor's weights
   ValueId residual = kNoValue;  // tensor read by a fused residual Add
+  // Attention as one fused kernel (engine view): Q.K^T (MatMul or Einsum, the anchor), the
+  // pointwise ops and views between it and the Softmax (scale, position bias, mask), the
+  // Softmax, the views after it and the A.V product, in execution order. The score matrix
+  // stays inside the layer: it never reaches DRAM.
+  bool attention = false;
 };
 
 enum class FusionMode {
   kNone,    // one layer per computing node (views and folded nodes still appear, at zero cost)
-  kEngine,  // BN folding, pointwise epilogues, residual adds; views and folded nodes dropped
+  kEngine,  // BN folding, pointwise epilogues, residual adds, fused attention; views and folded nodes dropped
 };
 
 // `order` is a topological order (from infer_shapes). Unknown and unresolved nodes each
