@@ -33,6 +33,9 @@ scripts/export_zoo.py exports torchvision's CNNs:
   4. exports ONNX (opset 17, dynamic batch, training=PRESERVE, constant
      folding), verifies it, strips the float weight payload and checks the
      stripped file with onnx.checker -- all with export_zoo.py's own functions;
+     Pad amounts the graph computes from the input's size (timm's SAME padding,
+     BlurPool2d's reflect padding) are folded to constants first (ONNX Runtime
+     evaluates them once; they do not depend on the batch);
   5. writes models/timm/<name>.onnx and models/timm/zoo.json (schema
      rooflens.zoo/1, plus "timm", "results_csv" and "results_commit").
      A model that fails to build or export is listed in zoo.json under
@@ -309,6 +312,8 @@ def process(name, rows):
         shutil.rmtree(workdir)
     del model
     counts = tv.verify_graph(name, m, ref["bn_executed"])
+    folded_pads = fold_computed_pads(m, x)
+    counts = collections.Counter(n.op_type for n in m.graph.node)
     onnx_params = tv.onnx_float_params(m)
     tv.strip_weights(m)
     data = m.SerializeToString()
@@ -329,6 +334,9 @@ def process(name, rows):
     if abs(published_params - ref["torch_params"]) > 5000:  # the table rounds to 0.01 M
         notes.append("timm's table lists %s M parameters; the built model has %d." %
                      (row["param_count"], ref["torch_params"]))
+    if folded_pads:
+        notes.append("%d Pad amounts the graph computed from the input's size folded to constants "
+                     "(fold_computed_pads)." % folded_pads)
     if n_iabn:
         notes.append("%d InplaceAbn layers exported as BatchNormalization + LeakyRelu (their inference "
                      "computation; inplace_abn itself is a CUDA-only training kernel)." % n_iabn)
@@ -344,6 +352,44 @@ def process(name, rows):
     log("%-26s %6.1f s %8d bytes in=%d GMACs=%.3f params=%d" %
         (name, time.time() - t0, len(data), size, ref["ref_macs"] / 1e9, ref["torch_params"]))
     return entry
+
+
+def fold_computed_pads(m, x):
+    """Pads that the graph computes (timm's SAME padding from the input's size, BlurPool2d's
+    reflect padding built from Python ints: Shape/Gather/.../Cast chains) replaced by their
+    values, evaluated once with ONNX Runtime on the model with its weights; the chains left
+    dead are removed. The values depend on the image size only, never on the batch, so the
+    dynamic batch stays valid. Returns the number of Pad inputs folded."""
+    import numpy as np
+    import onnxruntime as ort
+    from onnx import helper, numpy_helper
+    inits = {t.name for t in m.graph.initializer}
+    targets = sorted({n.input[1] for n in m.graph.node
+                      if n.op_type == "Pad" and len(n.input) > 1 and n.input[1] and n.input[1] not in inits})
+    if not targets:
+        return 0
+    probe = onnx.ModelProto()
+    probe.CopyFrom(m)
+    for t in targets:
+        probe.graph.output.append(helper.make_tensor_value_info(t, onnx.TensorProto.INT64, None))
+    sess = ort.InferenceSession(probe.SerializeToString(), providers=["CPUExecutionProvider"])
+    values = sess.run(targets, {"input": x.numpy()})
+    for t, v in zip(targets, values):
+        m.graph.initializer.append(numpy_helper.from_array(np.asarray(v, dtype=np.int64), t + "_folded"))
+        for n in m.graph.node:
+            if n.op_type == "Pad" and len(n.input) > 1 and n.input[1] == t:
+                n.input[1] = t + "_folded"
+    while True:  # drop nodes whose outputs nobody reads
+        used = {i for n in m.graph.node for i in n.input} | {o.name for o in m.graph.output}
+        dead = [n for n in m.graph.node if not any(o in used for o in n.output)]
+        if not dead:
+            break
+        for n in dead:
+            m.graph.node.remove(n)
+    used = {i for n in m.graph.node for i in n.input}
+    for t in [t for t in m.graph.initializer if t.name not in used]:
+        m.graph.initializer.remove(t)
+    return len(targets)
 
 
 def write_zoo(path, entries, failed):
@@ -382,6 +428,10 @@ def check_import(binary):
             kept.append(e)
             continue
         reason = (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[-1].replace(OUT_DIR + "/", "")
+        if "unknown op node(s)" in reason:  # by op type, not every node's name
+            import re
+            ops = collections.Counter(re.findall(r" \((\w+)\)", reason))
+            reason = "rooflens: unknown op(s), not costed: %s" % ", ".join("%s x%d" % kv for kv in sorted(ops.items()))
         failed[e["name"]] = collections.OrderedDict([("name", e["name"]), ("family", e["family"]),
                                                      ("stage", "rooflens import"), ("reason", reason[:400]),
                                                      ("onnx_ops", e["onnx_ops"])])
