@@ -151,6 +151,7 @@ namespace rooflens::cli {
 struct StudyArgs {
   std::vector<std::string> files;
   bool zoo = false;
+  std::string zoo_set = "torchvision";  // --zoo's value: torchvision, timm or all
   std::string models;
   std::string device;  // empty: v100, or this-cpu with --source measured
   std::string dtype;   // empty: fp16, or fp32 with --source measured

@@ -27,7 +27,14 @@ void add_study(CLI::App& app, StudyArgs& a) {
                                  "Accuracy, throughput and utilization of many models on one device: Pareto "
                                  "frontiers, AI vs CMR, FoldedCNN what-ifs, an HTML report");
   cmd->add_option("files", a.files, "ONNX model files (accuracy from --accuracy or the zoo manifest by file stem)");
-  cmd->add_flag("--zoo", a.zoo, "every bundled zoo model");
+  cmd->add_option_function<std::vector<std::string>>(
+         "--zoo",
+         [&a](const std::vector<std::string>& v) {
+           a.zoo = true;
+           a.zoo_set = v.empty() || v[0].empty() ? "torchvision" : v[0];
+         },
+         "every model of a bundled zoo: torchvision (the default), timm, or all")
+      ->expected(0, 1);
   cmd->add_option("--models", a.models, "comma-separated bundled zoo model names");
   cmd->add_option(
       "--device", a.device,
@@ -155,6 +162,9 @@ Expected<ResolvedStudy> resolve_models(const StudyArgs& a, const Setting& st) {
   request.files = a.files;
   request.models = split_list(a.models);
   request.zoo = a.zoo;
+  auto zoo_set = parse_zoo_set(a.zoo_set);
+  if (!zoo_set) return zoo_set.status();
+  request.zoo_set = *zoo_set;
   request.measurements_csv = a.measurements;
   request.accuracy_csv = a.accuracy;
   request.fold = split_list(a.fold);

@@ -2,6 +2,8 @@
 // (models/zoo.json, written by scripts/export_zoo.py): MACs and conv/linear output elements
 // at batch 1 (CNNs: forward hooks on Conv2d/Linear; transformers: every matrix product ATen
 // executed, attention's Q.K^T and A.V included), and parameters against torchvision's metadata.
+// timm's CNNs: models/timm/zoo.json (scripts/export_timm_zoo.py, the same rule counted at
+// F.conv1d/F.conv2d/F.linear), parameters against timm's results table (0.01 M rounding).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -20,19 +22,26 @@ namespace {
 
 const std::string kModels = std::string(ROOFLENS_SOURCE_DIR) + "/models";
 
-std::vector<nlohmann::json> zoo_entries() {
-  std::ifstream f(kModels + "/zoo.json");
+// Each entry of dir/zoo.json, with "dir" (its directory) added.
+std::vector<nlohmann::json> zoo_entries(const std::string& dir = kModels) {
+  std::ifstream f(dir + "/zoo.json");
   if (!f) return {};
   auto j = nlohmann::json::parse(f, nullptr, false);
   if (j.is_discarded()) return {};
-  return j["models"].get<std::vector<nlohmann::json>>();
+  auto entries = j["models"].get<std::vector<nlohmann::json>>();
+  for (auto& e : entries) e["dir"] = dir;
+  return entries;
+}
+
+std::string model_path(const nlohmann::json& e) {
+  return e["dir"].get<std::string>() + "/" + e["file"].get<std::string>();
 }
 
 class Zoo : public ::testing::TestWithParam<nlohmann::json> {};
 
 TEST_P(Zoo, MatchesPyTorchHooksAndTorchvisionParams) {
   const auto& e = GetParam();
-  auto g = import_onnx_file(kModels + "/" + e["file"].get<std::string>(), {});
+  auto g = import_onnx_file(model_path(e), {});
   ASSERT_TRUE(g) << g.status().message();
   auto r = infer_shapes(*g);
   ASSERT_TRUE(r) << r.status().message();
@@ -54,13 +63,15 @@ TEST_P(Zoo, MatchesPyTorchHooksAndTorchvisionParams) {
   EXPECT_EQ(linear_outputs, e["ref_output_elements"].get<int64_t>());
 
   // torchvision's num_params, unless the manifest explains why the inference graph holds
-  // fewer (then: the parameters of the model as exported).
+  // fewer (then: the parameters of the model as exported). timm's: the parameters of the
+  // modules that ran, and the built model's within the published table's rounding.
   const int64_t num_params = e["num_params"].get<int64_t>();
   const int64_t torch_params = e.value("torch_params", num_params);
-  // Transformers: the exporter folds parameter-only subgraphs (a relative position bias
-  // gathered from its table, Swin V2's bias MLP), so the graph stores what PyTorch counted as
-  // ref_stored_params (scripts/export_zoo.py aten_counts), not the parameters themselves.
-  if (e.contains("ref_stored_params")) {
+  if (e.contains("param_count_published_m")) {
+    EXPECT_EQ(fused.params, e["ref_params_executed"].get<int64_t>());
+    const double published = e["param_count_published_m"].get<double>() * 1e6;
+    if (!e.contains("notes")) EXPECT_NEAR(static_cast<double>(torch_params), published, 5000.0);
+  } else if (e.contains("ref_stored_params")) {
     EXPECT_EQ(fused.params, e["ref_stored_params"].get<int64_t>());
   } else if (num_params == torch_params) {
     EXPECT_EQ(fused.params, num_params);
@@ -78,7 +89,7 @@ TEST_P(Zoo, PredictionsObeyTheRoofline) {
   const auto& e = GetParam();
   auto db = load_device_dir(std::string(ROOFLENS_SOURCE_DIR) + "/data/devices");
   ASSERT_TRUE(db) << db.status().message();
-  const std::string path = kModels + "/" + e["file"].get<std::string>();
+  const std::string path = model_path(e);
   for (const char* dtype : {"fp16", "fp32"}) {
     AnalyzeOptions ao;
     ao.cost.dtype = *parse_dtype(dtype);
@@ -125,6 +136,7 @@ std::string entry_name(const ::testing::TestParamInfo<nlohmann::json>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Torchvision, Zoo, ::testing::ValuesIn(zoo_entries()), entry_name);
+INSTANTIATE_TEST_SUITE_P(Timm, Zoo, ::testing::ValuesIn(zoo_entries(kModels + "/timm")), entry_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Zoo);
 
 TEST(ZooManifest, CoversTheTransformerFamilies) {
@@ -173,6 +185,32 @@ TEST(ZooManifest, ExistsAndCoversTheCnnFamilies) {
   for (const char* f : {"resnet", "resnext", "wide_resnet", "vgg", "densenet", "mobilenet_v2", "mobilenet_v3",
                         "efficientnet", "efficientnet_v2", "regnet_x", "regnet_y", "mnasnet", "shufflenet_v2",
                         "squeezenet", "googlenet", "inception", "convnext", "alexnet"})
+    EXPECT_TRUE(families.count(f)) << f;
+}
+
+// The seed study's zoo: at least 100 of timm 0.5's CNNs, its families, TResNet-M/L/XL among
+// them; every model that did not make it is listed with a reason.
+TEST(ZooManifest, TimmCoversTheSeedStudysFamilies) {
+  auto entries = zoo_entries(kModels + "/timm");
+  EXPECT_GE(entries.size(), 100u);
+  std::set<std::string> families, names;
+  for (const auto& e : entries) {
+    families.insert(e["family"].get<std::string>());
+    names.insert(e["name"].get<std::string>());
+    EXPECT_TRUE(e["acc1"].is_number() && e["acc5"].is_number()) << e["name"];
+  }
+  for (const char* n : {"tresnet_m", "tresnet_l", "tresnet_xl"}) EXPECT_TRUE(names.count(n)) << n;
+  // A family is in the zoo, or its models are listed as failed with the reason.
+  std::ifstream f(kModels + "/timm/zoo.json");
+  auto j = nlohmann::json::parse(f);
+  for (const auto& x : j.value("failed", nlohmann::json::array())) {
+    EXPECT_FALSE(x.value("reason", "").empty()) << x.dump();
+    families.insert(x.value("family", ""));
+  }
+  for (const char* f :
+       {"resnet", "resnext",      "resnest",  "sknet",     "ecaresnet", "efficientnet", "mixnet", "mnasnet",
+        "fbnet",  "mobilenet_v3", "rexnet",   "ghostnet",  "regnet_x",  "regnet_y",     "dpn",    "dla",
+        "hrnet",  "cspnet",       "xception", "inception", "vovnet",    "selecsls",     "tresnet"})
     EXPECT_TRUE(families.count(f)) << f;
 }
 
