@@ -3,7 +3,7 @@
 
 usage: bench/ort_layers.py MEASURE.json ORT_PROFILE.json [--top N]
 
-ORT_PROFILE is what `PROFILE=1 bench/peer_ort.sh` (or `node bench/ort_infer.js ... PREFIX`)
+ORT_PROFILE is what `PROFILE=1 bench/peer_ort.sh` (or `bench/peer_ort.py --ort-infer ... PREFIX`)
 writes: Chrome-trace events, one per node per run, warm-up runs included. A node's time is the
 median over its events, so warm-up runs do not count.
 

@@ -3,8 +3,10 @@
 
 PyTorch inference of torchvision models (weights=None, eval, inference_mode, channels_last,
 cudnn.benchmark; fp16, and true fp32 with TF32 off for resnet50/mobilenet_v2) at batches
-1, 8, 64, 256, eager and as a CUDA graph; CUDA kernels per forward (torch.profiler, in a
-child process so that CUPTI cannot disturb the timings); remedies: ResNet-50 conv1 padded
+1, 8, 64, 256, eager and as a CUDA graph, and with --modes ...,compile through torch.compile
+(--compile-mode, default "default": Inductor fusing the pointwise work; the compiled forward
+is then replayed as a CUDA graph like the graph mode) where this torch has it; CUDA kernels
+per forward (torch.profiler, in a child process so that CUPTI cannot disturb the timings); remedies: ResNet-50 conv1 padded
 to 4/8 input channels, host-to-device copy of a batch (fp16 vs uint8) against compute, and
 clocks during a sustained run. Work runs most important first and stops cleanly at
 --budget-s (skips are recorded); the JSON (rooflens.peer-gpu/1) is rewritten after each step.
@@ -44,6 +46,8 @@ class Runner:
         self.min_iters, self.warm_iters, self.warm_s = (1, 1, 0.0) if s else (3, 3, 0.25)
         self.clock_s = 3.0 if s else a.clock_s
         self.keep = []  # a captured graph and its static output, alive while it is replayed
+        self.modes = [m for m in a.modes.split(",") if m] if self.cuda else ["eager"]
+        self.compiled = {}  # (model id, batch) -> the torch.compile'd module
         self.rep = {"schema": "rooflens.peer-gpu/1", "kind": "measurement", "argv": sys.argv[1:],
                     "created_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                     "env": {}, "settings": {}, "results": [], "kernels": {}, "remedies": {},
@@ -130,11 +134,32 @@ class Runner:
         self.keep.append((g, y))
         return g.replay
 
+    def compile_fn(self, model, x):
+        """torch.compile'd forward (compiled on its first calls, inside the warm-up), replayed as a
+        CUDA graph; raises RuntimeError where this torch cannot compile (no Triton, too old)."""
+        if not hasattr(torch, "compile"):
+            raise RuntimeError("torch.compile is not present in torch " + torch.__version__)
+        import importlib.util
+        if importlib.util.find_spec("triton") is None:
+            raise RuntimeError("torch.compile needs Triton, which is not installed")
+        key = (id(model), tuple(x.shape))
+        if key not in self.compiled:
+            self.compiled[key] = torch.compile(model, mode=self.a.compile_mode, dynamic=False)
+        cm = self.compiled[key]
+        t = time.perf_counter()
+        for _ in range(3):  # compiles (and autotunes) here, outside the timing
+            cm(x)
+        self.sync()
+        log(f"torch.compile({self.a.compile_mode}) of batch {x.shape[0]}: {time.perf_counter() - t:.1f} s")
+        return self.graph(cm, x)
+
     def one(self, model, x, mode, rec):
         """Times one point into rec; returns False after an out-of-memory error."""
         try:
             with torch.inference_mode():
-                r = self.measure(self.graph(model, x) if mode == "graph" else (lambda: model(x)))
+                fn = (self.graph(model, x) if mode == "graph" else
+                      self.compile_fn(model, x) if mode == "compile" else (lambda: model(x)))
+                r = self.measure(fn)
             rec.update(r, throughput=x.shape[0] / r["median_s"])
             return True
         except Exception as e:  # noqa: BLE001 - record it and go on
@@ -151,11 +176,11 @@ class Runner:
         size, model = 299 if name == "inception_v3" else 224, self.build(name, dt)
         for b in self.batches:
             oom = False
-            for mode in (["eager", "graph"] if self.cuda else ["eager"]):
+            for mode in self.modes:
                 rec = {"model": name, "dtype": dt, "batch": b, "mode": mode, "image_size": size}
                 if oom:
                     rec["error"] = "skipped: the eager run of this batch ran out of memory"
-                elif self.left() < 2:
+                elif self.left() < (self.a.compile_reserve_s if mode == "compile" else 2):
                     self.skip(f"{name} {dt} b{b} {mode}")
                     continue
                 else:
@@ -241,7 +266,7 @@ class Runner:
                 st[k] = err(ex)
         st.update(batches=self.batches, groups=self.groups, group_s=self.group_s, min_iters=self.min_iters,
                   warmup_s=self.warm_s, memory_format="channels_last", weights=None, budget_s=self.a.budget_s,
-                  smoke=self.a.smoke, timer="cuda events" if self.cuda else "perf_counter",
+                  smoke=self.a.smoke, modes=self.modes, compile_mode=self.a.compile_mode, timer="cuda events" if self.cuda else "perf_counter",
                   note=None if self.cuda else "cpu code-path check: fp16 points run in fp32, no graphs")
         self.rep["env"], self.rep["settings"] = e, st
         log("env:", json.dumps(e))
@@ -252,12 +277,12 @@ class Runner:
             rows.setdefault((r["model"], r["dtype"], r["batch"]), {})[r["mode"]] = r.get("throughput", r.get("error"))
         f = lambda t: f"{t:12.1f}" if isinstance(t, float) else f"{str(t or '-')[:12]:>12s}"  # noqa: E731
         print(f"\n{'model':20s} {'dtype':5s} {'batch':>5s} {'eager img/s':>12s} {'graph img/s':>12s} "
-              f"{'graph/eager':>11s} {'kernels':>8s}", flush=True)
+              f"{'graph/eager':>11s} {'kernels':>8s} {'compile img/s':>13s}", flush=True)
         for (m, dt, b), v in rows.items():
             e, g = v.get("eager"), v.get("graph")
             ratio = f"{g / e:11.2f}" if isinstance(e, float) and isinstance(g, float) else f"{'-':>11s}"
             k = self.rep["kernels"].get(m, {}).get("kernels", "-") if dt == "fp16" else "-"
-            print(f"{m:20s} {dt:5s} {b:5d} {f(e)} {f(g)} {ratio} {k!s:>8s}", flush=True)
+            print(f"{m:20s} {dt:5s} {b:5d} {f(e)} {f(g)} {ratio} {k!s:>8s} {f(v.get('compile'))}", flush=True)
         for r in self.rep["remedies"].get("conv1_pad", []):
             print(f"conv1 {r['in_channels']} ch, batch {r['batch']}: {f(r.get('throughput', r.get('error')))} img/s, "
                   f"x{r.get('speedup_vs_3ch', NAN):.3f} vs 3 ch", flush=True)
@@ -281,6 +306,14 @@ def main():
     ap.add_argument("--groups", type=int, default=5, help="timed groups per point (at least 5)")
     ap.add_argument("--clock-s", type=float, default=20.0, help="length of the sustained clock run, s")
     ap.add_argument("--no-remedies", action="store_true")
+    ap.add_argument("--points-only", action="store_true",
+                    help="fp16 throughput points only: no remedies, kernel counts or fp32 (a corpus run)")
+    ap.add_argument("--modes", default="eager,graph",
+                    help="comma list of eager, graph, compile (torch.compile; skipped with the reason where absent)")
+    ap.add_argument("--compile-mode", default="default",
+                    help="torch.compile mode (its forward is then replayed as a CUDA graph)")
+    ap.add_argument("--compile-reserve-s", type=float, default=40.0,
+                    help="budget a compile point needs left to start, s")
     ap.add_argument("--kernels-only", action="store_true", help=argparse.SUPPRESS)  # the child of kernels()
     a = ap.parse_args()
     if a.device.startswith("cuda") and not torch.cuda.is_available():
@@ -301,10 +334,11 @@ def main():
     first = [m for m in FIRST if m in models]
     run = lambda m, dt: (f"{m} {dt}", lambda: R.run_model(m, dt))  # noqa: E731
     plan = [run(m, "fp16") for m in first]  # most important first: a short budget cuts the tail
-    plan += [] if a.no_remedies else [(f.__name__, lambda f=f: f(R)) for f in (remedies.conv1_pad, remedies.h2d,
+    plan += [] if a.no_remedies or a.points_only else [(f.__name__, lambda f=f: f(R)) for f in (remedies.conv1_pad, remedies.h2d,
                                                                              remedies.clocks)]
-    plan += [("kernels", R.kernels)] + [run(m, "fp16") for m in models if m not in first]
-    plan += [run(m, "fp32") for m in FP32_MODELS if m in models]
+    plan += [] if a.points_only else [("kernels", R.kernels)]
+    plan += [run(m, "fp16") for m in models if m not in first]
+    plan += [] if a.points_only else [run(m, "fp32") for m in FP32_MODELS if m in models]
     try:
         R.env()
         R.save()
@@ -315,7 +349,8 @@ def main():
                 R.rep["errors"].append(f"{name}: {err(e)}")
                 log("STEP FAILED", name, traceback.format_exc())
                 R.free()
-        remedies.copy_vs_compute(R)
+        if not a.points_only:
+            remedies.copy_vs_compute(R)
         R.rep["complete"] = not R.rep["skipped"] and not R.rep["errors"]
     finally:  # keep what was measured, even on an interrupt
         R.save()

@@ -95,8 +95,7 @@ int run_analyze(const AnalyzeArgs& args) {
   for (const auto& m : models) {
     if (m.unknown_nodes.empty()) continue;
     ++unknown;
-    std::string list;
-    for (const auto& u : m.unknown_nodes) list += (list.empty() ? "" : ", ") + u;
+    const std::string list = unknown_ops_summary(m.unknown_nodes);
     std::fprintf(stderr, "rooflens: %s: %zu unknown op node(s) not costed: %s%s\n", m.model.c_str(),
                  m.unknown_nodes.size(), list.c_str(), a.allow_unknown ? "" : " (pass --allow-unknown to accept)");
   }

@@ -114,6 +114,8 @@ struct MeasureArgs {
   std::vector<std::string> input_shapes;  // --input-shape (loading.h)
   std::string dtype = "fp32";             // fp32, or fp16 on the CUDA backend
   bool graph = false;                     // CUDA backend: replay the model as one CUDA graph
+  bool no_host_reference = false;         // skip the host-state reference around the runs
+  double reference_max_move = 0.10;       // a block whose reference moved more is flagged and repeated
 };
 void add_measure(CLI::App& app, MeasureArgs& a);
 int run_measure(const MeasureArgs& a);
@@ -129,8 +131,17 @@ struct ValidateArgs {
   std::string devices_dir;
   std::string engine;  // --engine: an engine profile id or .json file; empty: tensorrt on a GPU
   double max_seconds = 3;
-  std::string fit_out;       // fit efficiencies on half the models, write the device file here
-  std::string measurements;  // a GPU corpus CSV (analysis/corpus.h): predictions beside it, no measuring
+  int repeat = 1;  // rounds over the models, alternating them; each model's spread reported
+  bool no_host_reference = false;
+  double reference_max_move = 0.10;
+  std::string fit_out;          // fit efficiencies on half the models, write the device file here
+  std::string backend = "cpu";  // cpu (oneDNN), reference, or cuda
+  std::string dtype = "fp32";   // fp32, or fp16 on the CUDA backend
+  std::string modes = "eager";  // CUDA backend: eager (per-layer times), graph, or eager,graph
+  std::string layers_dir;       // each model's measurement (rooflens.measure/1) written here
+  bool keep_going = false;      // a model that fails is reported, the others still run
+  double warmup_seconds = -1;   // < 0: the backend's default (1 s on a GPU)
+  std::string measurements;     // a GPU corpus CSV (analysis/corpus.h): predictions beside it, no measuring
 };
 void add_validate(CLI::App& app, ValidateArgs& a);
 int run_validate(const ValidateArgs& a);
@@ -144,6 +155,7 @@ namespace rooflens::cli {
 struct StudyArgs {
   std::vector<std::string> files;
   bool zoo = false;
+  std::string zoo_set = "torchvision";  // --zoo's value: torchvision, timm or all
   std::string models;
   std::string device;  // empty: v100, or this-cpu with --source measured
   std::string dtype;   // empty: fp16, or fp32 with --source measured
@@ -160,8 +172,10 @@ struct StudyArgs {
   int threads = 0, jobs = 0;
   double max_seconds = 3;
   std::string devices_dir;
-  std::string engine;   // --engine: an engine profile id or .json file; empty: tensorrt on a GPU
-  bool doctor = false;  // --report: add the doctor's section (largest gain per model)
+  bool doctor = false;          // --report: add the doctor's section (largest gain per model)
+  std::string backend = "cpu";  // --source measured: cpu (oneDNN) or cuda (the GPU at hand)
+  bool graph = false;           // --backend cuda: whole-model CUDA graphs
+  std::string engine;           // --engine: an engine profile id or .json file; empty: tensorrt on a GPU
 };
 void add_study(CLI::App& app, StudyArgs& a);
 int run_study(const StudyArgs& a);
@@ -278,7 +292,7 @@ int run_nas_db(const NasDbArgs& a);
 
 struct DoctorArgs {
   std::string file;
-  std::string device = "v100";
+  std::string device;  // empty: v100, or the GPU at hand with --measured --backend cuda
   std::string dtype = "fp16";
   std::string batch = "max";
   std::vector<std::string> input_shapes;
@@ -290,11 +304,12 @@ struct DoctorArgs {
   double jpeg_rate = 0;  // images/s per core (rooflens probe jpeg); 0: unknown
   bool measure_jpeg = false;
   bool verbose = false;
-  bool measured = false;   // also run the model on this CPU (oneDNN) for items 6 and the remedies' evidence
-  int threads = 0;         // --measured: threads (0: all cores)
-  double max_seconds = 5;  // --measured: time cap for the timed repeats
-  bool zoo = false;        // every bundled model, ranked by the largest single gain
-  std::string models;      // comma-separated zoo models (with --zoo: a subset)
+  bool measured = false;        // also run the model (this CPU, or the GPU with --backend cuda) for item 6's evidence
+  std::string backend = "cpu";  // --measured: cpu (oneDNN, fp32) or cuda (the GPU at hand)
+  int threads = 0;              // --measured: threads (0: all cores)
+  double max_seconds = 5;       // --measured: time cap for the timed repeats
+  bool zoo = false;             // every bundled model, ranked by the largest single gain
+  std::string models;           // comma-separated zoo models (with --zoo: a subset)
   std::string models_dir;
 };
 void add_doctor(CLI::App& app, DoctorArgs& a);

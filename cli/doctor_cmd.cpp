@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "backend_choice.h"
 #include "commands.h"
 #include "common.h"
 #include "loading.h"
@@ -23,8 +24,9 @@ void add_doctor(CLI::App& app, DoctorArgs& a) {
   cmd->add_flag("--zoo", a.zoo, "every bundled model, ranked by the largest single gain the doctor finds");
   cmd->add_option("--models", a.models, "with --zoo: comma-separated model names from the zoo");
   cmd->add_option("--models-dir", a.models_dir, "directory of the bundled models (default: models/)");
-  cmd->add_option("--device", a.device, "device id or alias, a device .json file, or custom:...")
-      ->capture_default_str();
+  cmd->add_option("--device", a.device,
+                  "device id or alias, a device .json file, or custom:... (default: v100; with --measured --backend "
+                  "cuda, the database entry of the GPU at hand)");
   cmd->add_option("--dtype", a.dtype, "fp32, fp16, bf16, int8 or fp8")->capture_default_str();
   cmd->add_option("--batch", a.batch, "batch: N or max")->capture_default_str();
   add_input_shape_option(cmd, &a.input_shapes);
@@ -35,9 +37,12 @@ void add_doctor(CLI::App& app, DoctorArgs& a) {
                 "measure JPEG decoding on this machine now (1 s, libjpeg-turbo, at "
                 "the model's input size) for the input item");
   cmd->add_flag("--measured", a.measured,
-                "also run the model on this CPU through oneDNN (fp32) and compare every "
-                "layer with its bound (item 6); needs a CPU device, e.g. the file of "
-                "`rooflens probe cpu --out local.json`");
+                "also run the model and compare every layer with its bound (item 6): on this CPU through oneDNN "
+                "(fp32; needs a CPU device, e.g. the file of `rooflens probe cpu --out local.json`), or on the GPU "
+                "at hand with --backend cuda (fp16 or fp32)");
+  cmd->add_option("--backend", a.backend, "--measured: cpu (oneDNN) or cuda (cuDNN/cuBLAS on the GPU at hand)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
   cmd->add_option("--threads", a.threads, "--measured: threads (default: all cores)")->check(at_least_one("all cores"));
   cmd->add_option("--max-seconds", a.max_seconds, "--measured: time cap for the timed repeats")
       ->check(positive_seconds())
@@ -100,24 +105,76 @@ int run_doctor_zoo(const DoctorArgs& a) {
   return w ? kExitOk : report_error(w);
 }
 
+// --measured: the model at the baseline's batch (max resolved), measured layer by layer on
+// this CPU (oneDNN) or on the GPU at hand (cuda), into the doctor's options; with the CPU,
+// the core clock right after the sustained run (item 7).
+Status add_measured_layers(const DoctorArgs& a, WhatIfSetup& setup, int64_t batch, const std::string& gpu_name,
+                           DoctorOptions* o) {
+  const bool cuda = a.backend == "cuda";
+  const DType dt = cuda && a.dtype == "fp16" ? DType::kF16 : DType::kF32;
+  auto l = setup.load(batch, dt);
+  if (!l) return l.status();
+  auto backend = make_backend(BackendChoice{cuda ? "cuda" : "cpu", dt, false});
+  if (!backend)
+    return cuda ? backend.status() : Status::unavailable("--measured needs the oneDNN backend (built without oneDNN)");
+  MeasureOptions mo;
+  mo.exec.threads = a.threads;
+  mo.exec.tactic_cache = tactic_cache_path();
+  mo.timing.max_seconds = a.max_seconds;
+  if (cuda) mo.timing.min_warmup_seconds = 1.0;  // GPU clocks up from idle
+  std::fprintf(stderr, "doctor: measuring %s at batch %lld on %s...\n", a.file.c_str(), static_cast<long long>(batch),
+               cuda ? (gpu_name + " (cuda backend, " + a.dtype + ")").c_str() : "this CPU (oneDNN)");
+  auto m = measure_model(l->graph, l->analysis, **backend, mo);
+  if (!m) return m.status().with_context(a.file);
+  std::vector<MeasuredLayer> layers;
+  for (const auto& ml : m->layers) layers.push_back({ml.name, ml.time_s, ml.impl});
+  o->measured = std::move(layers);
+  if (cuda) return Status::ok();
+  if (auto clk = microbench::measure_core_clock_hz())
+    o->clock_measured_hz = *clk;
+  else
+    std::fprintf(stderr, "doctor: clock not measured: %s\n", clk.status().message().c_str());
+  return Status::ok();
+}
+
 }  // namespace
 
 int run_doctor(const DoctorArgs& args) {
   DoctorArgs a = args;
   if (Status s = resolve_output(a.format, a.output, {"table", "json"}, {a.file, a.device}); !s) return report_error(s);
   if (a.jpeg_rate < 0) return report_error(Status::invalid("--jpeg-rate: must be >= 0 images/s per core"));
-  if (a.zoo) return run_doctor_zoo(a);
+  if (a.zoo) {
+    if (a.measured) return report_error(Status::invalid("--measured applies to one model, not to --zoo"));
+    if (a.device.empty()) a.device = "v100";
+    return run_doctor_zoo(a);
+  }
   if (!a.models.empty()) return report_error(Status::invalid("--models needs --zoo"));
   if (a.file.empty()) return report_error(Status::invalid("give a model file, or --zoo for every bundled model"));
-  if (a.measured && a.dtype != "fp32")
+  const bool cuda = a.measured && a.backend == "cuda";
+  if (a.backend == "cuda" && !a.measured) return report_error(Status::invalid("--backend cuda needs --measured"));
+  if (a.measured && !cuda && a.dtype != "fp32")
     return report_error(Status::invalid("--measured: the CPU backend runs fp32, not " + a.dtype + " (--dtype fp32)"));
+  if (cuda && a.dtype != "fp32" && a.dtype != "fp16")
+    return report_error(Status::invalid("--measured --backend cuda runs fp16 or fp32, not " + a.dtype));
+  std::string gpu_name;
+  if (cuda) {
+    auto gpu = gpu_at_hand(a.device, a.devices_dir);
+    if (!gpu) return report_error(gpu.status());
+    a.device = gpu->device;
+    gpu_name = gpu->name;
+  } else if (a.device.empty()) {
+    a.device = "v100";
+  }
   auto setup =
       make_whatif_setup(a.file, a.device, a.dtype, a.batch, a.input_shapes, a.devices, a.devices_dir, a.engine);
   if (!setup) return report_error(setup.status());
   if (a.jpeg_rate > 0 && a.measure_jpeg)
     return report_error(Status::invalid("give --jpeg-rate or --measure-jpeg, not both"));
   DoctorOptions o = doctor_options(**setup, a.jpeg_rate);
-  if (a.measured && o.whatif.device.is_gpu())
+  if (cuda && !o.whatif.device.is_gpu())
+    return report_error(Status::invalid("--measured --backend cuda runs the model on '" + gpu_name + "': give its " +
+                                        "GPU device (or leave --device out), not '" + o.whatif.device.id + "'"));
+  if (a.measured && !cuda && o.whatif.device.is_gpu())
     return report_error(
         Status::invalid("--measured runs the model on this CPU: give a CPU device (--device "
                         "local.json from `rooflens probe cpu --out local.json`), not '" +
@@ -140,28 +197,8 @@ int run_doctor(const DoctorArgs& args) {
   auto rep = rooflens::run_doctor(a.file, (*setup)->load, o);
   if (!rep) return report_error(rep.status());
   if (a.measured) {
-    // The model at the baseline's batch (max resolved above), measured layer by layer here.
-    auto l = (*setup)->load(rep->baseline.batch, DType::kF32);
-    if (!l) return report_error(l.status());
-    auto backend = make_onednn_backend();
-    if (!backend)
-      return report_error(Status::unavailable("--measured needs the oneDNN backend (built without oneDNN)"));
-    MeasureOptions mo;
-    mo.exec.threads = a.threads;
-    mo.exec.tactic_cache = tactic_cache_path();
-    mo.timing.max_seconds = a.max_seconds;
-    std::fprintf(stderr, "doctor: measuring %s at batch %lld on this CPU (oneDNN)...\n", a.file.c_str(),
-                 static_cast<long long>(rep->baseline.batch));
-    auto m = measure_model(l->graph, l->analysis, *backend, mo);
-    if (!m) return report_error(m.status().with_context(a.file));
-    std::vector<MeasuredLayer> layers;
-    for (const auto& ml : m->layers) layers.push_back({ml.name, ml.time_s, ml.impl});
-    o.measured = std::move(layers);
-    // Item 7: the clock right after the sustained run, as the CPU probe measures it.
-    if (auto clk = microbench::measure_core_clock_hz())
-      o.clock_measured_hz = *clk;
-    else
-      std::fprintf(stderr, "doctor: clock not measured: %s\n", clk.status().message().c_str());
+    Status m = add_measured_layers(a, **setup, rep->baseline.batch, gpu_name, &o);
+    if (!m) return report_error(m);
     rep = rooflens::run_doctor(a.file, (*setup)->load, o);
     if (!rep) return report_error(rep.status());
   }

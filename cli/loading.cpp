@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "common.h"
+#include "rooflens/session/predict_request.h"
 
 namespace rooflens::cli {
 
@@ -29,10 +30,7 @@ Expected<DeviceSpec> device_with_peak(const std::string& spec, const std::string
                                       const std::string& dtype) {
   auto db = load_device_dir(devices_dir(devices_dir_override));
   if (!db) return db.status();
-  auto dev = resolve_device(spec, *db);
-  if (!dev) return dev.status();
-  if (!dev->best_peak(dtype)) return Status::unsupported("device '" + dev->id + "' has no " + dtype + " peak");
-  return dev;
+  return rooflens::device_with_peak(spec, *db, dtype);
 }
 
 void add_engine_option(CLI::App* cmd, std::string* engine) {

@@ -1,5 +1,5 @@
-// `rooflens measure` and `rooflens validate`: run models for real on this CPU and set the
-// measurements beside the performance model's predictions.
+// `rooflens measure`: run one model for real (this CPU, or a GPU through the cuda backend)
+// and set the measurement beside the performance model's prediction.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,9 +10,11 @@
 #include <thread>
 
 #include <map>
+#include "backend_choice.h"
 #include "commands.h"
 #include "common.h"
 #include "loading.h"
+#include "measure_common.h"
 #include "rooflens/analysis/validation.h"
 #include "rooflens/device/device.h"
 #include "rooflens/exec/cuda.h"
@@ -21,37 +23,21 @@
 #include "rooflens/report/table.h"
 
 namespace rooflens::cli {
-namespace {
 
-struct BackendChoice {
-  std::string name = "cpu";
-  DType dtype = DType::kF32;
-  bool graph = false;
-};
-
-Expected<std::unique_ptr<Backend>> make_backend(const BackendChoice& c) {
-  if (c.name == "cuda") {
-    CudaBackendOptions o;
-    o.dtype = c.dtype;
-    o.graph = c.graph;
-    return make_cuda_backend(o);
-  }
-  std::unique_ptr<Backend> b;
-  if (c.name == "cpu" || c.name == "onednn") b = make_onednn_backend();
-  if (c.name == "reference") b = make_reference_backend();
-  if (!b) return Status::unavailable("backend '" + c.name + "' is not available in this build");
-  return b;
+void add_host_options(CLI::App* cmd, bool* no_reference, double* max_move) {
+  cmd->add_flag("--no-host-reference", *no_reference,
+                "cpu backends: do not time the host-state reference (a fixed GEMM and a DRAM triad) before and after "
+                "the runs; no normalised throughput then");
+  cmd->add_option("--reference-max-move", *max_move,
+                  "a block of runs whose host-state reference moved by more than this share between before and after "
+                  "is flagged and timed again (twice at most)")
+      ->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
 }
 
 int default_threads(int t) { return t > 0 ? t : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
-struct Compared {
-  Measurement m;
-  Prediction p;
-  double peak = 0;
-  std::string peak_label;
-  std::string inputs;  // the graph inputs as run: "x 1x3x224x224"
-};
+namespace {
 
 // "NAME 1x3x224x224, ..." of a loaded graph's run-time inputs.
 std::string input_shapes_text(const Graph& g) {
@@ -66,9 +52,12 @@ std::string input_shapes_text(const Graph& g) {
   return s;
 }
 
+}  // namespace
+
 Expected<Compared> measure_and_predict(const std::string& path, const std::vector<InputShapeOverride>& shapes,
                                        const BackendChoice& choice, int64_t batch, const ExecOptions& exec,
-                                       double max_seconds, const DeviceSpec& dev) {
+                                       double max_seconds, const DeviceSpec& dev, double warmup_seconds,
+                                       HostContext* host) {
   const int threads = exec.threads;
   auto loaded = load_model(path, shapes, choice.dtype, batch);
   if (!loaded) return loaded.status();
@@ -77,7 +66,9 @@ Expected<Compared> measure_and_predict(const std::string& path, const std::vecto
   MeasureOptions mo;
   mo.exec = exec;
   mo.timing.max_seconds = max_seconds;
-  if (choice.name == "cuda") {
+  if (warmup_seconds >= 0) {
+    mo.timing.min_warmup_seconds = warmup_seconds;
+  } else if (choice.name == "cuda") {
     mo.timing.min_warmup_seconds = 1.0;  // GPU clocks up from idle
   } else {
     // A quarter of a second of warm-up and at least a quarter of the time cap measured
@@ -86,6 +77,7 @@ Expected<Compared> measure_and_predict(const std::string& path, const std::vecto
     mo.timing.min_warmup_seconds = std::min(0.25, max_seconds / 8);
     mo.timing.min_seconds = std::min(1.0, max_seconds / 4);
   }
+  if (host && choice.name != "cuda") attach_host(mo, *host);
   auto m = measure_model(loaded->graph, loaded->analysis, **backend, mo);
   if (!m) return m.status().with_context(path);
   m->threads = threads;
@@ -93,7 +85,8 @@ Expected<Compared> measure_and_predict(const std::string& path, const std::vecto
   po.dtype = dtype_name(choice.dtype);
   auto p = predict(loaded->graph, loaded->analysis, dev, po);
   if (!p) return p.status();
-  Compared c{std::move(*m), std::move(*p), 0, "", input_shapes_text(loaded->graph)};
+  Compared c{std::move(*m), std::move(*p), 0, "", input_shapes_text(loaded->graph), {}};
+  if (host) c.host = host_figures(c.m, c.p, *host);
   if (auto mp = dev.best_measured_peak(po.dtype)) {
     c.peak = mp->flops;
     c.peak_label = "measured";
@@ -126,8 +119,6 @@ Status device_runs_backend(const DeviceSpec& dev, const std::string& given, cons
                            "'; give its database id or a GPU device file");
   return Status::ok();
 }
-
-}  // namespace
 
 void add_measure(CLI::App& app, MeasureArgs& a) {
   auto* cmd =
@@ -169,36 +160,7 @@ void add_measure(CLI::App& app, MeasureArgs& a) {
       ->capture_default_str();
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
-}
-
-namespace {
-
-// What one `measure` run found, for the two renderings below.
-struct MeasureOutcome {
-  const Compared& c;
-  const DeviceSpec& dev;
-  const Expected<int64_t>& max_batch;
-  std::string gpu_name;
-  std::optional<double> verify_err;
-  std::vector<double> errs;
-};
-
-// Largest relative error per output of the chosen backend against the reference backend.
-Expected<std::vector<double>> verify_against_reference(const MeasureArgs& a,
-                                                       const std::vector<InputShapeOverride>& shapes,
-                                                       const BackendChoice& choice, int64_t batch,
-                                                       const ExecOptions& exec) {
-  auto loaded = load_model(a.file, shapes, choice.dtype, batch);
-  if (!loaded) return loaded.status();
-  auto be_or = make_backend(choice);
-  if (!be_or) return be_or.status();
-  auto& be = *be_or;
-  auto ref = make_reference_backend();
-  ExecOptions eo = exec;
-  Status s = be->prepare(loaded->graph, loaded->analysis, eo);
-  if (s) s = ref->prepare(loaded->graph, loaded->analysis, eo);
-  if (!s) return s;
-  return relative_errors(loaded->graph, *be, *ref, 12345);
+  add_host_options(cmd, &a.no_host_reference, &a.reference_max_move);
 }
 
 std::string measure_json(const MeasureArgs& a, const MeasureOutcome& o) {
@@ -248,12 +210,33 @@ std::string measure_json(const MeasureArgs& a, const MeasureOutcome& o) {
                       {"activation_bytes_unshared", m.activation_bytes_unshared},
                       {"layout", m.layout},
                       {"layers", layers}};
+  if (o.host) j.update(host_json(m, c->host, *o.host));
   if (verify_err) {
     j["verify_max_rel_error"] = *verify_err;
     j["verify_rel_errors"] = errs;
   }
   out = j.dump(2) + "\n";
   return out;
+}
+
+namespace {
+
+// Largest relative error per output of the chosen backend against the reference backend.
+Expected<std::vector<double>> verify_against_reference(const MeasureArgs& a,
+                                                       const std::vector<InputShapeOverride>& shapes,
+                                                       const BackendChoice& choice, int64_t batch,
+                                                       const ExecOptions& exec) {
+  auto loaded = load_model(a.file, shapes, choice.dtype, batch);
+  if (!loaded) return loaded.status();
+  auto be_or = make_backend(choice);
+  if (!be_or) return be_or.status();
+  auto& be = *be_or;
+  auto ref = make_reference_backend();
+  ExecOptions eo = exec;
+  Status s = be->prepare(loaded->graph, loaded->analysis, eo);
+  if (s) s = ref->prepare(loaded->graph, loaded->analysis, eo);
+  if (!s) return s;
+  return relative_errors(loaded->graph, *be, *ref, 12345);
 }
 
 std::string measure_text(const MeasureArgs& a, const MeasureOutcome& o) {
@@ -307,6 +290,7 @@ std::string measure_text(const MeasureArgs& a, const MeasureOutcome& o) {
                      c->p.throughput, dev->id, m.throughput / c->p.throughput);
   if (verify_err)
     out += fmt::format("  verify          max relative error {:.2e} against the reference backend\n", *verify_err);
+  if (o.host) out += host_text(m, c->host, *o.host);
   if (m.timing.noisy) out += "  warning: " + m.timing.warning + "\n";
   return out;
 }
@@ -321,16 +305,10 @@ int run_measure(const MeasureArgs& args) {
     return report_error(Status::invalid("--dtype fp16 and --graph need --backend cuda (the CPU backends run fp32)"));
   std::string device = a.device, gpu_name;
   if (a.backend == "cuda") {
-    auto info = cuda_device_info();
-    if (!info) return report_error(info.status());
-    gpu_name = info->name;
-    if (device == "this-cpu") {
-      auto db = load_device_dir(devices_dir(a.devices_dir));
-      if (!db) return report_error(db.status());
-      auto gpu = find_gpu_by_name(info->name, *db);
-      if (!gpu) return report_error(gpu.status());
-      device = gpu->id;
-    }
+    auto gpu = gpu_at_hand(device, a.devices_dir);
+    if (!gpu) return report_error(gpu.status());
+    gpu_name = gpu->name;
+    device = gpu->device;
   }
   auto dev = load_dev(device, a.devices_dir);
   if (!dev) return report_error(dev.status());
@@ -362,9 +340,11 @@ int run_measure(const MeasureArgs& args) {
   exec.layout = a.layout == "blocked" ? ActivationLayout::kBlocked
                 : a.layout == "auto"  ? ActivationLayout::kAuto
                                       : ActivationLayout::kChannelsLast;
-  auto c = measure_and_predict(a.file, *shapes, choice, batch, exec, a.max_seconds, *dev);
+  HostContext host = make_host_context(!a.no_host_reference, a.reference_max_move, threads, *dev);
+  HostContext* cpu_host = a.backend == "cuda" ? nullptr : &host;
+  auto c = measure_and_predict(a.file, *shapes, choice, batch, exec, a.max_seconds, *dev, -1, cpu_host);
   if (!c) return report_error(c.status());
-  MeasureOutcome o{*c, *dev, max_batch, gpu_name, std::nullopt, {}};
+  MeasureOutcome o{*c, *dev, max_batch, gpu_name, std::nullopt, {}, cpu_host};
   if (a.verify) {
     auto e = verify_against_reference(a, *shapes, choice, batch, exec);
     if (!e) return report_error(e.status());
@@ -372,194 +352,6 @@ int run_measure(const MeasureArgs& args) {
     o.verify_err = *std::max_element(o.errs.begin(), o.errs.end());
   }
   const std::string out = a.format == "json" ? measure_json(a, o) : measure_text(a, o);
-  Status w = write_output(a.output, out);
-  return w ? kExitOk : report_error(w);
-}
-
-void add_validate(CLI::App& app, ValidateArgs& a) {
-  auto* cmd =
-      app.add_subcommand("validate", "Measure bundled models on this CPU and compare with the performance model");
-  cmd->add_option("--device", a.device, "device file or id whose predictions are checked")->capture_default_str();
-  cmd->add_flag("--zoo", a.zoo, "every bundled model");
-  cmd->add_option("--models", a.models, "comma-separated model names from the zoo");
-  cmd->add_option("--batch", a.batch, "batch size")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--threads", a.threads, "threads (default: all cores)")->check(at_least_one("all cores"));
-  cmd->add_option("--max-seconds", a.max_seconds, "time cap per model")
-      ->check(positive_seconds())
-      ->capture_default_str();
-  cmd->add_option("--format", a.format, "table or json (default: from -o's extension, else table)")
-      ->check(CLI::IsMember({"table", "json"}));
-  cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
-  cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
-  cmd->add_option("--fit", a.fit_out,
-                  "fit kernel efficiencies (gemm, depthwise, memory) on every other model, write the device file with "
-                  "them here, and validate on the held-out models only");
-  cmd->add_option("--measurements", a.measurements,
-                  "a recorded corpus CSV (model, device, dtype, batch, engine, throughput, source[, mode, split]): "
-                  "predictions with --engine beside its rows, nothing measured");
-  add_engine_option(cmd, &a.engine);
-}
-
-namespace {
-
-// Efficiency per kernel class: for each model, predicted roof time / measured time (less
-// the dispatch cost) summed over the layers each roof binds; then the median over models,
-// so one model measured while the machine was busy cannot drag the fit.
-struct FitSums {
-  std::map<std::string, std::vector<double>> ratios;
-  void add(const Compared& c) {
-    std::map<std::string, double> predicted, measured;
-    for (const auto& L : c.p.layers) {
-      if (L.bound == Bound::kNone) continue;
-      double measured_s = 0;
-      for (const auto& ml : c.m.layers)
-        if (ml.name == L.name) measured_s = ml.time_s;
-      const double work = measured_s - L.t_launch;
-      if (work <= 0) continue;
-      const bool compute = L.t_compute >= L.t_memory;
-      const std::string cls = compute ? L.kernel_class : "memory";
-      if (cls == "other") continue;
-      predicted[cls] += compute ? L.t_compute : L.t_memory;
-      measured[cls] += work;
-    }
-    for (const auto& [cls, p] : predicted)
-      if (measured[cls] > 0) ratios[cls].push_back(p / measured[cls]);
-  }
-  std::map<std::string, double> efficiencies() const {
-    std::map<std::string, double> e;
-    for (const auto& [cls, r] : ratios)
-      if (!r.empty()) e[cls] = std::clamp(quantile(r, 0.5), 0.01, 1.0);
-    return e;
-  }
-};
-
-}  // namespace
-
-int run_validate(const ValidateArgs& args) {
-  if (!args.measurements.empty()) return run_validate_corpus(args);
-  ValidateArgs a = args;
-  if (Status s = resolve_output(a.format, a.output, {"table", "json"}, {a.device}); !s) return report_error(s);
-  if (Status s = check_output_file(a.fit_out, {a.device, a.output}, "--fit"); !s) return report_error(s);
-  auto dev = load_dev(a.device, a.devices_dir);
-  if (!dev) return report_error(dev.status());
-  const std::string dir = models_dir("");
-  std::ifstream f(dir + "/zoo.json");
-  auto zoo = nlohmann::json::parse(f, nullptr, false);
-  if (zoo.is_discarded()) return report_error(Status::invalid(dir + "/zoo.json: cannot read the zoo manifest"));
-  std::vector<std::string> names;
-  if (!a.models.empty()) {
-    std::stringstream ss(a.models);
-    std::string n;
-    while (std::getline(ss, n, ',')) names.push_back(n);
-  } else if (a.zoo) {
-    for (const auto& m : zoo["models"]) names.push_back(m["name"]);
-  } else {
-    return report_error(Status::invalid("validate: give --zoo or --models a,b,c"));
-  }
-  const int threads = default_threads(a.threads);
-  ExecOptions exec;
-  exec.threads = threads;
-  exec.tactic_cache = tactic_cache_path();
-  for (const auto& n : names)
-    if (!std::filesystem::exists(dir + "/" + n + ".onnx"))
-      return report_error(Status::invalid("--models: no bundled model '" + n + "'"));
-  if (dev->kernel_table) {
-    const KernelTable& kt = *dev->kernel_table;
-    std::fprintf(stderr, "validate: predictions from the measured kernel table of %s (%s, %d thread(s), %s)\n",
-                 dev->file.c_str(), kt.backend.c_str(), kt.threads, kt.measured.c_str());
-    if (kt.threads != threads)
-      std::fprintf(stderr, "validate: warning: the kernel table was measured with %d thread(s), this run uses %d\n",
-                   kt.threads, threads);
-  }
-  std::vector<ValidationPoint> pts;
-  std::vector<std::string> test = names, train;
-  std::map<std::string, double> fitted;
-  if (!a.fit_out.empty()) {
-    // Fit on the even positions, validate on the odd ones: no model is both.
-    test.clear();
-    for (size_t i = 0; i < names.size(); ++i) (i % 2 ? test : train).push_back(names[i]);
-    FitSums sums;
-    for (size_t i = 0; i < train.size(); ++i) {
-      std::fprintf(stderr, "validate: fitting on %s (%zu/%zu)\n", train[i].c_str(), i + 1, train.size());
-      auto c =
-          measure_and_predict(dir + "/" + train[i] + ".onnx", {}, BackendChoice{}, a.batch, exec, a.max_seconds, *dev);
-      if (!c) return report_error(c.status());
-      sums.add(*c);
-    }
-    fitted = sums.efficiencies();
-    dev->efficiency = fitted;
-    // Write the device file with the fitted efficiencies.
-    std::ifstream df(dev->file);
-    auto dj = nlohmann::ordered_json::parse(df, nullptr, false);
-    if (dj.is_discarded()) return report_error(Status::invalid(dev->file + ": cannot re-read the device file"));
-    dj["efficiency"] = fitted;
-    std::string src = "fitted by rooflens validate --fit on " + std::to_string(train.size()) + " models at batch " +
-                      std::to_string(a.batch) + " (" + std::to_string(threads) +
-                      " threads): predicted roof time / "
-                      "measured time less dispatch, summed over the layers each roof binds; models:";
-    for (const auto& t : train) src += " " + t;
-    dj["sources"]["efficiency"] = src;
-    Status w = write_output(a.fit_out, dj.dump(2) + "\n");
-    if (!w) return report_error(w);
-  }
-  for (size_t i = 0; i < test.size(); ++i) {
-    std::fprintf(stderr, "validate: %s (%zu/%zu)\n", test[i].c_str(), i + 1, test.size());
-    auto c =
-        measure_and_predict(dir + "/" + test[i] + ".onnx", {}, BackendChoice{}, a.batch, exec, a.max_seconds, *dev);
-    if (!c) return report_error(c.status());
-    pts.push_back({test[i], c->m.throughput, c->p.throughput});
-  }
-  ValidationSummary s = summarize(pts);
-  std::string out;
-  if (a.format == "json") {
-    nlohmann::json models = nlohmann::json::array();
-    for (const auto& p : pts)
-      models.push_back({{"name", p.name}, {"measured", p.measured}, {"predicted", p.predicted}, {"error", p.error()}});
-    out =
-        nlohmann::json({{"schema", "rooflens.validate/1"},
-                        {"device", dev->id},
-                        {"batch", a.batch},
-                        {"threads", threads},
-                        {"unit", "images/s"},
-                        {"spearman", s.spearman},
-                        {"median_abs_error", s.median_abs_error},
-                        {"within_10", s.within_10},
-                        {"within_25", s.within_25},
-                        {"models", models},
-                        {"fitted_efficiency", fitted},
-                        {"fitted_on", train},
-                        {"kernel_table", dev->kernel_table ? nlohmann::json({{"file", dev->file},
-                                                                             {"backend", dev->kernel_table->backend},
-                                                                             {"threads", dev->kernel_table->threads},
-                                                                             {"measured", dev->kernel_table->measured}})
-                                                           : nlohmann::json(nullptr)}})
-            .dump(2) +
-        "\n";
-  } else {
-    report::Table t;
-    t.headers = {"model", "measured (img/s)", "predicted (img/s)", "error (%)"};
-    t.numeric = {false, true, true, true};
-    for (const auto& p : pts)
-      t.rows.push_back({p.name, report::fmt_fixed(p.measured, 1), report::fmt_fixed(p.predicted, 1),
-                        report::fmt_fixed(100 * p.error(), 1)});
-    out =
-        report::render_text(t) +
-        fmt::format(
-            "\n{} models, batch {}, {} thread(s), predictions from {}\n  Spearman {:.3f}, median |error| {:.1f}%, "
-            "within +-10%: {:.0f}%, within +-25%: {:.0f}%\n",
-            s.n, a.batch, threads, dev->id, s.spearman, 100 * s.median_abs_error, 100 * s.within_10, 100 * s.within_25);
-    if (dev->kernel_table)
-      out += fmt::format(
-          "  layer times from the measured kernel table ({}, {} thread(s), measured {}); no model above "
-          "was among its sampled kernels\n",
-          dev->kernel_table->backend, dev->kernel_table->threads, dev->kernel_table->measured);
-    if (!fitted.empty()) {
-      out += fmt::format("  held out: efficiencies were fitted on the other {} models and written to {}:", train.size(),
-                         a.fit_out);
-      for (const auto& [k, v] : fitted) out += fmt::format(" {} {:.3f}", k, v);
-      out += "\n";
-    }
-  }
   Status w = write_output(a.output, out);
   return w ? kExitOk : report_error(w);
 }

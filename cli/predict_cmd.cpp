@@ -13,6 +13,7 @@
 #include "rooflens/perf/max_batch.h"
 #include "rooflens/perf/model.h"
 #include "rooflens/report/predict_report.h"
+#include "rooflens/session/predict_request.h"
 
 namespace rooflens::cli {
 namespace {
@@ -48,37 +49,13 @@ Expected<std::vector<Prediction>> predict_model(const std::string& path, const P
                                                 const std::vector<InputShapeOverride>& shapes, DType dtype,
                                                 const DeviceSpec& dev, const Request& req,
                                                 const EngineProfile& engine) {
-  const ModelSession session = ModelSession::from_file(path, shapes);
-  PerfOptions po;
-  po.engine = engine;
-  po.dtype = a.dtype;
-  po.use_measured_peak = !a.datasheet_peak;
-  std::optional<int64_t> max_batch;
-  const double capacity = dev.mem_bytes - dev.reserved_bytes;
-  auto memory_at = [&](int64_t b) -> Expected<int64_t> {
-    auto an = session.model(b, dtype);
-    if (!an) return an.status();
-    return estimate_memory(an->graph, an->analysis, dev).total();
-  };
-  auto mb = find_max_batch(memory_at, capacity);
-  if (mb)
-    max_batch = *mb;
-  else if (req.max)
-    return mb.status().with_context(path + " on " + dev.id);
-  std::vector<int64_t> batches = req.batches;
-  if (req.max) batches.push_back(*max_batch);
-  std::vector<Prediction> out;
-  for (int64_t b : batches) {
-    auto an = session.model(b, dtype);
-    if (!an) return an.status();
-    auto p = predict(an->graph, an->analysis, dev, po);
-    if (!p) return p.status();
-    p->max_batch = max_batch;
-    p->images_per_input = fold_factor_of(an->graph);
-    if (auto note = memory_overflow_note(*p, dev)) p->notes.push_back(*note);
-    out.push_back(std::move(*p));
-  }
-  return out;
+  PredictRequest r;
+  r.batches = req.batches;
+  r.max = req.max;
+  r.perf.dtype = a.dtype;
+  r.perf.use_measured_peak = !a.datasheet_peak;
+  r.perf.engine = engine;
+  return predict_session(ModelSession::from_file(path, shapes), dtype, dev, r);
 }
 
 }  // namespace

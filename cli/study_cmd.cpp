@@ -7,6 +7,7 @@
 #include <thread>
 #include <tuple>
 
+#include "backend_choice.h"
 #include "commands.h"
 #include "common.h"
 #include "loading.h"
@@ -26,7 +27,14 @@ void add_study(CLI::App& app, StudyArgs& a) {
                                  "Accuracy, throughput and utilization of many models on one device: Pareto "
                                  "frontiers, AI vs CMR, FoldedCNN what-ifs, an HTML report");
   cmd->add_option("files", a.files, "ONNX model files (accuracy from --accuracy or the zoo manifest by file stem)");
-  cmd->add_flag("--zoo", a.zoo, "every bundled zoo model");
+  cmd->add_option_function<std::vector<std::string>>(
+         "--zoo",
+         [&a](const std::vector<std::string>& v) {
+           a.zoo = true;
+           a.zoo_set = v.empty() || v[0].empty() ? "torchvision" : v[0];
+         },
+         "every model of a bundled zoo: torchvision (the default), timm, or all")
+      ->expected(0, 1);
   cmd->add_option("--models", a.models, "comma-separated bundled zoo model names");
   cmd->add_option(
       "--device", a.device,
@@ -34,9 +42,17 @@ void add_study(CLI::App& app, StudyArgs& a) {
   cmd->add_option("--dtype", a.dtype, "fp32, fp16, bf16, int8 or fp8 (default: fp16; fp32 with --source measured)");
   cmd->add_option("--batch", a.batch,
                   "images per batch: N, or max (largest that fits the device; default max, 8 with --source measured)");
-  cmd->add_option("--source", a.source, "predicted (performance model) or measured (this CPU through oneDNN)")
+  cmd->add_option("--source", a.source,
+                  "predicted (performance model) or measured (this CPU through oneDNN, or the GPU at hand with "
+                  "--backend cuda)")
       ->check(CLI::IsMember({"predicted", "measured"}))
       ->capture_default_str();
+  cmd->add_option("--backend", a.backend,
+                  "--source measured: cpu (oneDNN, fp32) or cuda (cuDNN/cuBLAS on the GPU at hand; default dtype "
+                  "fp16, batch 256, device the GPU's database entry)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  cmd->add_flag("--graph", a.graph, "--backend cuda: time each model as one CUDA graph replay");
   cmd->add_option("--measurements", a.measurements,
                   "CSV of measured throughput per model (model,batch,throughput or timm's benchmark CSV); the models "
                   "studied are its rows");
@@ -86,7 +102,9 @@ int hardware_threads(int given) {
 // The flags with their defaults filled in (they depend on --source) and checked.
 struct Setting {
   bool measured = false;
-  std::string dtype;  // fp16, fp32, ...
+  bool cuda = false;     // measured on the GPU at hand
+  std::string gpu_name;  // its name (cuda)
+  std::string dtype;     // fp16, fp32, ...
   DType dt = DType::kF16;
   int fold_factor = 4;
   std::string batch;               // as given: N or max
@@ -100,14 +118,25 @@ Expected<Setting> parse_setting(const StudyArgs& a) {
   st.measured = a.source == "measured";
   if (st.measured && !a.measurements.empty())
     return Status::invalid("--source measured and --measurements exclude each other");
-  const std::string device = !a.device.empty() ? a.device : st.measured ? "this-cpu" : "v100";
-  st.dtype = !a.dtype.empty() ? a.dtype : st.measured ? "fp32" : "fp16";
+  st.cuda = a.backend == "cuda";
+  if (!st.measured && (st.cuda || a.graph)) return Status::invalid("--backend and --graph need --source measured");
+  if (!st.cuda && a.graph) return Status::invalid("--graph needs --backend cuda");
+  std::string device = !a.device.empty() ? a.device : st.measured ? "this-cpu" : "v100";
+  if (st.cuda) {
+    auto gpu = gpu_at_hand(a.device, a.devices_dir);
+    if (!gpu) return gpu.status();
+    device = gpu->device;
+    st.gpu_name = gpu->name;
+  }
+  st.dtype = !a.dtype.empty() ? a.dtype : st.measured && !st.cuda ? "fp32" : "fp16";
   auto dt = parse_dtype_arg("--dtype", st.dtype);
   if (!dt) return dt.status();
   st.dt = *dt;
-  if (st.measured && st.dt != DType::kF32)
+  if (st.measured && !st.cuda && st.dt != DType::kF32)
     return Status::unsupported("--source measured runs fp32 on this CPU; --dtype " + st.dtype +
-                               " cannot be measured here");
+                               " cannot be measured here (--backend cuda measures fp16 on a GPU)");
+  if (st.cuda && st.dt != DType::kF32 && st.dt != DType::kF16)
+    return Status::unsupported("--backend cuda measures fp16 or fp32, not " + st.dtype);
   char* end = nullptr;
   errno = 0;
   const long v = std::strtol(a.fold_factor.c_str(), &end, 10);
@@ -116,13 +145,17 @@ Expected<Setting> parse_setting(const StudyArgs& a) {
   st.fold_factor = static_cast<int>(v);
   if (a.doctor && a.report.empty())
     return Status::invalid("--doctor adds a section to the report page: give --report DIR");
-  st.batch = !a.batch.empty() ? a.batch : st.measured ? "8" : "max";
+  st.batch = !a.batch.empty() ? a.batch : st.cuda ? "256" : st.measured ? "8" : "max";
   auto batch_or_max = parse_batch_or_max(st.batch);
   if (!batch_or_max) return batch_or_max.status();
   st.batch_n = *batch_or_max;
   auto dev = device_with_peak(device, a.devices_dir, st.dtype);
   if (!dev) return dev.status();
   st.device = std::move(*dev);
+  if (st.measured && st.cuda != st.device.is_gpu())
+    return Status::invalid("--device '" + device + "' " +
+                           (st.cuda ? "is not a GPU: --backend cuda measures on '" + st.gpu_name + "'"
+                                    : "is a GPU: --source measured runs on this CPU (--backend cuda for a GPU)"));
   auto engine = resolve_engine(a.engine, st.device);
   if (!engine) return engine.status();
   st.engine = std::move(*engine);
@@ -134,6 +167,9 @@ Expected<ResolvedStudy> resolve_models(const StudyArgs& a, const Setting& st) {
   request.files = a.files;
   request.models = split_list(a.models);
   request.zoo = a.zoo;
+  auto zoo_set = parse_zoo_set(a.zoo_set);
+  if (!zoo_set) return zoo_set.status();
+  request.zoo_set = *zoo_set;
   request.measurements_csv = a.measurements;
   request.accuracy_csv = a.accuracy;
   request.fold = split_list(a.fold);
@@ -155,7 +191,22 @@ Expected<StudyOptions> study_options(const StudyArgs& a, const Setting& st) {
   o.jobs = hardware_threads(a.jobs);
   o.fold = [](const LoadedModel& l, int factor) { return fold_model(l, factor); };
   const int threads = hardware_threads(a.threads);
-  if (st.measured) {
+  if (st.measured && st.cuda) {
+    o.source = StudySource::kMeasured;
+    const BackendChoice choice{"cuda", st.dt, a.graph};
+    o.source_detail = fmt::format("measured on {} (cuda backend, {}{}), median of repeated runs", st.gpu_name, st.dtype,
+                                  a.graph ? ", one CUDA graph per batch" : ", layer by layer");
+    o.measure = [choice, max_seconds = a.max_seconds](const LoadedModel& l) -> Expected<MeasuredThroughput> {
+      auto backend = make_backend(choice);  // prepared once per model
+      if (!backend) return backend.status();
+      MeasureOptions mo;
+      mo.timing.max_seconds = max_seconds;
+      mo.timing.min_warmup_seconds = 1.0;  // GPU clocks up from idle
+      auto m = measure_model(l.graph, l.analysis, **backend, mo);
+      if (!m) return m.status();
+      return MeasuredThroughput{m->throughput, m->throughput_q1, m->throughput_q3};
+    };
+  } else if (st.measured) {
     o.source = StudySource::kMeasured;
     auto backend = std::shared_ptr<Backend>(make_onednn_backend());
     if (!backend) return Status::unavailable("--source measured needs the oneDNN backend, which this build lacks");
@@ -245,7 +296,7 @@ int run_study(const StudyArgs& args) {
   if (!o) return report_error(o.status());
   auto s = rooflens::run_study(models->entries, *o);
   if (!s) return report_error(s.status());
-  if (st->measured && a.device.empty())
+  if (st->measured && !st->cuda && a.device.empty())
     s->notes.push_back("peaks and CMR from the database entry '" + st->device.id +
                        "', not from this machine: run `rooflens probe "
                        "cpu --out local.json` and pass --device local.json for this CPU's measured peaks");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "rooflens/analysis/doctor.h"
+#include "rooflens/session/whatif_request.h"
 
 #include <memory>
 #include <string>

@@ -5,7 +5,7 @@
 # clang-format is not version 14 (Debian 12's, which the tree is formatted with: other versions
 # break lines differently, so their verdict would not be about the tree).
 # Usage: scripts/check-format.sh [FILE...]
-#   default: every tracked *.cpp *.h *.cu under src/ cli/ include/ tests/ bench/ fuzz/
+#   default: every tracked *.cpp *.h *.cu under src/ cli/ include/ tests/ bench/ fuzz/ python/
 # To fix a file: clang-format -i FILE.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +24,7 @@ if [ $# -gt 0 ]; then
 else
   mapfile -t files < <(git ls-files -- 'src/*.cpp' 'src/*.h' 'src/*.cu' 'cli/*.cpp' 'cli/*.h' 'cli/*.cu' \
     'include/*.cpp' 'include/*.h' 'include/*.cu' 'tests/*.cpp' 'tests/*.h' 'tests/*.cu' \
-    'bench/*.cpp' 'bench/*.h' 'bench/*.cu' 'fuzz/*.cpp' 'fuzz/*.h' 'fuzz/*.cu')
+    'bench/*.cpp' 'bench/*.h' 'bench/*.cu' 'fuzz/*.cpp' 'fuzz/*.h' 'fuzz/*.cu' 'python/*.cpp' 'python/*.h')
 fi
 bad=0
 lines=0

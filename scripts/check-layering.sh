@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The layering check: every include in src/, include/ and cli/ must follow the module order
+# The layering check: every include in src/, include/, cli/ and python/ must follow the module order
 # written in docs/design.md ("module order: util < ir < ... < cli"; a module may include its
 # own headers and those of modules before it) and its "rule: A must not include B" lines; and
 # no file may reach into another module's private headers (a relative include such as
@@ -42,7 +42,8 @@ if [[ -f "$exceptions" ]]; then
   done <"$exceptions"
 fi
 
-# The module a file belongs to: src/<m>/..., include/rooflens/<m>/..., cli/... -> cli.
+# The module a file belongs to: src/<m>/..., include/rooflens/<m>/..., cli/... -> cli,
+# python/... -> python (the Python module's binding).
 # Sets `mod` (empty for files outside the three folders).
 module_of() {
   local rest
@@ -50,6 +51,7 @@ module_of() {
     src/*/*) rest=${1#src/}; mod=${rest%%/*} ;;
     include/rooflens/*/*) rest=${1#include/rooflens/}; mod=${rest%%/*} ;;
     cli/*) mod=cli ;;
+    python/*) mod=python ;;
     *) mod="" ;;
   esac
 }
@@ -72,6 +74,8 @@ report() {  # file line include message
 }
 
 cd "$root"
+dirs=()
+for d in src include cli python; do [[ -d "$d" ]] && dirs+=("$d"); done
 declare -A unknown=()
 while IFS=: read -r file line inc; do
   module_of "$file"
@@ -115,7 +119,7 @@ while IFS=: read -r file line inc; do
       report "$file" "$line" "$inc" "rule of docs/design.md: $m must not include $w"
     fi
   done
-done < <(find src include cli -type f \( -name '*.h' -o -name '*.hpp' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \
+done < <(find "${dirs[@]}" -type f \( -name '*.h' -o -name '*.hpp' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \
   -o -name '*.inc' \) -print0 | sort -z | xargs -0 grep -nHE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"' |
   sed -E 's/^([^:]+):([0-9]+):[^"]*"([^"]*)".*/\1:\2:\3/')
 

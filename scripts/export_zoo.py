@@ -3,8 +3,9 @@
 
 What it does
 ------------
-For every image-classification CNN of torchvision 0.14.1 (no ViT/Swin/MaxViT
-transformers) this script
+For every image-classification CNN of torchvision 0.14.1, and its vision
+transformers (ViT, Swin, Swin V2, MaxViT; families "vit", "swin", "swin_v2",
+"maxvit"), this script
 
   1. builds the model with weights=None (random init, torch.manual_seed(0);
      googlenet/inception_v3 with aux_logits=False, init_weights=True, i.e. the
@@ -20,6 +21,13 @@ transformers) this script
      plus the sum of out.numel() over those Conv2d/Linear modules, the number
      of parameters of the built model (torch_params) and of the parameters
      owned by modules whose forward actually ran (ref_params_executed);
+     for the transformers, whose attention and projections call F.linear and
+     torch.bmm/matmul rather than nn.Linear modules, the MACs come instead from
+     the ATen operators PyTorch executes (a TorchDispatchMode, grad enabled so
+     that nn.MultiheadAttention takes its decomposed path): every mm, addmm,
+     bmm, baddbmm and convolution counts m*n*k (per batch matrix) or
+     out.numel()*(C_in/groups)*prod(kernel).  That is every matrix product,
+     attention's Q.K^T and A.V included (counted in full, no masking);
   5. exports ONNX, opset 17, dynamic batch axis, training=PRESERVE,
      do_constant_folding=True.  With the model in eval() mode PRESERVE exports
      inference semantics (BatchNormalization with a single output, no
@@ -126,6 +134,14 @@ ZOO["inception_v3"] = "inception"
 for _n in ("tiny", "small", "base", "large"):
     ZOO["convnext_" + _n] = "convnext"
 ZOO["alexnet"] = "alexnet"
+# vision transformers (torchvision 0.14.1)
+for _n in ("b_16", "b_32", "l_16", "l_32"):
+    ZOO["vit_" + _n] = "vit"
+for _n in ("t", "s", "b"):
+    ZOO["swin_" + _n] = "swin"
+    ZOO["swin_v2_" + _n] = "swin_v2"
+ZOO["maxvit_t"] = "maxvit"
+TRANSFORMER_FAMILIES = {"vit", "swin", "swin_v2", "maxvit"}
 
 BUILD_KWARGS = {
     "googlenet": {"aux_logits": False, "init_weights": True},
@@ -230,6 +246,82 @@ def reference_counts(model, x):
     }
 
 
+def aten_counts(model, x):
+    """Reference counts for the transformers, from the ATen operators PyTorch executes at
+    batch 1 (a TorchDispatchMode; grad on, so that nn.MultiheadAttention decomposes).
+
+    A tensor is *input-dependent* if it derives from the image x. Then:
+      macs    = every mm/addmm/bmm/baddbmm (m*n*k per batch matrix) and convolution
+                (out.numel()*C_in/groups*prod(kernel)) with an input-dependent operand:
+                attention's Q.K^T and A.V included; products of parameters alone (Swin V2's
+                position-bias MLP on its coordinate table) are constants the exporter folds;
+      outputs = the output elements of those products;
+      stored  = the elements of the float tensors the input-dependent computation reads that
+                do not depend on the input: parameters and buffers read directly, and tensors
+                computed from parameters alone (a relative-position-bias table gathered by its
+                index, Swin V2's MLP output), each counted once, one-element tensors and
+                BatchNorm running statistics excluded. That is what an inference graph stores
+                once parameter-only subgraphs are folded, as torch's exporter does.
+    """
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._pytree import tree_flatten
+    aten = torch.ops.aten
+    total = [0, 0]
+    keep = []  # every tensor seen stays alive, so that ids are not reused
+    dep = set()  # ids of input-dependent tensors
+    pderived = {}  # id -> tensor: parameters, buffers and tensors computed from them alone
+    stored = {}  # id -> numel
+    bn_stats = set()
+    for n, b in model.named_buffers():
+        if n.endswith(("running_mean", "running_var")):
+            bn_stats.add(id(b))
+    for t in list(model.parameters()) + list(model.buffers()):
+        pderived[id(t)] = t
+        keep.append(t)
+    dep.add(id(x))
+
+    def mm(a, b):
+        return a.shape[-2] * a.shape[-1] * b.shape[-1] * (a.numel() // (a.shape[-2] * a.shape[-1]))
+
+    class Count(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            ins = [t for t in tree_flatten((args, kwargs or {}))[0] if isinstance(t, torch.Tensor)]
+            outs = [t for t in tree_flatten(out)[0] if isinstance(t, torch.Tensor)]
+            keep.extend(ins)
+            keep.extend(outs)
+            is_dep = any(id(t) in dep for t in ins)
+            p = func.overloadpacket
+            if is_dep:
+                for t in outs:
+                    dep.add(id(t))
+                for t in ins:
+                    if (id(t) not in dep and id(t) in pderived and id(t) not in bn_stats
+                            and t.is_floating_point() and t.numel() > 1):
+                        stored[id(t)] = t.numel()
+                if p in (aten.mm, aten.bmm, aten.addmm, aten.baddbmm, aten.convolution, aten._convolution):
+                    total[1] += out.numel()
+                if p in (aten.mm, aten.bmm):
+                    total[0] += mm(args[0], args[1])
+                elif p in (aten.addmm, aten.baddbmm):
+                    total[0] += mm(args[1], args[2])
+                elif p in (aten.convolution, aten._convolution):
+                    k = 1
+                    for d in args[1].shape[1:]:
+                        k *= d
+                    total[0] += out.numel() * k
+            elif any(id(t) in pderived for t in ins):
+                for t in outs:
+                    pderived[id(t)] = t
+            if p in (aten._native_multi_head_attention, aten.matmul, aten.einsum, aten.linear):
+                raise RuntimeError("aten_counts: %s reached dispatch undecomposed" % p)
+            return out
+
+    with torch.enable_grad(), Count():
+        model(x)
+    return int(total[0]), int(total[1]), int(sum(stored.values()))
+
+
 def decorrelate_(model):
     """Give every float parameter/buffer independent U(0, 0.01) noise.
 
@@ -250,9 +342,36 @@ def decorrelate_(model):
                 t.add_(torch.rand(t.shape, generator=g, dtype=t.dtype) * 0.01)
 
 
-def export_onnx(model, x, workdir):
+def patch_swin_v2_for_export():
+    """torchvision 0.14.1's shifted_window_attention zeroes Swin V2's key bias in place
+    (qkv_bias[length:2*length].zero_()), which torch 1.13 cannot export (aten::zero_). The
+    same values written with torch.cat export, and constant folding turns them into the qkv
+    bias initializer: parameters and MACs are unchanged. Export only; counts run unpatched."""
+    import inspect
+    from torchvision.models import swin_transformer as st
+    src = inspect.getsource(st.shifted_window_attention)
+    old = ("        qkv_bias = qkv_bias.clone()\n"
+           "        length = qkv_bias.numel() // 3\n"
+           "        qkv_bias[length : 2 * length].zero_()\n")
+    new = ("        length = qkv_bias.numel() // 3\n"
+           "        qkv_bias = torch.cat([qkv_bias[:length], torch.zeros_like(qkv_bias[length : 2 * length]),"
+           " qkv_bias[2 * length :]])\n")
+    if old not in src:
+        raise RuntimeError("swin_transformer.shifted_window_attention changed; cannot patch zero_()")
+    ns = dict(st.__dict__)
+    exec(compile(src.replace(old, new), st.__file__, "exec"), ns)
+    original = st.shifted_window_attention
+    st.shifted_window_attention = ns["shifted_window_attention"]
+    return lambda: setattr(st, "shifted_window_attention", original)
+
+
+def export_onnx(model, x, workdir, transformer=False):
     path = os.path.join(workdir, "export.onnx")
-    with torch.no_grad():
+    # nn.MultiheadAttention's fast path (aten::_native_multi_head_attention, which torch 1.13
+    # cannot export) is taken only with autograd off: transformers export with it on.
+    grad = torch.enable_grad() if transformer else torch.no_grad()
+    restore = patch_swin_v2_for_export() if transformer else None
+    with grad:
         torch.onnx.export(
             model,
             x,
@@ -264,6 +383,8 @@ def export_onnx(model, x, workdir):
             training=torch.onnx.TrainingMode.PRESERVE,
             do_constant_folding=True,
         )
+    if restore:
+        restore()
     # Large models (>2 GB) are exported by torch with external data files in
     # workdir; we never need the payload, so don't load it.
     return onnx.load(path, load_external_data=False)
@@ -280,14 +401,18 @@ def verify_graph(name, m, bn_executed):
                 if a.name == "training_mode" and a.i != 0:
                     raise RuntimeError("%s: BatchNormalization %s has training_mode=%d"
                                        % (name, n.name, a.i))
-        if n.op_type == "Dropout":
+        if n.op_type == "Dropout" and ZOO[name] not in TRANSFORMER_FAMILIES:
+            # Swin's F.dropout(attn, p=0.0, training=False) exports as a Dropout node (an
+            # identity at inference, a view for rooflens); the CNNs have none.
             raise RuntimeError("%s: Dropout node %s left in eval export" % (name, n.name))
     if counts.get("BatchNormalization", 0) != bn_executed:
         raise RuntimeError("%s: %d BatchNorm modules ran but ONNX has %d BatchNormalization nodes"
                            % (name, bn_executed, counts.get("BatchNormalization", 0)))
     if [i.name for i in m.graph.input if i.name not in {t.name for t in m.graph.initializer}] != ["input"]:
         raise RuntimeError("%s: unexpected graph inputs" % name)
-    inits = {t.name for t in m.graph.initializer}
+    # Float initializers only: integer buffers (Swin V2's relative_position_index, equal in
+    # every block of a stage) may be shared; rooflens reads them through the Identity.
+    inits = {t.name for t in m.graph.initializer if t.data_type in FLOAT_TYPES}
     for n in m.graph.node:
         if n.op_type == "Identity" and n.input[0] in inits:
             raise RuntimeError("%s: initializer %s was deduplicated into %s via Identity"
@@ -375,7 +500,7 @@ def export_with_weights(name, out_dir):
     decorrelate_(model)
     workdir = tempfile.mkdtemp(prefix="rooflens_export_%s_" % name)
     try:
-        m = export_onnx(model, x, workdir)
+        m = export_onnx(model, x, workdir, transformer=ZOO[name] in TRANSFORMER_FAMILIES)
     finally:
         shutil.rmtree(workdir)
     os.makedirs(out_dir, exist_ok=True)
@@ -394,13 +519,20 @@ def process(name):
     torch.manual_seed(0)
     x = torch.randn(1, *info["input_shape"])
     ref = reference_counts(model, x)
+    if family in TRANSFORMER_FAMILIES:
+        ref["ref_macs_linear_modules"] = ref["ref_macs"]
+        ref["ref_output_elements_linear_modules"] = ref["ref_output_elements"]
+        ref["ref_macs"], ref["ref_output_elements"], ref["ref_stored_params"] = aten_counts(model, x)
+        # attention modules call F.linear on their children's weights, so "modules whose
+        # forward ran" misses them; every parameter of these models is used
+        ref["ref_params_executed"] = ref["torch_params"]
     if ref["out_shape"] != [1, 1000]:
         raise RuntimeError("%s: unexpected output shape %s" % (name, ref["out_shape"]))
 
     decorrelate_(model)
     workdir = tempfile.mkdtemp(prefix="rooflens_export_%s_" % name)
     try:
-        m = export_onnx(model, x, workdir)
+        m = export_onnx(model, x, workdir, transformer=family in TRANSFORMER_FAMILIES)
     finally:
         shutil.rmtree(workdir)
     del model
@@ -450,7 +582,22 @@ def process(name):
     if ref["ref_params_executed"] != ref["torch_params"]:
         notes.append("%d parameters belong to modules that do not run in the forward pass."
                      % (ref["torch_params"] - ref["ref_params_executed"]))
-    if onnx_params != ref["ref_params_executed"] + ref["bn_stats"]:
+    if family in TRANSFORMER_FAMILIES:
+        entry["ref_macs_rule"] = ("aten: every mm/addmm/bmm/baddbmm/convolution PyTorch executes on "
+                                  "input-dependent operands (scripts/export_zoo.py aten_counts)")
+        entry["ref_stored_params"] = ref["ref_stored_params"]
+        if ref["ref_stored_params"] != ref["torch_params"]:
+            notes.append("The exporter folds parameter-only subgraphs (relative position bias "
+                         "gathered from its table; Swin V2's position-bias MLP, logit scale and "
+                         "key bias): the graph stores %d float elements where the model has %d "
+                         "parameters (ref_stored_params, counted in PyTorch)."
+                         % (ref["ref_stored_params"], ref["torch_params"]))
+        if onnx_params != ref["ref_params_executed"] + ref["bn_stats"]:
+            notes.append("ONNX float initializers hold %d elements, executed parameters + "
+                         "BatchNorm statistics %d (float buffers such as position tables, or "
+                         "parameters folded by the exporter)."
+                         % (onnx_params, ref["ref_params_executed"] + ref["bn_stats"]))
+    elif onnx_params != ref["ref_params_executed"] + ref["bn_stats"]:
         raise RuntimeError("%s: ONNX float initializers hold %d elements, expected %d executed "
                            "parameters + %d BatchNorm running_mean/var elements"
                            % (name, onnx_params, ref["ref_params_executed"], ref["bn_stats"]))

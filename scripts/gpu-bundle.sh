@@ -3,13 +3,20 @@
 # the CUDA build's rooflens with its cuda plugin (librooflens-cuda.so, found beside it) and
 # rooflens_cuda_tests, and the Debian shared libraries they
 # link that such a machine lacks (glibc, libstdc++, cuDNN and cuBLAS are the machine's own).
-# usage: scripts/gpu-bundle.sh [BUILD_DIR]   (default build-cuda)
+# usage: scripts/gpu-bundle.sh [BUILD_DIR]   (default build-cuda; /work/bin/rlbuild builds ./build)
+# It needs BUILD_DIR/rooflens and librooflens-cuda.so (targets rooflens, rooflens_plugin_cuda);
+# rooflens_cuda_tests and rooflens_gpu_probe_tests go in when built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-cuda}
-grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
+exclude=$(git rev-parse --git-path info/exclude)  # a worktree's too
+mkdir -p "$(dirname "$exclude")"
+grep -qx '/.gpu/' "$exclude" 2>/dev/null || echo '/.gpu/' >> "$exclude"
 rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib
-cp "$build/rooflens" "$build/librooflens-cuda.so" "$build/tests/rooflens_cuda_tests" "$build/tests/rooflens_gpu_probe_tests" .gpu/bin/
+cp "$build/rooflens" "$build/librooflens-cuda.so" .gpu/bin/
+for t in rooflens_cuda_tests rooflens_gpu_probe_tests; do  # the tests travel when built
+  if [[ -x $build/tests/$t ]]; then cp "$build/tests/$t" .gpu/bin/; else echo "gpu-bundle: $build/tests/$t not built: left out" >&2; fi
+done
 strip .gpu/bin/*
 for bin in .gpu/bin/*; do
   ldd "$bin" | awk '/=> \// {print $3}'

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <thread>
 
 #include "rooflens/cost/cost.h"
 #include "rooflens/exec/dispatch_probe.h"
 #include "rooflens/exec/measure.h"
+#include "rooflens/microbench/host_reference.h"
 #include "rooflens/passes/infer_shapes.h"
 #include "rooflens/util/utc_time.h"
 
@@ -94,6 +96,10 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
   auto wanted = [&](const std::string& c) {
     return o.classes.empty() || std::find(o.classes.begin(), o.classes.end(), c) != o.classes.end();
   };
+  // The host-state reference before and after: the machine state the table describes.
+  microbench::HostReferenceProbe reference(
+      o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  const microbench::HostReference ref0 = reference.measure();
   std::vector<char> flush(static_cast<size_t>(std::max(0.0, o.flush_bytes)), 0);
   // Conversions first: every other class has them removed before its fit.
   auto ro = reorder_samples(o);
@@ -136,6 +142,9 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
     res.samples[cls] = std::move(warm);
     if (!flush.empty()) res.samples[cls + ".cold"] = std::move(cold);
   }
+  const microbench::HostReference ref1 = reference.measure();
+  t.host_gemm_flops = 0.5 * (ref0.gemm_flops + ref1.gemm_flops);
+  t.host_stream_bytes = 0.5 * (ref0.stream_bytes + ref1.stream_bytes);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }

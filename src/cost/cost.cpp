@@ -109,6 +109,34 @@ int64_t count_params(const Graph& g) {
   return total;
 }
 
+std::string unknown_ops_summary(const std::vector<std::string>& unknown_nodes, size_t names) {
+  struct Group {
+    std::string op;
+    size_t count = 0;
+    std::vector<std::string> names;
+  };
+  std::vector<Group> groups;
+  for (const std::string& u : unknown_nodes) {
+    const auto open = u.rfind(" (");
+    const bool tagged = open != std::string::npos && u.back() == ')';
+    const std::string op = tagged ? u.substr(open + 2, u.size() - open - 3) : std::string("?");
+    const std::string name = tagged ? u.substr(0, open) : u;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.op == op; });
+    if (it == groups.end()) it = groups.insert(groups.end(), Group{op, 0, {}});
+    ++it->count;
+    if (it->names.size() < names) it->names.push_back(name.empty() ? "<unnamed>" : name);
+  }
+  std::stable_sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return a.count > b.count; });
+  std::string s;
+  for (const Group& g : groups) {
+    s += (s.empty() ? "" : "; ") + g.op + " x" + std::to_string(g.count) + " (" +
+         (g.count > g.names.size() ? "e.g. " : "");
+    for (size_t i = 0; i < g.names.size(); ++i) s += (i ? ", " : "") + g.names[i];
+    s += ")";
+  }
+  return s;
+}
+
 ModelAnalysis analyze_graph(const Graph& g, const InferResult& inferred, const AnalyzeOptions& opts) {
   ModelAnalysis m;
   m.model = g.name;
@@ -136,6 +164,7 @@ ModelAnalysis analyze_graph(const Graph& g, const InferResult& inferred, const A
     r.nodes = L.nodes;
     r.folded_bn = L.folded_bn;
     r.residual = L.residual;
+    r.attention = L.attention;
     for (size_t i = 0; i < L.nodes.size(); ++i) {
       if (i) r.op += '+';
       r.op += g.node(L.nodes[i]).op_type;

@@ -149,6 +149,16 @@ Expected<KernelTable> parse_kernel_table(const std::string& json_text, const std
     if (*cb <= 0) return field_error(file, "cache_bytes", "must be positive");
     t.cache_bytes = *cb;
   }
+  if (j.contains("host_reference")) {
+    const auto& h = j["host_reference"];
+    for (const char* k : {"gemm_flops", "stream_bytes"}) {
+      if (!h.is_object() || !h.contains(k)) return field_error(file, std::string("host_reference.") + k, "missing");
+      auto v = finite(h[k], file, std::string("host_reference.") + k);
+      if (!v) return v.status();
+      if (*v <= 0) return field_error(file, std::string("host_reference.") + k, "must be positive");
+      (std::string(k) == "gemm_flops" ? t.host_gemm_flops : t.host_stream_bytes) = *v;
+    }
+  }
   return t;
 }
 
@@ -163,6 +173,8 @@ std::string kernel_table_json(const KernelTable& t) {
   j["model"] = "t = dispatch_s + fixed_s + exp(coef[0] + sum_i coef[i] * feature_i), per class";
   j["dispatch_s"] = t.dispatch_s;
   if (!t.cold.empty()) j["cache_bytes"] = t.cache_bytes;
+  if (t.host_gemm_flops > 0 && t.host_stream_bytes > 0)
+    j["host_reference"] = {{"gemm_flops", t.host_gemm_flops}, {"stream_bytes", t.host_stream_bytes}};
   auto fits_json = [](const std::map<std::string, KernelFit>& fits) {
     nlohmann::ordered_json classes = nlohmann::ordered_json::object();
     for (const auto& [name, f] : fits) {

@@ -117,6 +117,27 @@ Status infer_Gelu(InferContext& ctx) {
 // 0.5 * x * (1 + erf(x / sqrt2)): div, erf, add, mul, mul.
 OpCost cost_Gelu(const CostContext& ctx) { return ops::pointwise_cost(ctx, 5); }
 
+Status infer_Exp(InferContext& ctx) {
+  ROOFLENS_RETURN_IF_ERROR(unary_float(ctx));
+  fold_reals(ctx, [](double v) { return std::exp(v); });
+  return Status::ok();
+}
+OpCost cost_Exp(const CostContext& ctx) { return ops::pointwise_cost(ctx, 1); }
+
+// Not: logical negation of a bool tensor (contents 0/1 folded).
+Status infer_Not(InferContext& ctx) {
+  ROOFLENS_RETURN_IF_ERROR(ctx.require_io(1, 1));
+  if (ctx.in_dtype(0) != DType::kBool) return ctx.invalid("input X", "must be bool");
+  ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, DType::kBool, ctx.in_shape(0)));
+  if (const auto& v = ctx.in_ints(0)) {
+    std::vector<int64_t> out(v->size());
+    for (size_t i = 0; i < v->size(); ++i) out[i] = (*v)[i] == 0 ? 1 : 0;
+    ctx.set_output_ints(0, std::move(out));
+  }
+  return Status::ok();
+}
+OpCost cost_Not(const CostContext& ctx) { return ops::pointwise_cost(ctx, 1); }
+
 Status infer_Sqrt(InferContext& ctx) {
   ROOFLENS_RETURN_IF_ERROR(unary_float(ctx));
   fold_reals(ctx, [](double v) { return std::sqrt(v); });

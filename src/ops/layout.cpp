@@ -5,6 +5,36 @@
 #include <algorithm>
 
 namespace rooflens {
+namespace {
+
+// Known contents of every input concatenated along `a` (all ints or all reals).
+template <typename T>
+std::optional<std::vector<T>> concat_contents(const InferContext& ctx, const Shape& y, size_t a,
+                                              const std::optional<std::vector<T>>& (InferContext::*get)(size_t) const) {
+  const int64_t outer = ops::prod(y, 0, a), inner = ops::prod(y, a + 1);
+  std::vector<T> out;
+  out.reserve(static_cast<size_t>(ops::prod(y)));
+  for (size_t i = 0; i < ctx.num_inputs(); ++i)
+    if (!(ctx.*get)(i) || static_cast<int64_t>((ctx.*get)(i)->size()) != ops::prod(ctx.in_shape(i)))
+      return std::nullopt;
+  for (int64_t o = 0; o < outer; ++o)
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+      const int64_t chunk = ctx.in_shape(i)[a] * inner;
+      const auto& v = *(ctx.*get)(i);
+      out.insert(out.end(), v.begin() + o * chunk, v.begin() + (o + 1) * chunk);
+    }
+  return out;
+}
+
+void fold_concat(InferContext& ctx, const Shape& y, size_t a) {
+  if (ops::prod(y) > ops::kMaxFoldElements) return;
+  if (auto v = concat_contents<int64_t>(ctx, y, a, &InferContext::in_ints))
+    ctx.set_output_ints(0, std::move(*v));
+  else if (auto r = concat_contents<double>(ctx, y, a, &InferContext::in_reals))
+    ctx.set_output_reals(0, std::move(*r));
+}
+
+}  // namespace
 
 Status infer_Concat(InferContext& ctx) {
   ROOFLENS_RETURN_IF_ERROR(ctx.require_io(1, 1 << 20));
@@ -17,8 +47,6 @@ Status infer_Concat(InferContext& ctx) {
   ctx.set_desc(AxisDesc{*axis, {}, false});
   Shape y = first;
   y[a] = 0;
-  bool all_ints = true;
-  std::vector<int64_t> ints;
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
     if (!ctx.has_input(i)) return ctx.invalid("inputs", "input " + std::to_string(i) + " is empty");
     const Shape& s = ctx.in_shape(i);
@@ -30,13 +58,9 @@ Status infer_Concat(InferContext& ctx) {
         return ctx.invalid("inputs", "input " + std::to_string(i) + " shape " + shape_str(s) + " differs from " +
                                          shape_str(first) + " outside the concat axis " + std::to_string(a));
     if (__builtin_add_overflow(y[a], s[a], &y[a])) return ctx.invalid("inputs", "concatenated size overflows 64 bits");
-    if (ctx.in_ints(i) && first.size() == 1)
-      ints.insert(ints.end(), ctx.in_ints(i)->begin(), ctx.in_ints(i)->end());
-    else
-      all_ints = false;
   }
   ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), y));
-  if (all_ints) ctx.set_output_ints(0, std::move(ints));
+  fold_concat(ctx, y, a);
   return Status::ok();
 }
 OpCost cost_Concat(const CostContext& ctx) { return ctx.default_traffic(); }
@@ -148,15 +172,20 @@ Status infer_Slice(InferContext& ctx) {
   for (int64_t ax : axes) norm_axes.push_back(ax < 0 ? ax + rank : ax);  // checked above
   ctx.set_desc(SliceDesc{first, step, y, starts, ends, norm_axes, steps});
   ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), y));
-  if (x.size() == 1 && ctx.in_ints(0)) {
-    const auto& v = *ctx.in_ints(0);
-    std::vector<int64_t> out;
-    for (int64_t k = 0; k < y[0]; ++k) {
-      int64_t idx = first[0] + k * step[0];
-      if (idx < 0 || idx >= static_cast<int64_t>(v.size())) return Status::ok();
-      out.push_back(v[static_cast<size_t>(idx)]);
+  if ((ctx.in_ints(0) || ctx.in_reals(0)) && ops::prod(y) <= ops::kMaxFoldElements) {
+    std::vector<int64_t> src(static_cast<size_t>(ops::prod(y)));
+    std::vector<int64_t> coord(y.size(), 0), in_stride(x.size(), 1);
+    for (size_t i = x.size(); i-- > 1;) in_stride[i - 1] = in_stride[i] * x[i];
+    for (auto& at : src) {
+      int64_t off = 0;
+      for (size_t i = 0; i < y.size(); ++i) off += (first[i] + coord[i] * step[i]) * in_stride[i];
+      at = off;
+      for (size_t i = y.size(); i-- > 0;) {
+        if (++coord[i] < y[i]) break;
+        coord[i] = 0;
+      }
     }
-    ctx.set_output_ints(0, std::move(out));
+    ops::fold_gather(ctx, 0, src);
   }
   return Status::ok();
 }
@@ -260,7 +289,10 @@ Status infer_Transpose(InferContext& ctx) {
     y[i] = x[static_cast<size_t>(p)];
   }
   ctx.set_desc(TransposeDesc{*perm});
-  return ctx.set_output(0, ctx.in_dtype(0), y);
+  ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), y));
+  if ((ctx.in_ints(0) || ctx.in_reals(0)) && ops::prod(x) <= ops::kMaxFoldElements)
+    ops::fold_gather(ctx, 0, ops::transpose_map(x, *perm));
+  return Status::ok();
 }
 OpCost cost_Transpose(const CostContext& ctx) { return ctx.default_traffic(); }
 
@@ -324,14 +356,13 @@ Status infer_Expand(InferContext& ctx) {
     return ctx.invalid("input shape",
                        "input " + shape_str(ctx.in_shape(0)) + " does not broadcast to " + shape_str(*shape));
   ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), *y));
-  if (ctx.in_ints(0)) {
+  if (ctx.in_ints(0) || ctx.in_reals(0)) {
     auto n = checked_numel(*y);
     if (n && *n <= ops::kMaxFoldElements) {
-      std::vector<int64_t> out(static_cast<size_t>(*n));
+      std::vector<int64_t> src(static_cast<size_t>(*n));
       for (int64_t i = 0; i < *n; ++i)
-        out[static_cast<size_t>(i)] =
-            (*ctx.in_ints(0))[static_cast<size_t>(ops::broadcast_source_index(*y, ctx.in_shape(0), i))];
-      ctx.set_output_ints(0, std::move(out));
+        src[static_cast<size_t>(i)] = ops::broadcast_source_index(*y, ctx.in_shape(0), i);
+      ops::fold_gather(ctx, 0, src);
     }
   }
   return Status::ok();

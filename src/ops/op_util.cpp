@@ -144,6 +144,46 @@ Expected<std::vector<int64_t>> known_ints(const InferContext& ctx, size_t i, std
   return *v;
 }
 
+void fold_gather(InferContext& ctx, size_t in, const std::vector<int64_t>& src) {
+  auto pick = [&src](const auto& v, auto* out) {
+    out->resize(src.size());
+    for (size_t j = 0; j < src.size(); ++j) {
+      if (src[j] < 0 || static_cast<size_t>(src[j]) >= v.size()) return false;
+      (*out)[j] = v[static_cast<size_t>(src[j])];
+    }
+    return true;
+  };
+  if (static_cast<int64_t>(src.size()) > kMaxFoldElements) return;
+  if (const auto& v = ctx.in_ints(in)) {
+    std::vector<int64_t> out;
+    if (pick(*v, &out)) ctx.set_output_ints(0, std::move(out));
+  } else if (const auto& r = ctx.in_reals(in)) {
+    std::vector<double> out;
+    if (pick(*r, &out)) ctx.set_output_reals(0, std::move(out));
+  }
+}
+
+std::vector<int64_t> transpose_map(const Shape& x, const std::vector<int64_t>& perm) {
+  const size_t r = x.size();
+  std::vector<int64_t> in_stride(r, 1);
+  for (size_t i = r; i-- > 1;) in_stride[i - 1] = in_stride[i] * x[i];
+  Shape y(r);
+  for (size_t i = 0; i < r; ++i) y[i] = x[static_cast<size_t>(perm[i])];
+  const int64_t n = prod(x);
+  std::vector<int64_t> src(static_cast<size_t>(n));
+  std::vector<int64_t> coord(r, 0);
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t off = 0;
+    for (size_t i = 0; i < r; ++i) off += coord[i] * in_stride[static_cast<size_t>(perm[i])];
+    src[static_cast<size_t>(j)] = off;
+    for (size_t i = r; i-- > 0;) {
+      if (++coord[i] < y[i]) break;
+      coord[i] = 0;
+    }
+  }
+  return src;
+}
+
 OpCost pointwise_cost(const CostContext& ctx, int64_t flops_per_element) {
   OpCost c = ctx.default_traffic();
   c.flops = flops_per_element * ctx.out_numel(0);

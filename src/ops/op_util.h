@@ -12,8 +12,18 @@
 
 namespace rooflens::ops {
 
-// Largest tensor whose contents rooflens keeps for constant folding.
-inline constexpr int64_t kMaxFoldElements = 4096;
+// Largest tensor whose contents rooflens keeps for constant folding. Swin's shifted-window
+// attention mask (windows x tokens x tokens, 262144 elements for swin_v2 at 256 px) is
+// computed from shapes by the exported graph and must fold, so the limit sits above it.
+inline constexpr int64_t kMaxFoldElements = int64_t{1} << 19;
+
+// Known contents of input `in` moved to output 0 through an index map: output element j is
+// input element src[j] (ints or reals, whichever the input holds; nothing when neither, or
+// when an index is out of range).
+void fold_gather(InferContext& ctx, size_t in, const std::vector<int64_t>& src);
+
+// The row-major flat index map of a transpose of `x` by `perm` (output element -> input).
+std::vector<int64_t> transpose_map(const Shape& x, const std::vector<int64_t>& perm);
 
 // Reads kernel_shape (if `kernel_from_weights` is empty), strides, dilations, pads, auto_pad
 // and ceil_mode of a sliding window (Conv, MaxPool, AveragePool) over `spatial_in` into `p`,

@@ -1,11 +1,14 @@
-// Reductions: ReduceMean (axes as attribute before opset 18, as input from 18) and Softmax.
+// Reductions: ReduceMean and ReduceL2 (axes as attribute before opset 18, as input from 18)
+// and Softmax.
 #include "op_util.h"
 
 #include <algorithm>
 
 namespace rooflens {
 
-Status infer_ReduceMean(InferContext& ctx) {
+namespace {
+
+Status infer_reduce(InferContext& ctx) {
   ROOFLENS_RETURN_IF_ERROR(ctx.require_io(1, 2));
   const Shape& x = ctx.in_shape(0);
   const auto rank = static_cast<int64_t>(x.size());
@@ -50,6 +53,22 @@ Status infer_ReduceMean(InferContext& ctx) {
       y.push_back(1);
   }
   return ctx.set_output(0, ctx.in_dtype(0), y);
+}
+
+}  // namespace
+
+Status infer_ReduceMean(InferContext& ctx) { return infer_reduce(ctx); }
+// Swin V2's cosine attention normalises q and k: F.normalize exports as ReduceL2.
+Status infer_ReduceL2(InferContext& ctx) {
+  ROOFLENS_RETURN_IF_ERROR(ctx.require_io(1, 2));
+  ROOFLENS_RETURN_IF_ERROR(ctx.require_float(0, "input data"));
+  return infer_reduce(ctx);
+}
+// A square and an add per input element, a square root per output element.
+OpCost cost_ReduceL2(const CostContext& ctx) {
+  OpCost c = ctx.default_traffic();
+  c.flops = 2 * ctx.in_numel(0) + ctx.out_numel(0);
+  return c;
 }
 
 // One add per input element plus one divide per output element.

@@ -147,10 +147,14 @@ Status infer_Identity(InferContext& ctx) {
   return Status::ok();
 }
 
-// Inference Dropout is the identity; the optional mask output is all true.
+// Inference Dropout is the identity; the optional mask output is all true. So is a
+// training-mode Dropout whose ratio is known to be 0 (torch exports Swin's
+// F.dropout(attn, p=0.0, training=...) this way).
 Status infer_Dropout(InferContext& ctx) {
   ROOFLENS_RETURN_IF_ERROR(ctx.require_io(1, 3, 1, 2));
-  if (ctx.has_input(2) && ctx.in_ints(2) && !ctx.in_ints(2)->empty() && (*ctx.in_ints(2))[0] != 0)
+  const bool zero_ratio =
+      ctx.has_input(1) && ctx.in_reals(1) && ctx.in_reals(1)->size() == 1 && (*ctx.in_reals(1))[0] == 0.0;
+  if (!zero_ratio && ctx.has_input(2) && ctx.in_ints(2) && !ctx.in_ints(2)->empty() && (*ctx.in_ints(2))[0] != 0)
     return ctx.unsupported("input training_mode", "training-mode Dropout is not an inference op");
   ROOFLENS_RETURN_IF_ERROR(ctx.set_output(0, ctx.in_dtype(0), ctx.in_shape(0)));
   ROOFLENS_RETURN_IF_ERROR(ctx.set_output(1, DType::kBool, ctx.in_shape(0)));

@@ -624,7 +624,8 @@ Status Rewriter::run() {
     const Node& n = h_.node(id);
     InferContext ctx(h_, id);
     Status s = infer_node(n.kind, ctx);
-    if (!s) return Status(s.code(), "cannot " + rule_.what + " the graph: " + s.message());
+    // The rewritten graph does not shape: a pattern the transform does not handle (not bad input).
+    if (!s) return Status::unsupported("cannot " + rule_.what + " the graph: " + s.message());
   }
   auto inferred = infer_shapes(h_);
   if (!inferred) return inferred.status().with_context("after " + rule_.what);

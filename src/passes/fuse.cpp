@@ -6,12 +6,15 @@
 //     SiLU = x * sigmoid(x), hard-swish, and GELU written as Div/Erf/Add/Mul/Mul).
 //  3. A Conv/Gemm/MatMul layer absorbs one residual Add of a same-shaped tensor (a "sum"
 //     post-op), then more epilogue (the ReLU after the add).
+//  4. Attention (Q.K^T, its scale/bias/mask, Softmax, A.V) is one layer, as fused attention
+//     kernels run it; the score matrix is internal to the layer.
 //  An absorption is kept only if the layer still writes exactly one tensor that others read.
 //  FusionMode::kPointwise (torch.compile) applies rule 2 and 3 to a chain that starts at a
-//  normalisation or pointwise op instead of the linear op, and never rule 1.
+//  normalisation or pointwise op instead of the linear op, never rule 1, and rule 4 as kEngine.
 #include "rooflens/passes/fuse.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace rooflens {
 namespace {
@@ -58,10 +61,81 @@ class Fuser {
     return L;
   }
 
+  // Rule 4: the attention layer around `softmax`, or nullopt when the pattern is not there.
+  std::optional<FusedLayer> attention(NodeId softmax) {
+    std::vector<NodeId> nodes{softmax};
+    auto single_reader = [&](ValueId v) {
+      auto c = unique_consumers(v);
+      return c.size() == 1 && !is_graph_output(v) ? c[0] : NodeId{-1};
+    };
+    auto free_node = [&](NodeId n) { return n >= 0 && !assigned(n) && !g_.node(n).folded; };
+    // Back from the Softmax through views and pointwise ops to the Q.K^T product.
+    NodeId qk = -1;
+    ValueId v = g_.node(softmax).inputs[0];
+    for (int hops = 0; hops < 8 && qk < 0; ++hops) {
+      const NodeId p = g_.value(v).producer;
+      if (!free_node(p) || single_reader(v) != nodes.back()) return std::nullopt;
+      const Node& pn = g_.node(p);
+      if (is_product(p)) {
+        qk = p;
+      } else if (is_view_op(pn.kind) && !pn.inputs.empty() && pn.inputs[0] != kNoValue) {
+        v = pn.inputs[0];
+      } else if (is_pointwise(pn.kind)) {
+        ValueId next = kNoValue;
+        for (ValueId in : pn.inputs)
+          if (in != kNoValue && !is_const(g_, in) && g_.value(in).shape == g_.value(pn.outputs[0]).shape) {
+            next = in;
+            break;
+          }
+        if (next == kNoValue) return std::nullopt;
+        v = next;
+      } else {
+        return std::nullopt;
+      }
+      nodes.push_back(p);
+    }
+    if (qk < 0) return std::nullopt;
+    // Forward from the Softmax through views to A.V (the scores are its first operand).
+    NodeId av = -1;
+    v = g_.node(softmax).outputs[0];
+    for (int hops = 0; hops < 4 && av < 0; ++hops) {
+      const NodeId c = single_reader(v);
+      if (!free_node(c)) return std::nullopt;
+      const Node& cn = g_.node(c);
+      if (is_product(c) && cn.inputs[0] == v)
+        av = c;
+      else if (is_view_op(cn.kind))
+        v = cn.outputs[0];
+      else
+        return std::nullopt;
+      nodes.push_back(c);
+    }
+    if (av < 0) return std::nullopt;
+    FusedLayer L;
+    L.anchor = qk;
+    L.attention = true;
+    std::sort(nodes.begin(), nodes.end(),
+              [&](NodeId a, NodeId b) { return pos_[static_cast<size_t>(a)] < pos_[static_cast<size_t>(b)]; });
+    std::stable_partition(nodes.begin(), nodes.end(), [qk](NodeId n) { return n == qk; });
+    L.nodes = nodes;
+    for (NodeId n : nodes) mark(n);
+    return L;
+  }
+
   bool assigned(NodeId n) const { return assigned_[static_cast<size_t>(n)]; }
   void mark(NodeId n) { assigned_[static_cast<size_t>(n)] = true; }
 
  private:
+  // A product of two run-time operands: MatMul, or a two-operand Einsum.
+  bool is_product(NodeId n) const {
+    const Node& node = g_.node(n);
+    if (node.kind != OpKind::kMatMul && node.kind != OpKind::kEinsum) return false;
+    if (node.inputs.size() != 2) return false;
+    for (ValueId in : node.inputs)
+      if (in == kNoValue || is_const(g_, in)) return false;
+    return true;
+  }
+
   std::vector<NodeId> unique_consumers(ValueId v) const {
     std::vector<NodeId> c = g_.value(v).consumers;
     std::sort(c.begin(), c.end());
@@ -253,8 +327,18 @@ std::vector<FusedLayer> fuse_layers(const Graph& g, const std::vector<NodeId>& o
     return layers;
   }
   Fuser f(g, order, mode);
+  // Rule 4 first, so that no epilogue takes a node of an attention pattern. Both modes apply
+  // it (Inductor's pattern matcher also replaces attention with one SDPA kernel).
+  std::vector<FusedLayer> attention;
+  for (NodeId n : order)
+    if (g.node(n).kind == OpKind::kSoftmax && !g.node(n).folded)
+      if (auto L = f.attention(n)) attention.push_back(std::move(*L));
   for (NodeId n : order) {
-    if (f.assigned(n)) continue;
+    if (f.assigned(n)) {
+      for (FusedLayer& L : attention)
+        if (L.anchor == n) layers.push_back(std::move(L));
+      continue;
+    }
     const Node& node = g.node(n);
     if (node.folded) continue;
     if (is_view_op(node.kind)) continue;

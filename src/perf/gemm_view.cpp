@@ -1,6 +1,8 @@
 // The GEMM view of a fused layer (perf/gemm_view.h).
 #include "rooflens/perf/gemm_view.h"
 
+#include <algorithm>
+
 namespace rooflens {
 
 GemmShape gemm_shape(const Graph& g, const Node& n) {
@@ -33,6 +35,18 @@ GemmShape gemm_shape(const Graph& g, const Node& n) {
     const auto* gd = std::get_if<GemmDesc>(&n.desc);
     const bool ta = n.kind == OpKind::kGemm && gd && gd->trans_a;
     s.k = ta ? a[0] : a.back();
+    s.align_in = s.k;
+    s.align_out = s.cols;
+    s.valid = true;
+  } else if (n.kind == OpKind::kEinsum && n.inputs.size() == 2) {
+    // A batched product: output rows x last output dim, K = MACs per output element.
+    const Shape& y = *g.value(n.outputs[0]).shape;
+    const auto* ed = std::get_if<EinsumDesc>(&n.desc);
+    const int64_t outs = checked_numel(y).value_or(0);
+    if (y.empty() || !ed || outs <= 0) return s;
+    s.cols = y.back();
+    s.rows = outs / std::max<int64_t>(1, s.cols);
+    s.k = ed->macs / outs;
     s.align_in = s.k;
     s.align_out = s.cols;
     s.valid = true;

@@ -10,6 +10,7 @@
 #include "rooflens/ir/patterns.h"
 #include "rooflens/passes/infer_shapes.h"
 #include "rooflens/perf/kernel_predict.h"
+#include "rooflens/perf/layer_class.h"
 #include "rooflens/perf/layer_model.h"
 #include "rooflens/perf/layer_sequence.h"
 #include "rooflens/perf/model.h"
@@ -257,6 +258,7 @@ Expected<Prediction> predict(const Graph& g, const ModelAnalysis& m_in, const De
         L.flops = w.flops;
         L.bytes = w.bytes;
         L.ai = r.ai;
+        L.layer_class = std::string(layer_class_name(layer_class(g, r)));
         if (!w.costed) {
           L.bound = Bound::kNone;
           p.layers.push_back(std::move(L));

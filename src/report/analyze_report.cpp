@@ -78,9 +78,8 @@ std::string totals_text(const ModelAnalysis& m) {
   s += fmt::format("  AI        {:>14.1f} FLOP/B (aggregate: total FLOPs / total bytes)\n", m.ai);
   s += fmt::format("  params    {:>14.3f} M   ({} trainable parameters)\n", m.params / 1e6, m.params);
   if (!m.unknown_nodes.empty()) {
-    s += fmt::format("  unknown ops ({}), not costed:", m.unknown_nodes.size());
-    for (const auto& u : m.unknown_nodes) s += " " + u;
-    s += "\n";
+    s += fmt::format("  unknown ops ({}), not costed: {}\n", m.unknown_nodes.size(),
+                     unknown_ops_summary(m.unknown_nodes));
   }
   if (!m.unresolved_nodes.empty())
     s += fmt::format("  {} nodes after unknown ops have no shapes and are not costed\n", m.unresolved_nodes.size());

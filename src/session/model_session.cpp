@@ -75,8 +75,8 @@ Expected<LoadedModel> loaded(Graph g, const InferResult& inferred, const Source&
   ModelAnalysis m = analyse(g, inferred, s.name, ao);
   if (!m.unknown_nodes.empty())
     return Status::unsupported(s.label() + ": " + std::to_string(m.unknown_nodes.size()) +
-                               " unknown op node(s) (first: " + m.unknown_nodes[0] +
-                               "); this command needs every op costed (see `rooflens analyze`)");
+                               " unknown op node(s): " + unknown_ops_summary(m.unknown_nodes) +
+                               "; this command needs every op costed (see `rooflens analyze`)");
   return LoadedModel{std::move(g), std::move(m)};
 }
 

@@ -43,6 +43,14 @@ class ModelList {
   std::set<std::string> names_;
 };
 
+// A zoo model by its key, else (timm's benchmark CSV names models without the prefix) as a
+// timm model.
+const ZooModel* find_zoo_model(const std::map<std::string, ZooModel>& zoo, const std::string& name) {
+  if (auto z = zoo.find(name); z != zoo.end()) return &z->second;
+  if (auto z = zoo.find(kTimmPrefix + name); z != zoo.end()) return &z->second;
+  return nullptr;
+}
+
 // The rows of the measurements CSV, each found among the files by stem or else in the zoo.
 Status add_measured_models(const StudyRequest& r, const std::map<std::string, ZooModel>& zoo, ModelList& list,
                            std::map<std::string, MeasuredRow>& given) {
@@ -56,8 +64,8 @@ Status add_measured_models(const StudyRequest& r, const std::map<std::string, Zo
     std::string path;
     if (auto f = file_by_stem.find(row.model); f != file_by_stem.end())
       path = f->second;
-    else if (auto z = zoo.find(row.model); z != zoo.end())
-      path = z->second.path;
+    else if (auto z = find_zoo_model(zoo, row.model))
+      path = z->path;
     else
       return Status::invalid(fmt::format("{}:{}: model '{}' is not in the zoo (rooflens zoo) nor among the given files",
                                          r.measurements_csv, row.line, row.model));
@@ -72,12 +80,13 @@ Status add_listed_models(const StudyRequest& r, const std::map<std::string, ZooM
   for (const auto& f : r.files)
     ROOFLENS_RETURN_IF_ERROR(list.add(std::filesystem::path(f).stem().string(), f, "files"));
   for (const auto& n : r.models) {
-    auto z = zoo.find(n);
-    if (z == zoo.end()) return Status::invalid("--models: '" + n + "' is not in the zoo (see rooflens zoo)");
-    ROOFLENS_RETURN_IF_ERROR(list.add(n, z->second.path, "--models"));
+    const ZooModel* z = find_zoo_model(zoo, n);
+    if (!z) return Status::invalid("--models: '" + n + "' is not in the zoo (see rooflens zoo)");
+    ROOFLENS_RETURN_IF_ERROR(list.add(z->name, z->path, "--models"));
   }
   if (r.zoo)
-    for (const auto& [n, z] : zoo) list.add_if_new(n, z.path);
+    for (const auto& [n, z] : zoo)
+      if (r.zoo_set == ZooSet::kAll || z.zoo == r.zoo_set) list.add_if_new(n, z.path);
   return Status::ok();
 }
 
@@ -88,10 +97,10 @@ void join_accuracy(StudyEntry& e, const std::map<std::string, AccuracyRow>& acc_
     e.acc1 = r->second.acc1;
     e.acc5 = r->second.acc5;
     e.accuracy_source = acc_file;
-  } else if (auto z = zoo.find(e.name); z != zoo.end() && z->second.acc1) {
-    e.acc1 = z->second.acc1;
-    e.acc5 = z->second.acc5;
-    e.accuracy_source = "models/zoo.json";
+  } else if (const ZooModel* z = find_zoo_model(zoo, e.name); z && z->acc1) {
+    e.acc1 = z->acc1;
+    e.acc5 = z->acc5;
+    e.accuracy_source = z->manifest;
   }
 }
 
@@ -100,7 +109,7 @@ void join_accuracy(StudyEntry& e, const std::map<std::string, AccuracyRow>& acc_
 Expected<ResolvedStudy> resolve_study_request(const StudyRequest& r) {
   for (const auto& f : r.files)
     if (!std::filesystem::exists(f)) return Status::invalid("'" + f + "': no such file");
-  const auto zoo = zoo_index(r.models_dir);
+  const auto zoo = zoo_index(r.models_dir, ZooSet::kAll);  // names are unique across both zoos
   ModelList list;
   std::map<std::string, MeasuredRow> given;
   ROOFLENS_RETURN_IF_ERROR(!r.measurements_csv.empty() ? add_measured_models(r, zoo, list, given)

@@ -304,6 +304,94 @@ TEST(OneDnn, GemmMatMulAndGelu) {
   EXPECT_MATCHES_REFERENCE(g);
 }
 
+// A transformer block as the ONNX exports hold it: class token Expand + Concat, LayerNorm,
+// fused QKV projection split with Gather, scaled Q.K^T + relative position bias (a Gather of
+// a stored table) + a folded Swin-style mask, Softmax, A.V (one fused attention layer in the
+// engine view), output projection with residual, GELU MLP, and the class token picked by
+// Gather. oneDNN (matmul post-ops, softmax, layer_normalization, eltwise GELU, host gather
+// and expand) must agree with the reference.
+TEST(OneDnn, TransformerBlockWithFusedAttention) {
+  GraphBuilder b;
+  const int64_t B = 2, N = 16, C = 32, H = 4, D = C / H;
+  ValueId x = b.input("x", {B, N - 1, C});
+  ValueId cls = b.add1("Expand", "cls", {b.weight("class_token", {1, 1, C}), b.ints("cls_shape", {B, 1, C})});
+  ValueId t = b.add1("Concat", "tokens", {cls, x}, {{"axis", int64_t{1}}});
+  ValueId ln =
+      b.add1("LayerNormalization", "ln1", {t, b.weight("ln1.s", {C}), b.weight("ln1.b", {C})}, {{"axis", int64_t{-1}}});
+  ValueId qkv = b.add1("Add", "qkv.bias",
+                       {b.add1("MatMul", "qkv", {ln, b.weight("wqkv", {C, 3 * C})}), b.weight("bqkv", {3 * C})});
+  ValueId r = b.add1("Reshape", "qkv.r", {qkv, b.ints("s_qkv", {B, N, 3, H, D})});
+  ValueId p = b.add1("Transpose", "qkv.p", {r}, {{"perm", std::vector<int64_t>{2, 0, 3, 1, 4}}});
+  auto pick = [&](const char* name, int64_t i) {
+    return b.add1("Gather", name,
+                  {p, b.add1("Constant", std::string(name) + ".i", {},
+                             {{"value", TensorConst{DType::kI64, {}, {i}, {}}}})},
+                  {{"axis", int64_t{0}}});
+  };
+  ValueId q = b.add1("Mul", "q.scale", {pick("q", 0), b.reals("scale", {}, {0.35355339})});
+  ValueId kt = b.add1("Transpose", "kt", {pick("k", 1)}, {{"perm", std::vector<int64_t>{0, 1, 3, 2}}});
+  ValueId v = pick("v", 2);
+  ValueId s = b.add1("MatMul", "qk", {q, kt});
+  std::vector<int64_t> idx;
+  for (int64_t i = 0; i < N * N; ++i) idx.push_back((i * 7) % 31);
+  ValueId table =
+      b.add1("Gather", "rpb", {b.weight("rpb_table", {31, H}), b.ints("rpb_index", idx)}, {{"axis", int64_t{0}}});
+  ValueId bias = b.add1("Transpose", "rpb.t", {b.add1("Reshape", "rpb.r", {table, b.ints("s_rpb", {N, N, H})})},
+                        {{"perm", std::vector<int64_t>{2, 0, 1}}});
+  ValueId sb = b.add1("Add", "qk.bias", {s, bias});
+  std::vector<double> mask(static_cast<size_t>(N * N), 0.0);
+  for (size_t i = 0; i < mask.size(); i += 3) mask[i] = -100.0;
+  ValueId sm = b.add1("Add", "qk.mask", {sb, b.add1("Identity", "mask", {b.reals("mask_c", {N, N}, mask)})});
+  ValueId a = b.add1("Softmax", "softmax", {sm}, {{"axis", int64_t{-1}}});
+  ValueId o = b.add1("MatMul", "av", {a, v});
+  ValueId o2 =
+      b.add1("Reshape", "o.r",
+             {b.add1("Transpose", "o.t", {o}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}}), b.ints("s_o", {B, N, C})});
+  ValueId proj =
+      b.add1("Add", "proj.bias", {b.add1("MatMul", "proj", {o2, b.weight("wo", {C, C})}), b.weight("bo", {C})});
+  ValueId res = b.add1("Add", "res1", {proj, t});
+  ValueId ln2 = b.add1("LayerNormalization", "ln2", {res, b.weight("ln2.s", {C}), b.weight("ln2.b", {C})},
+                       {{"axis", int64_t{-1}}});
+  ValueId fc1 =
+      b.add1("Add", "fc1.bias", {b.add1("MatMul", "fc1", {ln2, b.weight("w1", {C, 2 * C})}), b.weight("b1", {2 * C})});
+  ValueId div = b.add1("Div", "gelu.div", {fc1, b.reals("sqrt2", {}, {1.4142135623730951})});
+  ValueId one = b.add1("Add", "gelu.add", {b.add1("Erf", "gelu.erf", {div}), b.reals("one", {}, {1.0})});
+  ValueId gelu = b.add1("Mul", "gelu.half", {b.add1("Mul", "gelu.mul", {fc1, one}), b.reals("half", {}, {0.5})});
+  ValueId fc2 =
+      b.add1("Add", "fc2.bias", {b.add1("MatMul", "fc2", {gelu, b.weight("w2", {2 * C, C})}), b.weight("b2", {C})});
+  ValueId out = b.add1("Add", "res2", {fc2, res});
+  b.output(b.add1("Gather", "head",
+                  {out, b.add1("Constant", "zero", {}, {{"value", TensorConst{DType::kI64, {}, {0}, {}}}})},
+                  {{"axis", int64_t{1}}}));
+  Graph g = b.finish();
+  auto m = analysis_of(g);
+  ASSERT_TRUE(m);
+  int attention = 0;
+  for (const auto& L : m->layers) attention += L.attention;
+  EXPECT_EQ(attention, 1);
+  EXPECT_MATCHES_REFERENCE(g);
+}
+
+// A node the CPU backend cannot run is refused before prepare, naming the node.
+TEST(OneDnn, RefusesEinsumNamingTheNode) {
+  GraphBuilder b;
+  ValueId q = b.input("q", {2, 4, 8});
+  ValueId k = b.input("k", {2, 4, 8});
+  b.output(b.add1("Einsum", "maxvit.qk", {q, k}, {{"equation", std::string("bid,bjd->bij")}}));
+  Graph g = b.finish();
+  auto m = analysis_of(g);
+  ASSERT_TRUE(m);
+  auto dnnl = make_onednn_backend();
+  if (!dnnl) GTEST_SKIP() << "built without oneDNN";
+  ExecOptions eo;
+  Status s = dnnl->prepare(g, *m, eo);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("maxvit.qk"), std::string::npos) << s.message();
+  // The reference backend runs it.
+  auto ref = make_reference_backend();
+  EXPECT_TRUE(ref->prepare(g, *m, eo));
+}
+
 // ConvNeXt's pointwise MLP: 4-D activations times 2-D weights run as one GEMM over all rows,
 // with bias, GELU, layer scale and a residual as post-ops on the collapsed shape; an operand
 // broadcast along a collapsed dim ends the epilogue instead.

@@ -18,7 +18,7 @@ echo "ok   the tree passes: $out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/docs" "$tmp/scripts"
-cp -r "$SRC/src" "$SRC/include" "$SRC/cli" "$tmp/"
+cp -r "$SRC/src" "$SRC/include" "$SRC/cli" "$SRC/python" "$tmp/"
 cp "$SRC/docs/design.md" "$tmp/docs/"
 cp "$SRC/scripts/check-layering.sh" "$SRC/scripts/layering-exceptions.txt" "$tmp/scripts/"
 inject() {  # FILE INCLUDE: as the file's second line
@@ -31,6 +31,13 @@ rc=$?
 check "upward include: exit 1" '^1$' "$rc"
 check "upward include: file:line and the order" \
   '^src/ir/graph.cpp:2: #include "rooflens/report/table.h": ir may not include report: report comes after ir' "$out"
+
+# The Python binding (python/) sits above the library: a library module reaching into it fails.
+inject src/session/zoo.cpp ../../python/src/common.h
+out=$("$tmp/scripts/check-layering.sh" "$tmp" 2>&1)
+check "library into the Python binding" \
+  '^src/session/zoo.cpp:2: #include "../../python/src/common.h": reaches into a private header of module python' "$out"
+cp "$SRC/src/session/zoo.cpp" "$tmp/src/session/zoo.cpp"
 
 inject src/perf/predict.cpp ../analysis/doctor_items.h
 inject src/nas/oracle.cpp rooflens/analysis/study.h

@@ -37,6 +37,23 @@ check_cuda() {
 }
 check_cuda probe_gpu probe gpu --gpu 99 --quiet -o "$tmp/gpu.json"
 check_cuda measure_cuda measure "$ROOT/models/resnet18.onnx" --backend cuda --batch 1 --max-seconds 0.1
+check_cuda validate_cuda validate --backend cuda --dtype fp16 --modes eager,graph --models resnet18 --batch 1 \
+  --max-seconds 0.1 --layers-dir "$tmp/layers" --keep-going
+check_cuda study_measured_cuda study --source measured --backend cuda --models resnet18 --no-fold
+check_cuda doctor_measured_cuda doctor "$ROOT/models/resnet18.onnx" --measured --backend cuda --dtype fp16 --batch 1
+# Without a GPU the measured CUDA paths end with one line and exit 2 (input/unavailable), not 1.
+if [[ -f "$DIR/librooflens-cuda.so" ]] && ! command -v nvidia-smi >/dev/null; then
+  for cmd in "validate --backend cuda --models resnet18" "study --source measured --backend cuda --models resnet18" \
+             "doctor $ROOT/models/resnet18.onnx --measured --backend cuda"; do
+    # shellcheck disable=SC2086
+    err="$("$BIN" $cmd 2>&1 >/dev/null)"; rc=$?
+    if [[ $rc -eq 2 && $err == "rooflens: error: no CUDA device: "* && $(wc -l <<<"$err") -eq 1 ]]; then
+      ok "no_gpu_exit_2 (${cmd%% *})"
+    else
+      bad "no_gpu_exit_2 (${cmd%% *})" "exit $rc: $err"
+    fi
+  done
+fi
 
 # A plugin that is there but cannot load: the message names it, its path and dlerror().
 mkdir -p "$tmp/bin"

@@ -71,6 +71,54 @@ TEST_F(StudyRequestTest, ZooModelsWithTheManifestsAccuracy) {
   EXPECT_FALSE(s->entries[0].fold);
 }
 
+// timm's zoo (timm/zoo.json) beside torchvision's: keyed timm/<name>, chosen by --zoo's set.
+TEST_F(StudyRequestTest, TimmZooBesideTorchvisions) {
+  fs::create_directories(dir_ / "timm");
+  write("timm/zoo.json", R"({"models": [{"name": "a", "family": "f", "acc1": 80, "acc5": 95},
+                                           {"name": "tresnet_m", "file": "t.onnx", "acc1": 83}]})");
+  StudyRequest r = request();
+  r.zoo = true;
+  r.zoo_set = ZooSet::kTimm;
+  auto s = resolve_study_request(r);
+  ASSERT_TRUE(s) << s.status().message();
+  ASSERT_EQ(s->entries.size(), 2u);
+  EXPECT_EQ(s->entries[0].name, "timm/a");  // not torchvision's a
+  EXPECT_EQ(s->entries[0].acc1, 80);
+  EXPECT_EQ(s->entries[0].accuracy_source, "models/timm/zoo.json");
+  EXPECT_EQ(s->files[1], dir_.string() + "/timm/t.onnx");
+
+  r.zoo_set = ZooSet::kAll;
+  EXPECT_EQ(entries(r).size(), 5u);  // a, b, c, timm/a, timm/tresnet_m
+  r.zoo_set = ZooSet::kTorchvision;
+  EXPECT_EQ(entries(r).size(), 3u);
+
+  // --models finds a timm model by its key or, where no torchvision model has the name, by
+  // its timm name; a measurements row (timm's benchmark CSV) the same way.
+  StudyRequest m = request();
+  m.models = {"tresnet_m", "timm/a", "a"};
+  const auto e = entries(m);
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_EQ(e[0].name, "timm/tresnet_m");
+  EXPECT_EQ(e[0].acc1, 83);
+  EXPECT_EQ(e[1].name, "timm/a");
+  EXPECT_EQ(e[2].name, "a");
+  EXPECT_EQ(e[2].acc1, 70);
+  StudyRequest w = request();
+  w.measurements_csv = write("bench.csv", "model,infer_samples_per_sec,infer_batch_size\ntresnet_m,1000,256\n");
+  const auto we = entries(w);
+  ASSERT_EQ(we.size(), 1u);
+  EXPECT_EQ(we[0].acc1, 83);
+}
+
+TEST(ZooSetName, ParsesTheThreeSetsAndRefusesOthers) {
+  EXPECT_EQ(*parse_zoo_set("torchvision"), ZooSet::kTorchvision);
+  EXPECT_EQ(*parse_zoo_set("timm"), ZooSet::kTimm);
+  EXPECT_EQ(*parse_zoo_set("all"), ZooSet::kAll);
+  auto bad = parse_zoo_set("tim");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.status().message().find("'tim'"), std::string::npos);
+}
+
 TEST_F(StudyRequestTest, FilesByStemAndTheAccuracyCsvFirst) {
   StudyRequest r = request();
   r.files = {write("a.onnx", "")};

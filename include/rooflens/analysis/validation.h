@@ -1,8 +1,12 @@
-// Agreement between predictions and measurements: rank correlation and error shares.
+// Agreement between predictions and measurements: rank correlation and error shares, per
+// model and per layer class.
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "rooflens/perf/model.h"
 
 #include "rooflens/util/rank_correlation.h"  // spearman
 
@@ -22,5 +26,53 @@ struct ValidationSummary {
 };
 
 ValidationSummary summarize(const std::vector<ValidationPoint>& points);
+
+// The host's state while a model ran, against the state a baseline was taken in: the speed of
+// the host-state reference's two kernels (a fixed GEMM, FLOP/s; a DRAM triad, B/s).
+struct HostRates {
+  double gemm_flops = 0, stream_bytes = 0;
+  bool known() const { return gemm_flops > 0 && stream_bytes > 0; }
+};
+
+// How much faster (> 1) or slower the host ran than at `baseline`, for a model that spends
+// `compute_share` of its time compute-bound: the harmonic mix of the two kernels' ratios,
+// 1 / (f / (gemm / gemm_base) + (1 - f) / (stream / stream_base)). 1 when either is unknown.
+double host_drift(const HostRates& now, const HostRates& baseline, double compute_share);
+
+// Share of a prediction's layer time that is compute-bound (t_compute >= t_memory).
+double compute_share(const std::vector<double>& t_compute, const std::vector<double>& t_memory,
+                     const std::vector<double>& time_s);
+
+// Spread of one model's repeated measurements: (max - min) / median, and the largest
+// |x / median - 1|.
+struct Spread {
+  double median = 0, rel_range = 0, max_dev = 0;
+  size_t n = 0;
+};
+Spread spread(const std::vector<double>& xs);
+// The class a predicted layer is compared in: its kernel class (gemm, depthwise, ...) when
+// its compute roof binds, "memory" when its memory roof does ("other" and unbound layers
+// are left out: ""). The same split validate --fit fits efficiencies on.
+std::string layer_class(const LayerPrediction& l);
+
+// One model's layers of one class: predicted and measured seconds summed (layers matched
+// by name; a layer measured at 0 s is left out).
+struct LayerClassTimes {
+  std::string model, cls;
+  int layers = 0;
+  double predicted_s = 0, measured_s = 0;
+};
+std::vector<LayerClassTimes> layer_class_times(const Prediction& p,
+                                               const std::vector<std::pair<std::string, double>>& measured_layers);
+
+// Over models, per class: the layers and seconds summed, and the median over models of
+// measured / predicted (how far the model is from this backend in that class).
+struct LayerClassSummary {
+  std::string cls;
+  int models = 0, layers = 0;
+  double predicted_s = 0, measured_s = 0;
+  double median_ratio = 0;  // measured / predicted
+};
+std::vector<LayerClassSummary> summarize_layer_classes(const std::vector<LayerClassTimes>& times);
 
 }  // namespace rooflens

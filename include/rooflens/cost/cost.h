@@ -30,6 +30,7 @@ struct LayerReport {
   // the tensor a fused residual Add reads.
   NodeId folded_bn = -1;
   ValueId residual = kNoValue;
+  bool attention = false;  // fused attention (FusedLayer::attention): the scores stay on chip
 };
 
 struct AnalyzeOptions {
@@ -52,6 +53,10 @@ struct ModelAnalysis {
   int64_t folded_nodes = 0;
   int64_t opset = 0;
 };
+
+// Unknown-op nodes ("name (OpType)" entries) grouped by op type, most frequent first:
+// "Einsum x44 (e.g. n1, n2, n3); Foo x1 (e.g. f)"; at most `names` node names per type.
+std::string unknown_ops_summary(const std::vector<std::string>& unknown_nodes, size_t names = 3);
 
 // Trainable parameters: elements of floating-point stored tensors that nodes read, except
 // BatchNormalization running mean/var and one-element constants (see docs/cost-model.md).

@@ -66,6 +66,11 @@ struct KernelTable {
   std::map<std::string, KernelFit> classes;
   std::map<std::string, KernelFit> cold;
   double cache_bytes = 0;
+  // The host-state reference (microbench/host_reference.h) while the table was measured:
+  // the fixed GEMM's FLOP/s and the DRAM triad's B/s, mean of before and after the probe;
+  // 0 in older tables. A prediction is scaled by the host's drift from these at measurement
+  // time, so that predicted and measured refer to the same machine state.
+  double host_gemm_flops = 0, host_stream_bytes = 0;
 #if ROOFLENS_FIELDWISE_EQUALITY
   bool operator==(const KernelTable&) const = default;
 #endif

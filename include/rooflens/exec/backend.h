@@ -18,7 +18,7 @@ namespace rooflens {
 // elsewhere, with reorders between), or `auto`: each layer in the layout where it ran
 // faster when the whole network was timed once in each, reorders included
 // (exec/layout_plan.h). Channels-last is the default: on the Zen 5 host the blocked layout
-// wins only some pairs (docs/performance.md, "Activation layout").
+// wins only some pairs (docs/performance.md, "Issue 11: layouts chosen per layer").
 enum class ActivationLayout { kChannelsLast, kBlocked, kAuto };
 
 struct ExecOptions {

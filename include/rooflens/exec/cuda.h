@@ -20,6 +20,9 @@ struct CudaBackendOptions {
   // Convolution + bias + residual add + ReLU as one cuDNN call where cuDNN accepts it.
   bool fuse_conv_epilogue = true;
   size_t workspace_bytes = size_t{256} << 20;  // cuDNN/cuBLAS scratch, shared by all layers
+  // fp16 convolutions whose input channels are not a multiple of 8 (conv1's 3) also tried on
+  // an input padded with zero channels, kept where cuDNN times it faster (as TensorRT does).
+  bool pad_channels = true;
 };
 
 // What the CUDA runtime reports about a device.

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "rooflens/exec/backend.h"
+#include "rooflens/exec/host_state.h"
 #include "rooflens/exec/timing.h"
+#include "rooflens/microbench/host_reference.h"
 
 namespace rooflens {
 
@@ -19,6 +21,28 @@ struct MeasureOptions {
   // Called before every run (warm-up and timed), outside the layers' timings: the kernel
   // probe evicts the caches here so weights arrive from memory, as in a network.
   std::function<void()> before_run;
+  // Sampled just before and after the timed runs: was the machine contended (host_state.h)?
+  // Null: not assessed.
+  HostSampler* host_sampler = nullptr;
+  ContentionOptions contention;
+  // The host-state reference, timed just before and after the block of timed runs. A block
+  // whose reference moved by more than `reference_max_move` (either kernel, relative) is
+  // flagged and timed again, up to `reference_retries` times; the block whose reference moved
+  // least is kept. Null: no reference.
+  microbench::HostReferenceProbe* reference = nullptr;
+  double reference_max_move = 0.10;
+  int reference_retries = 2;
+};
+
+// The host-state reference around the kept block of runs.
+struct HostStateReading {
+  microbench::HostReference before, after;
+  double move = 0;       // max over the two kernels of |after / before - 1|
+  bool flagged = false;  // move above the limit even in the kept block
+  int blocks = 1;        // blocks timed: 1, plus one per repeat of a flagged block
+  // The mean of before and after: the host's state during the block.
+  double gemm_flops() const { return 0.5 * (before.gemm_flops + after.gemm_flops); }
+  double stream_bytes() const { return 0.5 * (before.stream_bytes + after.stream_bytes); }
 };
 
 struct LayerMeasurement {
@@ -35,9 +59,11 @@ struct Measurement {
   double throughput_q1 = 0, throughput_q3 = 0;  // images/s at the slow and fast quartiles
   double achieved_flops = 0;                    // FLOP/s at the median (FLOPs of the fused view)
   std::vector<LayerMeasurement> layers;
-  size_t activation_bytes = 0;           // the backend's run-time buffers as placed (0: not planned)
-  size_t activation_bytes_unshared = 0;  // the same with a buffer each
-  std::string layout;                    // the backend's layout_summary()
+  size_t activation_bytes = 0;                 // the backend's run-time buffers as placed (0: not planned)
+  size_t activation_bytes_unshared = 0;        // the same with a buffer each
+  std::string layout;                          // the backend's layout_summary()
+  std::optional<ContentionReport> contention;  // with MeasureOptions::host_sampler
+  std::optional<HostStateReading> host;        // with MeasureOptions::reference
 };
 
 // Prepares `backend` (weights reordered outside the timed loop) and times it.

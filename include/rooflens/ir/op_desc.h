@@ -133,7 +133,22 @@ struct ReshapeDesc {
   bool allow_zero = false;
 };
 
+// Mod: fmod (1: C fmod, the dividend's sign; 0: integer modulo, the divisor's sign).
+struct ModDesc {
+  bool fmod = false;
+};
+
+// Einsum: the letters of each input term and of the output, every distinct letter with its
+// extent (ascending), and the MACs (product of all extents for two operands, 0 for one).
+struct EinsumDesc {
+  std::vector<std::string> inputs;
+  std::string output;
+  std::string letters;
+  std::vector<int64_t> extents;
+  int64_t macs = 0;
+};
+
 using OpDesc = std::variant<std::monostate, WindowDesc, GemmDesc, ActivationDesc, NormDesc, AxisDesc, TransposeDesc,
-                            ReduceDesc, SliceDesc, PadDesc, ResizeDesc, ShapeDesc, ReshapeDesc>;
+                            ReduceDesc, SliceDesc, PadDesc, ResizeDesc, ShapeDesc, ReshapeDesc, ModDesc, EinsumDesc>;
 
 }  // namespace rooflens

@@ -16,7 +16,7 @@ namespace rooflens {
 
 // What an op does to memory and compute; drives fusion and reporting.
 enum class OpCategory {
-  kLinear,       // Conv, Gemm, MatMul: MACs
+  kLinear,       // Conv, Gemm, MatMul, Einsum: MACs
   kNorm,         // BatchNormalization, LayerNormalization
   kActivation,   // unary pointwise
   kElementwise,  // binary pointwise with broadcasting
@@ -31,6 +31,7 @@ enum class OpCategory {
   X(Conv, "Conv", conv, kLinear)                           \
   X(Gemm, "Gemm", gemm, kLinear)                           \
   X(MatMul, "MatMul", gemm, kLinear)                       \
+  X(Einsum, "Einsum", einsum, kLinear)                     \
   X(BatchNormalization, "BatchNormalization", norm, kNorm) \
   X(LayerNormalization, "LayerNormalization", norm, kNorm) \
   X(Relu, "Relu", activation, kActivation)                 \
@@ -44,17 +45,27 @@ enum class OpCategory {
   X(Gelu, "Gelu", activation, kActivation)                 \
   X(Sqrt, "Sqrt", activation, kActivation)                 \
   X(Neg, "Neg", activation, kActivation)                   \
+  X(Exp, "Exp", activation, kActivation)                   \
+  X(Not, "Not", activation, kActivation)                   \
   X(Cast, "Cast", activation, kActivation)                 \
   X(Add, "Add", elementwise, kElementwise)                 \
   X(Sub, "Sub", elementwise, kElementwise)                 \
   X(Mul, "Mul", elementwise, kElementwise)                 \
   X(Div, "Div", elementwise, kElementwise)                 \
   X(Pow, "Pow", elementwise, kElementwise)                 \
+  X(Mod, "Mod", elementwise, kElementwise)                 \
+  X(Equal, "Equal", elementwise, kElementwise)             \
+  X(Less, "Less", elementwise, kElementwise)               \
+  X(Greater, "Greater", elementwise, kElementwise)         \
+  X(And, "And", elementwise, kElementwise)                 \
+  X(Or, "Or", elementwise, kElementwise)                   \
+  X(Where, "Where", elementwise, kElementwise)             \
   X(MaxPool, "MaxPool", pool, kPool)                       \
   X(AveragePool, "AveragePool", pool, kPool)               \
   X(GlobalAveragePool, "GlobalAveragePool", pool, kPool)   \
   X(GlobalMaxPool, "GlobalMaxPool", pool, kPool)           \
   X(ReduceMean, "ReduceMean", reduce, kReduce)             \
+  X(ReduceL2, "ReduceL2", reduce, kReduce)                 \
   X(Softmax, "Softmax", reduce, kReduce)                   \
   X(Concat, "Concat", layout, kMove)                       \
   X(Split, "Split", layout, kMove)                         \
@@ -63,6 +74,7 @@ enum class OpCategory {
   X(Transpose, "Transpose", layout, kMove)                 \
   X(Gather, "Gather", layout, kMove)                       \
   X(Expand, "Expand", layout, kMove)                       \
+  X(ScatterND, "ScatterND", index, kMove)                  \
   X(Resize, "Resize", resize, kMove)                       \
   X(Flatten, "Flatten", view, kView)                       \
   X(Reshape, "Reshape", view, kView)                       \
@@ -72,7 +84,8 @@ enum class OpCategory {
   X(Dropout, "Dropout", view, kView)                       \
   X(Shape, "Shape", meta, kMeta)                           \
   X(Constant, "Constant", meta, kMeta)                     \
-  X(ConstantOfShape, "ConstantOfShape", meta, kMeta)
+  X(ConstantOfShape, "ConstantOfShape", meta, kMeta)       \
+  X(Range, "Range", index, kMeta)
 
 enum class OpKind : int {
 #define ROOFLENS_X(kind, name, family, cat) k##kind,

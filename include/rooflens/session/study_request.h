@@ -8,20 +8,22 @@
 #include <vector>
 
 #include "rooflens/analysis/study_run.h"
+#include "rooflens/session/zoo.h"
 
 namespace rooflens {
 
 struct StudyRequest {
-  std::vector<std::string> files;   // ONNX files, each named by its stem
-  std::vector<std::string> models;  // bundled zoo models by name
-  bool zoo = false;                 // and every zoo model not named already
+  std::vector<std::string> files;         // ONNX files, each named by its stem
+  std::vector<std::string> models;        // bundled zoo models by name
+  bool zoo = false;                       // and every model of `zoo_set` not named already
+  ZooSet zoo_set = ZooSet::kTorchvision;  // the zoo `zoo` adds (--zoo, --zoo timm, --zoo all)
   // Throughput per model (analysis/study_inputs.h): its rows are the models studied, each
   // found among `files` by stem, else in the zoo; `models` and `zoo` are then not used.
   std::string measurements_csv;
   std::string accuracy_csv;       // accuracy per model, over the zoo manifest's
   std::vector<std::string> fold;  // models folded whatever their AI; each must be studied
   DType dtype = DType::kF16;      // the dtype the loaders analyse at
-  std::string models_dir;         // the zoo: a directory holding zoo.json
+  std::string models_dir;         // the zoos: a directory holding zoo.json (and timm/zoo.json)
 };
 
 struct ResolvedStudy {

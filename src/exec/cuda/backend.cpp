@@ -28,25 +28,16 @@ Status cublas_status(cublasStatus_t e, const std::string& what) {
 Layout layout_of(const DevValue& v) {
   Layout l{};
   const size_t r = v.shape.size();
-  for (size_t k = 0; k < 4; ++k) l.dims[k] = k + r < 4 ? 1 : v.shape[k + r - 4];
-  if (r == 4 && v.nhwc) {
-    const int64_t c = l.dims[1], h = l.dims[2], w = l.dims[3];
-    l.strides[0] = h * w * c;
-    l.strides[1] = 1;
-    l.strides[2] = w * c;
-    l.strides[3] = c;
-  } else {
-    int64_t s = 1;
-    for (int k = 3; k >= 0; --k) {
-      l.strides[k] = s;
-      s *= l.dims[k];
-    }
+  const std::vector<int64_t> st = strides_of(v);
+  for (size_t k = 0; k < 4; ++k) {
+    l.dims[k] = k + r < 4 ? 1 : v.shape[k + r - 4];
+    l.strides[k] = k + r < 4 ? 0 : st[k + r - 4];
   }
   return l;
 }
 
 void physical_order(const DevValue& out, int order[4]) {
-  const bool nhwc = out.shape.size() == 4 && out.nhwc;
+  const bool nhwc = out.shape.size() == 4 && out.nhwc && out.strides.empty();
   const int o[4] = {0, nhwc ? 2 : 1, nhwc ? 3 : 2, nhwc ? 1 : 3};
   for (int k = 0; k < 4; ++k) order[k] = o[k];
 }
@@ -187,14 +178,14 @@ Expected<void*> CudaBackend::upload(const std::vector<float>& host) {
   return p;
 }
 
-Expected<DevValue> CudaBackend::new_output(ValueId v) {
+Expected<DevValue> CudaBackend::new_output(ValueId v, bool nhwc) {
   const Value& val = g_->value(v);
   if (!val.shape) return Status::internal("value '" + val.name + "' has no shape");
   const auto n = checked_numel(*val.shape);
   if (!n) return Status::invalid("value '" + val.name + "' is too large");
   auto p = alloc(static_cast<size_t>(*n) * elem_bytes());
   if (!p) return p.status();
-  return DevValue{*p, *val.shape, elem(), val.shape->size() == 4};
+  return DevValue{*p, *val.shape, elem(), nhwc && val.shape->size() == 4, {}};
 }
 
 void CudaBackend::add_step(Step s, std::string impl) {
@@ -228,29 +219,37 @@ Expected<DevValue> CudaBackend::value(ValueId v) {
     }
     auto p = upload(host);
     if (!p) return p.status();
-    DevValue d{*p, *val.shape, elem(), false};
+    DevValue d{*p, *val.shape, elem(), false, {}};
     values_[v] = d;
     return d;
   }
   if (val.producer >= 0) {
     const Node& p = g_->node(val.producer);
     if (is_view_op(p.kind) && !p.inputs.empty()) {
-      // A view keeps the element order of the row-major (NCHW) tensor.
-      auto src = value_as(p.inputs[0], false);
+      // A reshape keeps the logical (row-major) element order: a view of its source when
+      // the dims it merges are contiguous there, else one copy.
+      auto src = value(p.inputs[0]);
       if (!src) return src.status();
       const Shape& ys = *val.shape;
-      DevValue alias{src->ptr, ys, elem(), ys.size() == 4};
-      if (!layouts_coincide(ys)) {
-        alias.nhwc = false;
-        if (plans_.empty()) return Status::internal("view '" + val.name + "' resolved outside a layer");
-        auto out = new_output(v);
-        if (!out) return out.status();
-        ROOFLENS_RETURN_IF_ERROR(add_elementwise(EwOp::kCopy, 0, 0, alias, nullptr, *out, "layout:nchw->nhwc"));
+      if (auto st = reshape_strides(src->shape, strides_of(*src), ys)) {
+        values_[v] = strided_view(src->ptr, ys, elem(), std::move(*st));
+        return values_[v];
+      }
+      if (plans_.empty()) return Status::internal("view '" + val.name + "' resolved outside a layer");
+      // The copy writes the output's own layout when the output, seen in the source's
+      // shape, has strides (it splits dims); else the source goes row-major first.
+      auto out = new_output(v);
+      if (!out) return out.status();
+      if (auto dst = reshape_strides(ys, strides_of(*out), src->shape)) {
+        DevValue as_src{out->ptr, src->shape, elem(), false, std::move(*dst)};
+        ROOFLENS_RETURN_IF_ERROR(add_copy(*src, as_src, "layout:reshape"));
         values_[v] = *out;
         return *out;
       }
-      values_[v] = alias;
-      return alias;
+      auto dense = value_as(p.inputs[0], false);
+      if (!dense) return dense.status();
+      values_[v] = DevValue{dense->ptr, ys, elem(), false, {}};
+      return values_[v];
     }
   }
   return Status::internal("value '" + val.name + "' is used before it is produced");
@@ -259,21 +258,25 @@ Expected<DevValue> CudaBackend::value(ValueId v) {
 Expected<DevValue> CudaBackend::value_as(ValueId v, bool nhwc) {
   auto d = value(v);
   if (!d) return d;
-  if (d->shape.size() != 4) return d;
-  if (d->nhwc == nhwc) return d;
-  if (layouts_coincide(d->shape)) {
-    DevValue same = *d;
-    same.nhwc = nhwc;
-    return same;
+  const bool rank4 = d->shape.size() == 4;
+  if (d->strides.empty()) {
+    if (!rank4 || d->nhwc == nhwc) return d;
+    if (layouts_coincide(d->shape)) {
+      DevValue same = *d;
+      same.nhwc = nhwc;
+      return same;
+    }
   }
   auto it = converted_.find({v, nhwc});
   if (it != converted_.end()) return it->second;
   if (plans_.empty()) return Status::internal("layout conversion outside a layer");
   auto p = alloc(static_cast<size_t>(checked_numel(d->shape).value_or(0)) * elem_bytes());
   if (!p) return p.status();
-  DevValue out{*p, d->shape, d->elem, nhwc};
-  ROOFLENS_RETURN_IF_ERROR(
-      add_elementwise(EwOp::kCopy, 0, 0, *d, nullptr, out, nhwc ? "layout:nchw->nhwc" : "layout:nhwc->nchw"));
+  DevValue out{*p, d->shape, d->elem, nhwc && rank4, {}};
+  const std::string impl = !d->strides.empty() ? "layout:view->dense"
+                           : nhwc              ? "layout:nchw->nhwc"
+                                               : "layout:nhwc->nchw";
+  ROOFLENS_RETURN_IF_ERROR(add_copy(*d, out, impl));
   converted_[{v, nhwc}] = out;
   return out;
 }
@@ -297,7 +300,7 @@ Status CudaBackend::prepare(const Graph& g, const ModelAnalysis& fused, const Ex
     const size_t n = static_cast<size_t>(checked_numel(*v.shape).value_or(0));
     auto staging = alloc(n * 4);
     if (!staging) return staging.status();
-    input_f32_.push_back(DevValue{*staging, *v.shape, Elem::kF32, false});
+    input_f32_.push_back(DevValue{*staging, *v.shape, Elem::kF32, false, {}});
     auto dev = new_output(in);
     if (!dev) return dev.status();
     auto step = elementwise_step(EwOp::kCopy, 0, 0, input_f32_.back(), nullptr, *dev, "input");
@@ -318,7 +321,7 @@ Status CudaBackend::prepare(const Graph& g, const ModelAnalysis& fused, const Ex
     if (!d) return d.status();
     auto staging = alloc(static_cast<size_t>(checked_numel(d->shape).value_or(0)) * 4);
     if (!staging) return staging.status();
-    output_f32_.push_back(DevValue{*staging, d->shape, Elem::kF32, false});
+    output_f32_.push_back(DevValue{*staging, d->shape, Elem::kF32, false, {}});
     auto step = elementwise_step(EwOp::kCopy, 0, 0, *d, nullptr, output_f32_.back(), "output");
     if (!step) return step.status();
     output_steps_.push_back(std::move(*step));

@@ -10,6 +10,8 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <tuple>
 
 #include "cuda_backend.h"
@@ -86,7 +88,7 @@ Expected<size_t> build_depthwise(CudaBackend& b, const LayerReport& L, const Ten
     act = activation_after(g, L, next, tip);
     if (act.post.kind != EwPost::kNone) {
       tip = act.out;
-      ++next;
+      next += act.nodes;
     }
   }
   // [c][1][kh][kw] -> [kh][kw][c]: neighbouring threads (channels) read neighbouring weights.
@@ -175,10 +177,37 @@ Expected<std::shared_ptr<ConvDescs>> make_conv_descs(CudaBackend& b, const Shape
   return d;
 }
 
+// The algorithms found in this process, per device and convolution (shapes, geometry,
+// dtype, workspace): a second backend for the same model (eager, then as a CUDA graph) or
+// another model with the same layer does not search again, as cudnn.benchmark keeps its
+// choices for the process.
+std::mutex& found_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<std::string, cudnnConvolutionFwdAlgoPerf_t>& found_algorithms() {
+  static std::map<std::string, cudnnConvolutionFwdAlgoPerf_t> m;
+  return m;
+}
+
+std::string algorithm_key(const CudaBackend& b, const Shape& xs, const Shape& ys, const std::array<int64_t, 4>& filter,
+                          const int64_t pad[2], const std::vector<int64_t>& st, const std::vector<int64_t>& dil,
+                          int64_t group) {
+  return fmt::format("dev{} {} x{} y{} w{}x{}x{}x{} p{},{} s{},{} d{},{} g{} ws{}", b.options().device,
+                     b.elem() == Elem::kF16 ? "f16" : "f32", shape_str(xs), shape_str(ys), filter[0], filter[1],
+                     filter[2], filter[3], pad[0], pad[1], st[0], st[1], dil[0], dil[1], group, b.workspace_bytes());
+}
+
 // The fastest forward algorithm within the workspace, timed on this device (fp32: no
-// tensor-op math).
+// tensor-op math); `key` (algorithm_key) looks up and keeps the choice for the process.
 Expected<cudnnConvolutionFwdAlgoPerf_t> fastest_algorithm(CudaBackend& b, const ConvDescs& d, const void* x,
-                                                          const void* w, void* y, const std::string& desc) {
+                                                          const void* w, void* y, const std::string& desc,
+                                                          const std::string& key) {
+  {
+    std::lock_guard<std::mutex> lock(found_mutex());
+    auto it = found_algorithms().find(key);
+    if (it != found_algorithms().end()) return it->second;
+  }
   cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   int found = 0;
   ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnFindConvolutionForwardAlgorithmEx(
@@ -188,9 +217,67 @@ Expected<cudnnConvolutionFwdAlgoPerf_t> fastest_algorithm(CudaBackend& b, const 
   for (int i = 0; i < found; ++i)
     if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= b.workspace_bytes() &&
         (b.elem() == Elem::kF16 ||
-         (perf[i].mathType != CUDNN_TENSOR_OP_MATH && perf[i].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)))
+         (perf[i].mathType != CUDNN_TENSOR_OP_MATH && perf[i].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION))) {
+      std::lock_guard<std::mutex> lock(found_mutex());
+      found_algorithms()[key] = perf[i];
       return perf[i];
+    }
   return Status::unsupported("cuDNN found no forward algorithm for " + desc + " within the workspace");
+}
+
+struct ConvGeometry {
+  const int64_t* pad;  // 2 values
+  const std::vector<int64_t>& st;
+  const std::vector<int64_t>& dil;
+  int64_t group;
+};
+
+// The convolution on an input padded with zero channels to a multiple of 8.
+struct PaddedConv {
+  std::shared_ptr<ConvDescs> d;
+  cudnnConvolutionFwdAlgoPerf_t perf{};
+  void* w = nullptr;  // KRSC filters, zero taps on the added channels
+  void* x = nullptr;  // the padded input, N x ci8 x H x W NHWC
+  DevValue x_view;    // its real channels: where each run copies the input
+  int64_t ci = 0;     // ci8
+};
+
+// Tensor cores take channel counts that are multiples of 8. An fp16 convolution whose input
+// channels are not (conv1's 3; odd-width 1x1s) is also searched on an input padded with zero
+// channels (zeroed once at prepare; each run copies the real channels in) and zero filter
+// taps, and runs that way when cuDNN's timings, with the copy estimated at 2.5 TB/s, say it
+// is faster (as TensorRT pads conv1). nullopt when it is not, or not applicable.
+Expected<std::optional<PaddedConv>> padded_input_conv(CudaBackend& b, const LayerReport& L, const Tensor& w,
+                                                      const Shape& xs, const Shape& ys, const ConvGeometry& geo,
+                                                      const cudnnConvolutionFwdAlgoPerf_t& unpadded, void* y) {
+  const int64_t m = w.shape[0], ci = w.shape[1], kh = w.shape[2], kw = w.shape[3];
+  const std::optional<PaddedConv> none;
+  if (b.elem() != Elem::kF16 || !b.options().pad_channels || geo.group != 1 || ci % 8 == 0) return none;
+  const int64_t ci8 = (ci + 7) / 8 * 8;
+  Tensor wp = Tensor::zeros({m, ci8, kh, kw});
+  for (int64_t o = 0; o < m; ++o)
+    for (int64_t c = 0; c < ci; ++c)
+      for (int64_t r = 0; r < kh * kw; ++r)
+        wp.data[static_cast<size_t>((o * ci8 + c) * kh * kw + r)] =
+            w.data[static_cast<size_t>((o * ci + c) * kh * kw + r)];
+  Shape xs8 = xs;
+  xs8[1] = ci8;
+  auto d8 = make_conv_descs(b, xs8, ys, {m, ci8, kh, kw}, geo.pad, geo.st, geo.dil, 1);
+  if (!d8) return none;  // cuDNN refuses the padded form: keep the plain one
+  auto wdev = b.upload(to_krsc(wp));
+  if (!wdev) return wdev.status();
+  const int64_t x8_elems = xs8[0] * ci8 * xs8[2] * xs8[3];
+  auto x8 = b.alloc(static_cast<size_t>(x8_elems) * 2);
+  if (!x8) return x8.status();
+  ROOFLENS_RETURN_IF_ERROR(cuda_status(cudaMemset(*x8, 0, static_cast<size_t>(x8_elems) * 2), "padded input"));
+  auto perf = fastest_algorithm(b, **d8, *x8, *wdev, y, L.desc,
+                                algorithm_key(b, xs8, ys, {m, ci8, kh, kw}, geo.pad, geo.st, geo.dil, 1));
+  if (!perf) return none;
+  const double copy_ms = 1e3 * (3e-6 + 2.0 * 2 * static_cast<double>(xs[0] * ci * xs[2] * xs[3]) / 2.5e12);
+  if (perf->time + copy_ms >= unpadded.time) return none;
+  const int64_t hw = xs[2] * xs[3];
+  DevValue view{*x8, xs, Elem::kF16, false, {hw * ci8, 1, xs[3] * ci8, ci8}};
+  return std::optional<PaddedConv>(PaddedConv{*d8, *perf, *wdev, *x8, std::move(view), ci8});
 }
 
 // The epilogue cuDNN can fuse after the convolution (and the BatchNormalization folded into
@@ -218,7 +305,7 @@ ConvEpilogue conv_epilogue(const CudaBackend& b, const LayerReport& L, size_t ne
   e.act = activation_after(g, L, e.next, e.tip);
   if (e.act.post.kind != EwPost::kNone) {
     e.tip = e.act.out;
-    ++e.next;
+    e.next += e.act.nodes;
   }
   return e;
 }
@@ -230,9 +317,22 @@ const char* post_name(EwPostOp p) {
     case EwPost::kRelu: return "+relu";
     case EwPost::kClip: return "+clip";
     case EwPost::kHardSwish: return "+hardswish";
+    case EwPost::kSigmoid: return "+sigmoid";
+    case EwPost::kHardSigmoid: return "+hardsigmoid";
+    case EwPost::kSwish: return "+swish";
     default: return "";
   }
 }
+
+namespace {
+
+// `v` is read by `readers` nodes and is no graph output: once fused away, nobody misses it.
+bool only_read_by(const Graph& g, ValueId v, size_t readers) {
+  if (g.value(v).consumers.size() != readers) return false;
+  return std::find(g.outputs.begin(), g.outputs.end(), v) == g.outputs.end();
+}
+
+}  // namespace
 
 Activation activation_after(const Graph& g, const LayerReport& L, size_t next, ValueId tip) {
   Activation a;
@@ -244,6 +344,26 @@ Activation activation_after(const Graph& g, const LayerReport& L, size_t next, V
   if (n.kind == OpKind::kClip) {
     a.post.kind = EwPost::kClip;
     std::tie(a.post.lo, a.post.hi) = clip_bounds(n);
+  }
+  if (n.kind == OpKind::kHardSigmoid && only_read_by(g, tip, 1)) {
+    const auto& d = std::get<ActivationDesc>(n.desc);
+    a.post = {EwPost::kHardSigmoid, static_cast<float>(d.alpha), static_cast<float>(d.beta)};
+  }
+  if (n.kind == OpKind::kSigmoid) {
+    // Swish written out (x * sigmoid(x), EfficientNet's SiLU): the Mul right after it
+    // reads the tip and the gate, and nothing else reads either.
+    const ValueId gate = n.outputs[0];
+    if (next + 1 < L.nodes.size() && only_read_by(g, tip, 2) && only_read_by(g, gate, 1)) {
+      const Node& m = g.node(L.nodes[next + 1]);
+      if (m.kind == OpKind::kMul && m.inputs.size() == 2 &&
+          ((m.inputs[0] == tip && m.inputs[1] == gate) || (m.inputs[0] == gate && m.inputs[1] == tip))) {
+        a.post.kind = EwPost::kSwish;
+        a.out = m.outputs[0];
+        a.nodes = 2;
+        return a;
+      }
+    }
+    if (only_read_by(g, tip, 1)) a.post.kind = EwPost::kSigmoid;
   }
   if (a.post.kind != EwPost::kNone) a.out = n.outputs[0];
   return a;
@@ -308,19 +428,32 @@ Expected<size_t> build_conv(CudaBackend& b, const LayerReport& L) {
 
   auto descs = make_conv_descs(b, xs, ys, {m, ci, kh, kw}, pad, st, dil, group);
   if (!descs) return descs.status();
-  const std::shared_ptr<ConvDescs> d = *descs;
-  auto best = fastest_algorithm(b, *d, x->ptr, *wdev, y->ptr, L.desc);
+  std::shared_ptr<ConvDescs> d = *descs;
+  auto best = fastest_algorithm(b, *d, x->ptr, *wdev, y->ptr, L.desc,
+                                algorithm_key(b, xs, ys, {m, ci, kh, kw}, pad, st, dil, group));
   if (!best) return best.status();
+  cudnnConvolutionFwdAlgoPerf_t perf = *best;
+  const void* xp = x->ptr;
+  const void* wp = *wdev;
+  std::string padded_note;
+  auto padded = padded_input_conv(b, L, w, xs, ys, ConvGeometry{pad, st, dil, group}, perf, y->ptr);
+  if (!padded) return padded.status();
+  if (*padded) {
+    ROOFLENS_RETURN_IF_ERROR(b.add_copy(*x, (*padded)->x_view, "layout:pad_channels"));
+    d = (*padded)->d;
+    perf = (*padded)->perf;
+    xp = (*padded)->x;
+    wp = (*padded)->w;
+    padded_note = "+pad" + std::to_string((*padded)->ci) + "ch";
+  }
   // fp32 stays on FMA math (no TF32), whatever the search reported.
-  const cudnnMathType_t chosen = b.elem() == Elem::kF16 ? best->mathType : CUDNN_FMA_MATH;
+  const cudnnMathType_t chosen = b.elem() == Elem::kF16 ? perf.mathType : CUDNN_FMA_MATH;
   ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnSetConvolutionMathType(d->conv, chosen), "math type"));
-  const cudnnConvolutionFwdAlgo_t algo = best->algo;
-  const std::string base = std::string("cudnn:") + algo_name(algo) + "/" + math_name(chosen);
+  const cudnnConvolutionFwdAlgo_t algo = perf.algo;
+  const std::string base = std::string("cudnn:") + algo_name(algo) + "/" + math_name(chosen) + padded_note;
 
   void* ws = b.workspace();
   const size_t wsb = b.workspace_bytes();
-  const void* xp = x->ptr;
-  const void* wp = *wdev;
   const void* bp = *bdev;
   void* yp = y->ptr;
   const void* zp = residual != kNoValue ? zval.ptr : yp;
@@ -364,7 +497,7 @@ Expected<size_t> build_conv(CudaBackend& b, const LayerReport& L) {
       },
       base);
   // Bias (+ residual) and the activation in one element-wise pass, in place.
-  const DevValue bias_v{*bdev, Shape{1, m, 1, 1}, b.elem(), false};
+  const DevValue bias_v{*bdev, Shape{1, m, 1, 1}, b.elem(), false, {}};
   const std::string ew = std::string("ew:bias") + (residual != kNoValue ? "+add" : "") + post_name(act.post);
   if (residual != kNoValue)
     ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kAdd3, 0, 0, *y, &bias_v, *y, ew, act.post, &zval));

@@ -1,7 +1,9 @@
 // CUDA backend internals (see include/rooflens/exec/cuda.h). Each fused layer becomes a
 // list of steps queued on one stream; a step returns the status of the calls it queued.
 // Device values: rank-4 activations are NHWC in the compute dtype; every other tensor
-// (rank != 4, stored weights and constants used as operands) is row-major.
+// (rank != 4, stored weights and constants used as operands) is row-major; views (Transpose,
+// Slice, Split, reshapes that only split or merge dims) alias their source with explicit
+// strides and are copied only when a consumer needs a dense layout (value_as).
 #pragma once
 
 #include <cublas_v2.h>
@@ -10,6 +12,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,8 +29,21 @@ struct DevValue {
   void* ptr = nullptr;
   Shape shape;
   Elem elem = Elem::kF16;
-  bool nhwc = false;  // meaningful for rank 4 only
+  bool nhwc = false;  // meaningful for rank 4 only, when `strides` is empty
+  // A view's element strides per logical dim (non-negative); empty: dense, row-major or
+  // NHWC as `nhwc` says.
+  std::vector<int64_t> strides;
 };
+
+// The element stride of each logical dim of `v`, whatever its rank and layout.
+std::vector<int64_t> strides_of(const DevValue& v);
+// A view of `ptr` with these strides, made plain (strides cleared) when they are those of
+// a dense row-major tensor or, at rank 4, of a dense NHWC one.
+DevValue strided_view(void* ptr, const Shape& shape, Elem e, std::vector<int64_t> strides);
+// The strides of `to` over the elements of a tensor of shape `from` with `strides`, when a
+// reshape needs no copy (numpy's rule: each group of dims it merges is contiguous).
+std::optional<std::vector<int64_t>> reshape_strides(const Shape& from, const std::vector<int64_t>& strides,
+                                                    const Shape& to);
 
 // Logical shape padded to rank 4 (leading 1s) and the element stride of each logical dim.
 struct Layout {
@@ -83,8 +99,11 @@ class CudaBackend final : public Backend {
   // `v` in the requested physical order (NHWC when `nhwc` and rank 4, else row-major),
   // adding a conversion step to the current layer when needed.
   Expected<DevValue> value_as(ValueId v, bool nhwc);
-  // A fresh device buffer for a layer's output value `v` (NHWC when rank 4).
-  Expected<DevValue> new_output(ValueId v);
+  // A fresh device buffer for a layer's output value `v` (NHWC when rank 4, unless
+  // `nhwc` is false: row-major).
+  Expected<DevValue> new_output(ValueId v, bool nhwc = true);
+  // Queues a copy of `src` into `dst` (same logical shape, any strides, rank <= 8).
+  Status add_copy(const DevValue& src, const DevValue& dst, const std::string& impl);
   void set_value(ValueId v, DevValue d) { values_[v] = std::move(d); }
   void add_step(Step s, std::string impl);
   // Queues y = post(op(a[, b[, c]])) with broadcasting, writing `out` (all in logical terms).
@@ -119,17 +138,28 @@ class CudaBackend final : public Backend {
 std::pair<float, float> clip_bounds(const Node& n);
 
 // The activation node that reads `tip` as node `next` of the layer, when an element-wise
-// pass can apply it on the way (ReLU, Clip, HardSwish); kind kNone otherwise.
+// pass can apply it on the way (ReLU, Clip, HardSwish; Sigmoid and HardSigmoid when nothing
+// else reads `tip`; Sigmoid and the Mul after it as one Swish); kind kNone otherwise.
 struct Activation {
   EwPostOp post;
   ValueId out = kNoValue;
+  size_t nodes = 1;  // layer nodes it covers
 };
 Activation activation_after(const Graph& g, const LayerReport& L, size_t next, ValueId tip);
-const char* post_name(EwPostOp p);  // "+relu", "+clip", "+hardswish" or ""
+const char* post_name(EwPostOp p);  // "+relu", "+clip", "+hardswish", "+swish", ... or ""
 
 // Builds one fused layer (nodes.cpp). Conv layers: conv.cpp.
 Status build_fused_layer(CudaBackend& b, const LayerReport& layer);
 Expected<size_t> build_conv(CudaBackend& b, const LayerReport& layer);
+// Transpose, Slice and Split as views (views.cpp); LayerNormalization, Gather, Resize and
+// the activations without a post-op form (tensor_nodes.cpp). Unsupported for other ops.
+Status lower_view_node(CudaBackend& b, const Node& n);
+Status lower_tensor_node(CudaBackend& b, const Node& n);
+// The product of dims [from, to) of `s`.
+int64_t ops_prod(const Shape& s, size_t from, size_t to);
+// What those refuse in a node's parameters before prepare; empty when nothing.
+std::string view_node_refusal(const Graph& g, const Node& n);
+std::string tensor_node_refusal(const Graph& g, const Node& n);
 bool node_supported(const Graph& g, NodeId n, std::string* reason);
 
 }  // namespace rooflens::cuda

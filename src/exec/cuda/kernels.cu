@@ -30,6 +30,9 @@ __device__ __forceinline__ float apply(EwOp op, float a, float b, float c, float
     case EwOp::kTanh: return tanhf(a);
     case EwOp::kNeg: return -a;
     case EwOp::kSqrt: return sqrtf(a);
+    case EwOp::kErf: return erff(a);
+    case EwOp::kGelu: return 0.5f * a * (1.f + erff(a * 0.70710678118654752f));
+    case EwOp::kGeluTanh: return 0.5f * a * (1.f + tanhf(0.79788456080286536f * (a + 0.044715f * a * a * a)));
     case EwOp::kAdd: return a + b;
     case EwOp::kSub: return a - b;
     case EwOp::kMul: return a * b;
@@ -46,6 +49,9 @@ __device__ __forceinline__ float post_op(EwPostOp p, float v) {
     case EwPost::kRelu: return v > 0.f ? v : 0.f;
     case EwPost::kClip: return fminf(fmaxf(v, p.lo), p.hi);
     case EwPost::kHardSwish: return v * fminf(fmaxf(v * (1.f / 6.f) + 0.5f, 0.f), 1.f);
+    case EwPost::kSigmoid: return 1.f / (1.f + __expf(-v));
+    case EwPost::kHardSigmoid: return fminf(fmaxf(p.lo * v + p.hi, 0.f), 1.f);
+    case EwPost::kSwish: return v / (1.f + __expf(-v));
   }
   return v;
 }
@@ -177,6 +183,9 @@ bool try_h8(EwOp op, float alpha, float beta, EwPostOp post, const void* a, cons
   if (s.out_offset != 0 || s.dims[3] % 8 != 0 || !dense_rowmajor(s.dims, s.out_strides) ||
       !dense_rowmajor(s.dims, s.a_strides))
     return false;
+  // Views (a slice, a split part) may start anywhere: 16-byte accesses need 16-byte starts.
+  const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  if (!aligned(a) || !aligned(y) || (b && !aligned(b)) || (c && !aligned(c))) return false;
   bool b_dense = false, c_dense = false;
   if (b && !h8_operand(s, s.b_strides, &b_dense)) return false;
   if (c && !h8_operand(s, s.c_strides, &c_dense)) return false;
@@ -345,7 +354,7 @@ cudaError_t launch_depthwise_nhwc(Elem e, const void* x, const void* wt, const v
   };
   if (e == Elem::kF32) {
     launch(float{});
-  } else if (p.c % 8 == 0 && narrow_index) {
+  } else if (p.c % 8 == 0 && narrow_index && reinterpret_cast<uintptr_t>(x) % 16 == 0) {
     // fp16 with 8 channels per thread and 16-byte accesses.
     depthwise_nhwc_h8<int32_t>
         <<<grid_for(total / 8), kThreads, 0, stream>>>(static_cast<const __half*>(x), static_cast<const __half*>(wt),

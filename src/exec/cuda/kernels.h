@@ -1,6 +1,8 @@
-// Element-wise CUDA kernels of the CUDA backend: one strided kernel covers unary ops,
+// CUDA kernels of the CUDA backend: one strided element-wise kernel covers unary ops,
 // binary ops with broadcast, layout conversion (NCHW <-> NHWC), dtype conversion and
-// concatenation. Plain C++ interface so backend code needs no nvcc.
+// concatenation (kernels.cu); strided copies of any rank, Gather, Resize and
+// LayerNormalization are in tensor_kernels.cu. Plain C++ interface so backend code needs no
+// nvcc.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -21,7 +23,10 @@ enum class EwOp : int {
   kTanh,
   kNeg,
   kSqrt,
-  kAdd,  // binary: y = a op b
+  kErf,
+  kGelu,      // exact: a/2 (1 + erf(a / sqrt 2))
+  kGeluTanh,  // tanh approximation
+  kAdd,       // binary: y = a op b
   kSub,
   kMul,
   kDiv,
@@ -30,11 +35,12 @@ enum class EwOp : int {
 };
 
 // An activation applied to the result of any element-wise op, in the same pass (a conv's
-// bias and its ReLU6 or hard-swish, BatchNormalization and its ReLU).
-enum class EwPost : int { kNone = 0, kRelu, kClip, kHardSwish };
+// bias and its ReLU6, hard-swish or swish, BatchNormalization and its ReLU, a
+// squeeze-excite gate's sigmoid).
+enum class EwPost : int { kNone = 0, kRelu, kClip, kHardSwish, kSigmoid, kHardSigmoid, kSwish };
 struct EwPostOp {
   EwPost kind = EwPost::kNone;
-  float lo = 0, hi = 0;  // kClip bounds
+  float lo = 0, hi = 0;  // kClip bounds; kHardSigmoid alpha and beta
 };
 
 // Iteration over up to 4 dimensions, outermost first. For each operand, the element
@@ -71,6 +77,38 @@ struct DwShape {
 };
 cudaError_t launch_depthwise_nhwc(Elem e, const void* x, const void* wt, const void* bias, void* y, const DwShape& p,
                                   EwPostOp post, cudaStream_t stream);
+
+// A copy of `rank` (1..kMaxCopyRank) dims, outermost first: element strides (not bytes,
+// non-negative) of source and destination along each; same storage type on both sides.
+// Transpose, Slice, Split and layout changes of any rank that no view can express.
+inline constexpr int kMaxCopyRank = 8;
+struct CopyShape {
+  int rank = 0;
+  int64_t dims[kMaxCopyRank] = {};
+  int64_t src_strides[kMaxCopyRank] = {};
+  int64_t dst_strides[kMaxCopyRank] = {};
+};
+cudaError_t launch_strided_copy(Elem e, const void* x, void* y, const CopyShape& s, cudaStream_t stream);
+
+// Gather along one axis of a dense row-major tensor viewed as [outer, dim, inner]:
+// y[o, j, i] = x[o, idx[j], i]; `idx` (device, n_idx values) already in [0, dim).
+cudaError_t launch_gather(Elem e, const void* x, const int64_t* idx, void* y, int64_t outer, int64_t dim, int64_t n_idx,
+                          int64_t inner, cudaStream_t stream);
+
+// Separable resampling of an NHWC tensor over H and W (Resize): per output row `taps_h`
+// source rows and weights (ih/wh, [oh][taps_h], device), per output column likewise
+// (iw/ww); indices already clamped into the input. Nearest, linear and cubic are taps.
+struct ResizeShape {
+  int n, c, h, w, oh, ow, taps_h, taps_w;
+};
+cudaError_t launch_resize_nhwc(Elem e, const void* x, void* y, const int* ih, const float* wh, const int* iw,
+                               const float* ww, const ResizeShape& p, cudaStream_t stream);
+
+// LayerNormalization of a dense row-major [rows, cols] tensor over each row (population
+// variance, fp32 statistics): y = (x - mean) / sqrt(var + eps) * scale + bias; scale and
+// bias are [cols] or null.
+cudaError_t launch_layernorm(Elem e, const void* x, const void* scale, const void* bias, void* y, int64_t rows,
+                             int64_t cols, float eps, cudaStream_t stream);
 
 // Fills `n` elements with NaN (to prove that a run writes every output element).
 cudaError_t launch_fill_nan(Elem e, void* y, int64_t n, cudaStream_t stream);

@@ -1,6 +1,8 @@
 // Every node outside a convolution's fused call: element-wise ops (own kernels), pooling
 // and softmax (cuDNN), Gemm/MatMul (cuBLAS), concatenation, standalone BatchNormalization,
-// spatial ReduceMean, views; the layer dispatcher and what the backend supports.
+// spatial ReduceMean, reshapes; Transpose/Slice/Split (views.cpp) and LayerNormalization,
+// Gather, Resize, Erf, Gelu (tensor_nodes.cpp) are dispatched from here; the layer
+// dispatcher and what the backend supports.
 #include <algorithm>
 #include <cmath>
 
@@ -14,10 +16,18 @@ namespace {
 
 const Shape& shape_of(const Graph& g, ValueId v) { return *g.value(v).shape; }
 
+// An element-wise output keeps the layout of an operand of its own shape (a row-major
+// chain after a MatMul stays row-major); NHWC otherwise.
+bool output_nhwc(const DevValue& a, const DevValue* z, const Shape& ys) {
+  for (const DevValue* d : {&a, z})
+    if (d && d->shape == ys && d->strides.empty()) return d->nhwc;
+  return true;
+}
+
 Status unary(CudaBackend& b, const Node& n, EwOp op, float alpha = 0, float beta = 0) {
   auto x = b.value(n.inputs[0]);
   if (!x) return x.status();
-  auto y = b.new_output(n.outputs[0]);
+  auto y = b.new_output(n.outputs[0], output_nhwc(*x, nullptr, shape_of(b.graph(), n.outputs[0])));
   if (!y) return y.status();
   ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(op, alpha, beta, *x, nullptr, *y, "ew:" + n.op_type));
   b.set_value(n.outputs[0], *y);
@@ -33,7 +43,7 @@ Status binary(CudaBackend& b, const Node& n) {
   if (!x) return x.status();
   auto z = b.value(n.inputs[1]);
   if (!z) return z.status();
-  auto y = b.new_output(n.outputs[0]);
+  auto y = b.new_output(n.outputs[0], output_nhwc(*x, &*z, shape_of(b.graph(), n.outputs[0])));
   if (!y) return y.status();
   ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(op, 0, 0, *x, &*z, *y, "ew:" + n.op_type));
   b.set_value(n.outputs[0], *y);
@@ -161,7 +171,7 @@ Status batchnorm(CudaBackend& b, const Node& n, EwPostOp post = {}, ValueId post
   if (!tp) return tp.status();
   Shape cs(xs.size(), 1);
   cs[1] = c;
-  const DevValue sv{*sp, cs, b.elem(), false}, tv{*tp, cs, b.elem(), false};
+  const DevValue sv{*sp, cs, b.elem(), false, {}}, tv{*tp, cs, b.elem(), false, {}};
   auto x = b.value(n.inputs[0]);
   if (!x) return x.status();
   const ValueId out = post_out != kNoValue ? post_out : n.outputs[0];
@@ -179,7 +189,7 @@ Status softmax(CudaBackend& b, const Node& n) {
   const int64_t axis = std::get<AxisDesc>(n.desc).axis;  // normalised
   if (xs.size() != 2 || axis != 1)
     return Status::unsupported("Softmax runs on the CUDA backend over the last axis of a 2-D tensor only");
-  auto x = b.value(n.inputs[0]);
+  auto x = b.value_as(n.inputs[0], false);
   if (!x) return x.status();
   auto y = b.new_output(n.outputs[0]);
   if (!y) return y.status();
@@ -294,7 +304,8 @@ Status gemm(CudaBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const bool is_gemm = n.kind == OpKind::kGemm;
   const Shape& as = shape_of(g, n.inputs[0]);
-  if (as.size() != 2) return Status::unsupported(n.op_type + " on a rank-" + std::to_string(as.size()) + " input");
+  if (as.size() < 2 || (is_gemm && as.size() != 2) || shape_of(g, n.inputs[1]).size() != 2)
+    return Status::unsupported(n.op_type + " on a rank-" + std::to_string(as.size()) + " input");
   const auto& gd = std::get<GemmDesc>(n.desc);  // MatMul: no transposes, alpha 1
   if (gd.trans_a) return Status::unsupported("Gemm with transA=1");
   if (!g.value(n.inputs[1]).is_stored && !g.value(n.inputs[1]).reals)
@@ -303,12 +314,14 @@ Status gemm(CudaBackend& b, const Node& n) {
   const float alpha = static_cast<float>(gd.alpha);
   const float beta = is_gemm ? static_cast<float>(gd.beta) : 0.f;
   const Shape& ws = shape_of(g, n.inputs[1]);
-  const int64_t m = as[0], kdim = as[1], nout = trans_b ? ws[0] : ws[1];
+  // MatMul of a rank > 2 input by a matrix: the leading dims are rows (a Linear layer on
+  // channels-last activations, ConvNeXt's).
+  const int64_t m = ops_prod(as, 0, as.size() - 1), kdim = as.back(), nout = trans_b ? ws[0] : ws[1];
   auto a = b.value_as(n.inputs[0], false);
   if (!a) return a.status();
   auto w = b.value(n.inputs[1]);
   if (!w) return w.status();
-  auto y = b.new_output(n.outputs[0]);
+  auto y = b.new_output(n.outputs[0], false);
   if (!y) return y.status();
   const bool f16 = b.elem() == Elem::kF16;
   const cudaDataType_t t = f16 ? CUDA_R_16F : CUDA_R_32F;
@@ -334,7 +347,7 @@ Status gemm(CudaBackend& b, const Node& n) {
     for (auto& v : ct_host->data) v *= beta;
     auto cp = b.upload(ct_host->data);
     if (!cp) return cp.status();
-    const DevValue cv{*cp, ct_host->shape, b.elem(), false};
+    const DevValue cv{*cp, ct_host->shape, b.elem(), false, {}};
     ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kAdd, 0, 0, *y, &cv, *y, "ew:bias"));
   }
   b.set_value(n.outputs[0], *y);
@@ -375,6 +388,14 @@ Status lower_node(CudaBackend& b, NodeId id) {
     case OpKind::kPad: return pad(b, n);
     case OpKind::kGemm:
     case OpKind::kMatMul: return gemm(b, n);
+    case OpKind::kTranspose:
+    case OpKind::kSlice:
+    case OpKind::kSplit: return lower_view_node(b, n);
+    case OpKind::kLayerNormalization:
+    case OpKind::kGather:
+    case OpKind::kResize:
+    case OpKind::kErf:
+    case OpKind::kGelu: return lower_tensor_node(b, n);
     case OpKind::kFlatten:
     case OpKind::kReshape:
     case OpKind::kSqueeze:
@@ -455,14 +476,32 @@ std::string parameter_refusal(const Graph& g, const Node& n) {
     }
     case OpKind::kGemm:
     case OpKind::kMatMul: {
-      if (shape(0).size() != 2) return n.op_type + " on a rank-" + std::to_string(shape(0).size()) + " input";
+      const size_t ra = shape(0).size();
+      if (ra < 2 || (n.kind == OpKind::kGemm && ra != 2))
+        return n.op_type + " on a rank-" + std::to_string(ra) + " input";
+      if (shape(1).size() != 2)
+        return n.op_type + " by a rank-" + std::to_string(shape(1).size()) + " operand (the CUDA backend: a matrix)";
       if (std::get<GemmDesc>(n.desc).trans_a) return "Gemm with transA=1";
       if (!g.value(n.inputs[1]).is_stored && !g.value(n.inputs[1]).reals)
         return n.op_type + " with weights computed at run time";
       return {};
     }
+    case OpKind::kTranspose:
+    case OpKind::kSlice:
+    case OpKind::kSplit: return view_node_refusal(g, n);
+    case OpKind::kLayerNormalization:
+    case OpKind::kGather:
+    case OpKind::kResize:
+    case OpKind::kErf:
+    case OpKind::kGelu: return tensor_node_refusal(g, n);
     default: return {};
   }
+}
+
+// Ops that move or reinterpret data without arithmetic: views and copies of any rank up to
+// the strided copy's. Every other op runs on tensors of rank <= 4.
+bool any_rank(OpKind k) {
+  return is_view_op(k) || k == OpKind::kTranspose || k == OpKind::kSlice || k == OpKind::kSplit || k == OpKind::kGather;
 }
 
 }  // namespace
@@ -500,7 +539,15 @@ bool node_supported(const Graph& g, NodeId id, std::string* reason) {
     case OpKind::kUnsqueeze:
     case OpKind::kIdentity:
     case OpKind::kDropout:
-    case OpKind::kPad: break;
+    case OpKind::kPad:
+    case OpKind::kTranspose:
+    case OpKind::kSlice:
+    case OpKind::kSplit:
+    case OpKind::kLayerNormalization:
+    case OpKind::kGather:
+    case OpKind::kResize:
+    case OpKind::kErf:
+    case OpKind::kGelu: break;
     default:
       *reason =
           n.kind == OpKind::kUnknown ? "unknown op " + n.op_type : n.op_type + " is not run by the CUDA backend yet";
@@ -509,8 +556,10 @@ bool node_supported(const Graph& g, NodeId id, std::string* reason) {
   for (ValueId v : n.outputs) {
     if (v == kNoValue) continue;
     const auto& s = g.value(v).shape;
-    if (s && s->size() > 4) {
-      *reason = "output of rank " + std::to_string(s->size()) + " (the CUDA backend runs tensors of rank <= 4)";
+    const size_t limit = any_rank(n.kind) ? static_cast<size_t>(kMaxCopyRank) : 4;
+    if (s && s->size() > limit) {
+      *reason = "output of rank " + std::to_string(s->size()) + " (the CUDA backend runs " +
+                (limit == 4 ? "arithmetic on tensors of rank <= 4)" : "views of rank <= 8)");
       return false;
     }
   }
@@ -539,7 +588,7 @@ Status build_fused_layer(CudaBackend& b, const LayerReport& L) {
       // BatchNormalization and the activation after it: one pass.
       const Activation act = activation_after(g, L, i + 1, n.outputs[0]);
       ROOFLENS_RETURN_IF_ERROR(batchnorm(b, n, act.post, act.out).with_context(where));
-      if (act.post.kind != EwPost::kNone) ++i;
+      if (act.post.kind != EwPost::kNone) i += act.nodes;
       continue;
     }
     ROOFLENS_RETURN_IF_ERROR(lower_node(b, L.nodes[i]).with_context(where));

@@ -9,6 +9,7 @@
 #include "epilogue.h"
 #include "linear.h"
 #include "rooflens/ir/patterns.h"
+#include "rooflens/ops/shape_math.h"
 
 namespace rooflens::onednn {
 
@@ -596,6 +597,60 @@ Status erf(OneDnnBackend& b, const Node& n) {
   return Status::ok();
 }
 
+// Gather with indices known at analysis time (ViT's class-token pick, Swin's relative
+// position bias table), as a host copy of rows.
+Status gather(OneDnnBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  const auto& idx = g.value(n.inputs[1]).ints;
+  if (!idx) return Status::unsupported("Gather with indices computed at run time");
+  auto src = b.rowmajor(n.inputs[0]);
+  if (!src) return src.status();
+  const Shape& xs = *g.value(n.inputs[0]).shape;
+  const Shape& ys = *g.value(n.outputs[0]).shape;
+  const auto axis = static_cast<size_t>(std::get<AxisDesc>(n.desc).axis);
+  const int64_t outer = ops::prod(xs, 0, axis), inner = ops::prod(xs, axis + 1), dim = xs[axis];
+  std::vector<int64_t> rows;
+  for (int64_t i : *idx) rows.push_back(i < 0 ? i + dim : i);
+  memory dst = b.new_buffer(md_rowmajor(ys));
+  memory s = *src;
+  b.add_step(
+      [s, dst, rows, outer, inner, dim](dnnl::stream&) {
+        const float* x = static_cast<const float*>(s.get_data_handle());
+        float* y = static_cast<float*>(dst.get_data_handle());
+        const auto nr = static_cast<int64_t>(rows.size());
+#pragma omp parallel for
+        for (int64_t o = 0; o < outer; ++o)
+          for (int64_t r = 0; r < nr; ++r)
+            std::memcpy(y + (o * nr + r) * inner, x + (o * dim + rows[static_cast<size_t>(r)]) * inner,
+                        static_cast<size_t>(inner) * sizeof(float));
+      },
+      "host:gather", {s, dst});
+  b.set_mem(n.outputs[0], dst);
+  return Status::ok();
+}
+
+// Expand (numpy broadcast to a known shape) as a host copy.
+Status expand(OneDnnBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  auto src = b.rowmajor(n.inputs[0]);
+  if (!src) return src.status();
+  const Shape xs = *g.value(n.inputs[0]).shape;
+  const Shape ys = *g.value(n.outputs[0]).shape;
+  memory dst = b.new_buffer(md_rowmajor(ys));
+  memory s = *src;
+  const int64_t count = ops::prod(ys);
+  b.add_step(
+      [s, dst, xs, ys, count](dnnl::stream&) {
+        const float* x = static_cast<const float*>(s.get_data_handle());
+        float* y = static_cast<float*>(dst.get_data_handle());
+#pragma omp parallel for
+        for (int64_t i = 0; i < count; ++i) y[i] = x[ops::broadcast_source_index(ys, xs, i)];
+      },
+      "host:expand", {s, dst});
+  b.set_mem(n.outputs[0], dst);
+  return Status::ok();
+}
+
 Status lower_node(OneDnnBackend& b, NodeId id) {
   const Graph& g = b.graph();
   const Node& n = g.node(id);
@@ -608,6 +663,7 @@ Status lower_node(OneDnnBackend& b, NodeId id) {
     case OpKind::kTanh: return eltwise(b, n, algorithm::eltwise_tanh, 0, 0);
     case OpKind::kHardSwish: return eltwise(b, n, algorithm::eltwise_hardswish, 0, 0);
     case OpKind::kSqrt: return eltwise(b, n, algorithm::eltwise_sqrt, 0, 0);
+    case OpKind::kExp: return eltwise(b, n, algorithm::eltwise_exp, 0, 0);
     case OpKind::kNeg: return eltwise(b, n, algorithm::eltwise_linear, -1, 0);
     case OpKind::kHardSigmoid:
       return eltwise(b, n, algorithm::eltwise_linear, static_cast<float>(std::get<ActivationDesc>(n.desc).alpha),
@@ -623,6 +679,8 @@ Status lower_node(OneDnnBackend& b, NodeId id) {
       return eltwise(b, n, algorithm::eltwise_clip, static_cast<float>(lo), static_cast<float>(hi));
     }
     case OpKind::kErf: return erf(b, n);
+    case OpKind::kGather: return gather(b, n);
+    case OpKind::kExpand: return expand(b, n);
     case OpKind::kAdd:
     case OpKind::kSub:
     case OpKind::kMul:
@@ -677,6 +735,12 @@ std::string parameter_refusal(const Graph& g, const Node& n) {
       return {};
     }
     case OpKind::kMatMul: return rank(0) < 2 || rank(1) < 2 ? "MatMul with a 1-D operand" : "";
+    case OpKind::kGather:
+      if (!g.value(n.inputs[1]).ints) return "Gather with indices computed at run time";
+      return g.value(n.outputs[0]).dtype == DType::kF32 ? "" : "Gather of a non-fp32 tensor";
+    case OpKind::kExpand: return g.value(n.outputs[0]).dtype == DType::kF32 ? "" : "Expand of a non-fp32 tensor";
+    case OpKind::kEinsum: return "Einsum is not lowered to oneDNN";
+    case OpKind::kReduceL2: return "ReduceL2 is not lowered to oneDNN";
     case OpKind::kMaxPool:
     case OpKind::kAveragePool:
     case OpKind::kGlobalAveragePool:
@@ -718,9 +782,17 @@ bool node_supported(const Graph& g, NodeId id, std::string* reason) {
   const Node& n = g.node(id);
   switch (n.kind) {
     case OpKind::kUnknown: *reason = "unknown op " + n.op_type; return false;
-    case OpKind::kGather:
-    case OpKind::kExpand:
     case OpKind::kResize:
+    case OpKind::kEqual:
+    case OpKind::kLess:
+    case OpKind::kGreater:
+    case OpKind::kAnd:
+    case OpKind::kOr:
+    case OpKind::kNot:
+    case OpKind::kWhere:
+    case OpKind::kMod:
+    case OpKind::kRange:
+    case OpKind::kScatterND:
     case OpKind::kPow:
     case OpKind::kShape:
     case OpKind::kConstant:
@@ -733,12 +805,50 @@ bool node_supported(const Graph& g, NodeId id, std::string* reason) {
   return reason->empty();
 }
 
+namespace {
+
+// A fused attention layer (FusedLayer::attention) as oneDNN primitives in node order: each
+// product a matmul (with the pointwise ops after Q.K^T as its post-ops), then the Softmax.
+// oneDNN 2.x has no attention primitive, so the scores pass through memory here; the cost
+// model's engine view is what a fused kernel would do.
+Status build_attention(OneDnnBackend& b, const LayerReport& L) {
+  const Graph& g = b.graph();
+  for (size_t i = 0; i < L.nodes.size();) {
+    const Node& n = g.node(L.nodes[i]);
+    if (n.kind != OpKind::kMatMul) {
+      ROOFLENS_RETURN_IF_ERROR(lower_node(b, L.nodes[i]).with_context(n.op_type + " node '" + n.name + "'"));
+      ++i;
+      continue;
+    }
+    LayerReport sub;
+    sub.name = n.name;
+    sub.nodes.push_back(L.nodes[i]);
+    // Post-ops: the pointwise nodes right after this product, up to the next view or Softmax.
+    for (size_t j = i + 1; j < L.nodes.size(); ++j) {
+      const OpCategory c = op_info(g.node(L.nodes[j]).kind).category;
+      if (c != OpCategory::kActivation && c != OpCategory::kElementwise) break;
+      sub.nodes.push_back(L.nodes[j]);
+    }
+    auto r = build_matmul(b, sub);
+    if (!r) return r.status().with_context("MatMul node '" + n.name + "'");
+    for (size_t j = *r; j < sub.nodes.size(); ++j)
+      ROOFLENS_RETURN_IF_ERROR(
+          lower_node(b, sub.nodes[j])
+              .with_context(g.node(sub.nodes[j]).op_type + " node '" + g.node(sub.nodes[j]).name + "'"));
+    i += sub.nodes.size();
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
 Status build_fused_layer(OneDnnBackend& b, const LayerReport& L) {
   const Graph& g = b.graph();
   const Node& anchor = g.node(L.nodes[0]);
   size_t next = 0;
   try {
     Expected<size_t> r = size_t{0};
+    if (L.attention) return build_attention(b, L);
     if (anchor.kind == OpKind::kConv)
       r = build_conv(b, L);
     else if (anchor.kind == OpKind::kGemm)

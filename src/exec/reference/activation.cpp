@@ -130,6 +130,17 @@ Status run_Gelu(KernelContext& ctx) {
   return unary_float(ctx, [](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); });
 }
 
+Status run_Exp(KernelContext& ctx) {
+  return unary_float(ctx, [](double v) { return std::exp(v); });
+}
+
+Status run_Not(KernelContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  Tensor& y = ctx.alloc_out(0);
+  for (int64_t i = 0; i < y.numel(); ++i) y.ints[static_cast<size_t>(i)] = elem(x, i) == 0 ? 1 : 0;
+  return Status::ok();
+}
+
 Status run_Sqrt(KernelContext& ctx) {
   return unary_float(ctx, [](double v) { return std::sqrt(v); });
 }

@@ -1,4 +1,5 @@
-// Reference binary pointwise ops with numpy broadcasting: Add, Sub, Mul, Div, Pow.
+// Reference binary pointwise ops with numpy broadcasting: Add, Sub, Mul, Div, Pow, Mod, the
+// comparisons Equal/Less/Greater and And/Or (bool outputs held as int64 0/1), and Where.
 // fp32 tensors compute in double; int64 tensors in int64 (wrapping on overflow, Div
 // truncating toward zero and refusing division by zero).
 #include <cmath>
@@ -11,7 +12,7 @@
 namespace rooflens::ref {
 namespace {
 
-enum class BinOp { kAdd, kSub, kMul, kDiv, kPow };
+enum class BinOp { kAdd, kSub, kMul, kDiv, kPow, kMod };
 
 double apply(BinOp op, double a, double b) {
   switch (op) {
@@ -20,6 +21,7 @@ double apply(BinOp op, double a, double b) {
     case BinOp::kMul: return a * b;
     case BinOp::kDiv: return a / b;
     case BinOp::kPow: return std::pow(a, b);
+    case BinOp::kMod: return std::fmod(a, b);
   }
   return 0;
 }
@@ -59,6 +61,11 @@ Status binary(KernelContext& ctx, BinOp op) {
           if (z == 0) return ctx.invalid("input B", "integer division by zero at element " + std::to_string(i));
           v = (x == INT64_MIN && z == -1) ? x : x / z;
           break;
+        case BinOp::kMod:
+          if (z == 0) return ctx.invalid("input B", "integer modulo by zero at element " + std::to_string(i));
+          v = (x == INT64_MIN && z == -1) ? 0 : x % z;
+          if (!ctx.desc<ModDesc>().fmod && v != 0 && ((v < 0) != (z < 0))) v += z;
+          break;
         case BinOp::kPow: break;
       }
     }
@@ -67,7 +74,49 @@ Status binary(KernelContext& ctx, BinOp op) {
   return Status::ok();
 }
 
+enum class CmpOp { kEqual, kLess, kGreater, kAnd, kOr };
+
+Status compare(KernelContext& ctx, CmpOp op) {
+  const Tensor& a = ctx.in(0);
+  const Tensor& b = ctx.in(1);
+  Tensor& y = ctx.alloc_out(0);
+  for (int64_t i = 0; i < y.numel(); ++i) {
+    const double x = elem(a, ops::broadcast_source_index(y.shape, a.shape, i));
+    const double z = elem(b, ops::broadcast_source_index(y.shape, b.shape, i));
+    bool r = false;
+    switch (op) {
+      case CmpOp::kEqual: r = x == z; break;
+      case CmpOp::kLess: r = x < z; break;
+      case CmpOp::kGreater: r = x > z; break;
+      case CmpOp::kAnd: r = x != 0 && z != 0; break;
+      case CmpOp::kOr: r = x != 0 || z != 0; break;
+    }
+    y.ints[static_cast<size_t>(i)] = r ? 1 : 0;
+  }
+  return Status::ok();
+}
+
 }  // namespace
+
+Status run_Mod(KernelContext& ctx) { return binary(ctx, BinOp::kMod); }
+Status run_Equal(KernelContext& ctx) { return compare(ctx, CmpOp::kEqual); }
+Status run_Less(KernelContext& ctx) { return compare(ctx, CmpOp::kLess); }
+Status run_Greater(KernelContext& ctx) { return compare(ctx, CmpOp::kGreater); }
+Status run_And(KernelContext& ctx) { return compare(ctx, CmpOp::kAnd); }
+Status run_Or(KernelContext& ctx) { return compare(ctx, CmpOp::kOr); }
+
+Status run_Where(KernelContext& ctx) {
+  const Tensor& c = ctx.in(0);
+  const Tensor& x = ctx.in(1);
+  const Tensor& z = ctx.in(2);
+  Tensor& y = ctx.alloc_out(0);
+  for (int64_t i = 0; i < y.numel(); ++i) {
+    const bool take_x = elem(c, ops::broadcast_source_index(y.shape, c.shape, i)) != 0;
+    const Tensor& src = take_x ? x : z;
+    copy_elem(src, ops::broadcast_source_index(y.shape, src.shape, i), &y, i);
+  }
+  return Status::ok();
+}
 
 Status run_Add(KernelContext& ctx) { return binary(ctx, BinOp::kAdd); }
 Status run_Sub(KernelContext& ctx) { return binary(ctx, BinOp::kSub); }

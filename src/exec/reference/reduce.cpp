@@ -8,7 +8,10 @@
 
 namespace rooflens::ref {
 
-Status run_ReduceMean(KernelContext& ctx) {
+namespace {
+
+// Mean (l2 = false) or L2 norm (l2 = true) over the descriptor's axes.
+Status reduce(KernelContext& ctx, bool l2) {
   const Tensor& x = ctx.in(0);
   Tensor& y = ctx.alloc_out(0);
   std::vector<bool> reduce(x.shape.size(), false);
@@ -27,11 +30,12 @@ Status run_ReduceMean(KernelContext& ctx) {
     int64_t o = 0;
     for (size_t d = 0; d < c.size(); ++d)
       if (!reduce[d]) o += c[d] * kst[d];
-    sums[static_cast<size_t>(o)] += elem(x, i);
+    const double v = elem(x, i);
+    sums[static_cast<size_t>(o)] += l2 ? v * v : v;
   }
   const int64_t count = y.numel() > 0 ? n / y.numel() : 0;
   for (size_t o = 0; o < sums.size(); ++o) {
-    const double mean = count > 0 ? sums[o] / static_cast<double>(count) : 0.0;
+    const double mean = l2 ? std::sqrt(sums[o]) : count > 0 ? sums[o] / static_cast<double>(count) : 0.0;
     if (is_int(y))
       y.ints[o] = static_cast<int64_t>(mean);
     else
@@ -39,6 +43,11 @@ Status run_ReduceMean(KernelContext& ctx) {
   }
   return Status::ok();
 }
+
+}  // namespace
+
+Status run_ReduceMean(KernelContext& ctx) { return reduce(ctx, false); }
+Status run_ReduceL2(KernelContext& ctx) { return reduce(ctx, true); }
 
 // exp(x - max) / sum, in double.
 Status run_Softmax(KernelContext& ctx) {

@@ -1,0 +1,42 @@
+// The host-state reference: a fixed GEMM and a DRAM-streaming triad, timed in a few tens of
+// milliseconds just before and after a block of measured runs. What they achieve moves with
+// the machine's state (a neighbour on the cores or the memory bus, steal, clocks), so a
+// measurement divided by their drift repeats where the raw one does not
+// (docs/performance.md, "Measurements that repeat").
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace rooflens::microbench {
+
+struct HostReference {
+  double gemm_flops = 0;    // FLOP/s of the fixed GEMM (fp32, 128x128x128 per thread), median of blocks
+  double stream_bytes = 0;  // B/s of the triad over 3 x 24 MiB split among the threads (4 passes), median of 5
+  double seconds = 0;       // wall time the reference took
+};
+
+// Owns the triad's arrays (72 MiB, touched once) so that each reading costs only its timing.
+class HostReferenceProbe {
+ public:
+  explicit HostReferenceProbe(int threads);
+  ~HostReferenceProbe();
+  HostReferenceProbe(const HostReferenceProbe&) = delete;
+  HostReferenceProbe& operator=(const HostReferenceProbe&) = delete;
+  // Times both kernels on `threads` threads (5 GEMM blocks and 5 triad timings of a few ms each).
+  HostReference measure();
+  int threads() const { return threads_; }
+
+ private:
+  int threads_;
+  size_t n_ = 0;  // floats per triad array
+  float* a_ = nullptr;
+  float* b_ = nullptr;
+  float* c_ = nullptr;
+};
+
+// The fixed GEMM, C += A B with n x n row-major matrices (exposed for tests).
+void reference_gemm(const float* a, const float* b, float* c, int n);
+
+}  // namespace rooflens::microbench

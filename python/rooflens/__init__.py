@@ -1,0 +1,248 @@
+"""rooflens: roofline and utilization analysis of neural networks, from Python.
+
+    import rooflens
+    m = rooflens.zoo("resnet50")                       # or load("x.onnx"), load(bytes), from_torch(...)
+    a = rooflens.analyze(m)                            # per-layer MACs, FLOPs, bytes, AI (FLOP/B)
+    p = rooflens.predict(m, device="v100", dtype="fp16", batch="max")
+    p.throughput_img_per_s, p.utilization, p.layers.to_pandas()
+    rooflens.sss.network("8:16:24:32:64", device="v100")   # NATS-Bench size space
+    rooflens.nas.Strategy("reinforce", space, seed=0)      # ask/tell
+
+Errors: ValueError for invalid input (a malformed model, a bad dtype or device name, an arch
+outside the space), rooflens.Unsupported (an op or feature rooflens does not handle),
+rooflens.Unavailable (missing hardware, plugin or data); both derive from rooflens.Error.
+Long calls release the GIL. docs/python.md maps every function to its CLI command.
+"""
+from __future__ import annotations
+
+import os as _os
+import sys as _sys
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+
+# The plugins (librooflens-cuda/torch/mpi.so) take the core from the process, so the core's
+# symbols must be global (the extension also promotes itself; this covers the first import).
+_flags = _sys.getdlopenflags()
+_sys.setdlopenflags(_flags | _os.RTLD_GLOBAL)
+try:
+    from . import _core
+finally:
+    _sys.setdlopenflags(_flags)
+
+from ._records import Analysis, Doctor, Measurement, Prediction, Record, Study, Table  # noqa: E402
+
+__version__ = _core.__version__
+Error = _core.Error
+Unsupported = _core.Unsupported
+Unavailable = _core.Unavailable
+Model = _core.Model
+
+
+def _bundled_data() -> None:
+    """Uses the device database and zoo installed with the package (pip), else the source tree's."""
+    here = _os.path.dirname(__file__)
+    dev = _os.path.join(here, "data", "devices")
+    zoo_dir = _os.path.join(here, "models")
+    _core.set_data_dirs(dev if _os.path.isdir(dev) else "", zoo_dir if _os.path.isfile(_os.path.join(zoo_dir, "zoo.json")) else "")
+
+
+_bundled_data()
+
+
+def set_data_dirs(devices_dir: str = "", models_dir: str = "") -> None:
+    """Reads devices from `devices_dir` (*.json, schema rooflens.device/1) and the zoo from
+    `models_dir` (zoo.json) from now on; "" keeps the current one (`--devices-dir`)."""
+    _core.set_data_dirs(devices_dir, models_dir)
+
+
+def _shapes(input_shapes: Union[None, str, Sequence[Any], Dict[str, Sequence[int]]]) -> List[str]:
+    """`--input-shape` values from Python: "3x299x299", ["NAME:1x3x224x224"], {"x": (1, 3, 224, 224)}."""
+    if input_shapes is None:
+        return []
+    if isinstance(input_shapes, str):
+        return [input_shapes]
+    if isinstance(input_shapes, dict):
+        return [f"{k}:" + "x".join(str(int(d)) for d in v) for k, v in input_shapes.items()]
+    out = []
+    for s in input_shapes:
+        out.append(s if isinstance(s, str) else "x".join(str(int(d)) for d in s))
+    return out
+
+
+def _batch(batch: Union[None, int, str]) -> Optional[int]:
+    if batch is None or batch == "max":
+        return None
+    if isinstance(batch, bool) or not isinstance(batch, int):
+        raise ValueError(f"batch {batch!r}: expected a positive integer or 'max'")
+    if batch < 1:
+        raise ValueError(f"batch {batch}: must be >= 1")
+    return batch
+
+
+def load(source: Union[str, bytes, bytearray, "_os.PathLike[str]"], input_shapes=None, batch: Optional[int] = None,
+         dtype: str = "fp16", name: Optional[str] = None) -> Model:
+    """A model from an ONNX file path or ONNX bytes, imported once (`rooflens analyze FILE`).
+
+    input_shapes: "3x299x299" (all but the batch of the first input), "NAME:1x3x299x299", a
+    list of them, or {"NAME": (1, 3, 299, 299)}. batch: the batch it is analysed at by default
+    (None: the file's, a symbolic one read as 1). dtype: fp32, fp16, bf16, int8 or fp8.
+    Raises ValueError for a malformed or truncated file, rooflens.Unsupported for unknown ops.
+    """
+    if batch is not None:
+        batch = _batch(batch)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return _core.open_bytes(bytes(source), name or "model", _shapes(input_shapes), batch, dtype)
+    return _core.open_file(_os.fspath(source), _shapes(input_shapes), batch, dtype)
+
+
+def zoo_models() -> Dict[str, Dict[str, Any]]:
+    """The bundled zoo: name -> {path, acc1_percent, acc5_percent} (`rooflens zoo`)."""
+    return _core.zoo_models()
+
+
+def zoo(name: str, **kwargs) -> Model:
+    """A bundled zoo model by name (resnet50, mobilenet_v2, ...); keyword arguments as load()."""
+    models = _core.zoo_models()
+    if name not in models:
+        raise ValueError(f"zoo model '{name}' is not in the zoo; known: {', '.join(sorted(models))}")
+    return load(models[name]["path"], **kwargs)
+
+
+def from_torch(module, example_input, dtype: str = "fp16", batch: Optional[int] = None, opset: int = 13,
+               name: Optional[str] = None) -> Model:
+    """A PyTorch module exported through torch.onnx into memory (no file), then loaded.
+
+    example_input: a tensor (or tuple of tensors) of the shape the model takes; its first
+    dimension is the batch (exported as a dynamic axis, so predict() may rebatch it).
+    Raises rooflens.Unavailable when torch is not importable.
+    """
+    try:
+        import io
+        import torch
+    except ImportError as e:
+        raise Unavailable("from_torch needs PyTorch (python3-torch or pip install torch)") from e
+    args = example_input if isinstance(example_input, tuple) else (example_input,)
+    names = [f"input{i}" for i in range(len(args))]
+    buf = io.BytesIO()
+    was_training = module.training
+    module.eval()
+    try:
+        with torch.no_grad():
+            torch.onnx.export(module, args, buf, input_names=names, output_names=["output"],
+                              dynamic_axes={n: {0: "batch"} for n in names}, opset_version=opset,
+                              do_constant_folding=True)
+    finally:
+        module.train(was_training)
+    return load(buf.getvalue(), dtype=dtype, batch=batch, name=name or type(module).__name__.lower())
+
+
+def _model(model: Union[Model, str, bytes], dtype: Optional[str] = None) -> Model:
+    if isinstance(model, Model):
+        return model
+    if isinstance(model, (str, bytes, bytearray)) or hasattr(model, "__fspath__"):
+        if isinstance(model, str) and not _os.path.exists(model) and model in _core.zoo_models():
+            return zoo(model, dtype=dtype or "fp16")
+        return load(model, dtype=dtype or "fp16")
+    raise TypeError(f"expected a rooflens.Model, an ONNX path or bytes, got {type(model).__name__}")
+
+
+def analyze(model, batch: Optional[int] = None, dtype: Optional[str] = None, fused: bool = True) -> Analysis:
+    """Per-layer and total MACs, FLOPs, bytes, params and AI (FLOP/B) (`rooflens analyze`).
+
+    fused: layers as an inference engine fuses them (BN folded, epilogues); False: per node.
+    """
+    m = _model(model, dtype)
+    return Analysis(m.analyze(None if batch is None else _batch(batch), dtype, fused))
+
+
+def predict(model, device: str = "v100", dtype: str = "fp16", batch: Union[int, str, Sequence[Union[int, str]]] = "max",
+            datasheet_peak: bool = False) -> Union[Prediction, List[Prediction]]:
+    """Predicted time (s), throughput (img/s), utilization, bounds per layer (`rooflens predict`).
+
+    device: an id or alias (devices()), a device .json file, or "custom:fp16=125e12,bw=900e9,mem=16e9".
+    batch: an int, "max" (the largest that fits the device's memory), or a list of them (one
+    Prediction each, in order). Raises ValueError for an unknown device or dtype,
+    rooflens.Unsupported when the device has no peak for the dtype.
+    """
+    m = _model(model, dtype)
+    many = isinstance(batch, (list, tuple))
+    items = list(batch) if many else [batch]
+    ints = [_batch(b) for b in items if b != "max"]
+    want_max = any(b == "max" for b in items)
+    ps = [Prediction(p) for p in m.predict(device, dtype, ints, want_max, datasheet_peak)]
+    # Back in the order asked for (the library puts max last).
+    out, it_int, p_max = [], iter(ps[: len(ints)]), ps[-1] if want_max else None
+    for b in items:
+        out.append(p_max if b == "max" else next(it_int))
+    return out if many else out[0]
+
+
+def devices() -> Table:
+    """The device database (`rooflens devices`): id, name, kind, peaks (FLOP/s), bandwidth (B/s)."""
+    d = _core.devices()
+    return Table(d if isinstance(d, list) else d.get("devices", []))
+
+
+def measure(model, backend: str = "onednn", batch: int = 1, threads: int = 0, max_seconds: float = 2.0,
+            tune: bool = True, tactic_cache: Optional[str] = None) -> Measurement:
+    """Runs the model on a backend and times it (`rooflens measure`): onednn (this CPU, fp32),
+    cuda (a GPU, the model's dtype; rooflens.Unavailable without one) or reference.
+
+    threads: 0 for all cores. max_seconds: cap on the measured time. tactic_cache: the file
+    oneDNN keeps its tactic choices in (None: ROOFLENS_TACTIC_CACHE or the user cache, as the
+    CLI; "" for none).
+    """
+    m = _model(model)
+    if tactic_cache is None:
+        tactic_cache = _tactic_cache_path()
+    return Measurement(_core.measure(m, backend, _batch(batch), int(threads), float(max_seconds), bool(tune),
+                                     tactic_cache))
+
+
+def _tactic_cache_path() -> str:
+    p = _os.environ.get("ROOFLENS_TACTIC_CACHE")
+    if p is not None:
+        return "" if p == "off" else p
+    base = _os.environ.get("XDG_CACHE_HOME") or (_os.path.join(_os.path.expanduser("~"), ".cache"))
+    return _os.path.join(base, "rooflens", "tactics.json")
+
+
+def fold(model, factor: int = 4, align: int = 0, batch: Optional[int] = None) -> Model:
+    """The FoldedCNN transform (`rooflens fold`): `factor` images per input, widths rounded up to
+    `align` when not 0. The result is a Model (analyze/predict it). batch: images (a multiple of
+    factor; default: factor)."""
+    m = _model(model)
+    return _core.fold(m, int(factor), int(align), None if batch is None else _batch(batch))
+
+
+def whatif(model, device: str = "v100", dtype: str = "fp16", batch: Union[int, str] = "max",
+           devices: Sequence[str] = ()) -> Table:
+    """What-if rows (`rooflens whatif`): fold, channel padding, dtypes, batches, other devices;
+    each with throughput_img_per_s, speedup, utilization. devices: ids for the device rows
+    (empty: every GPU of the database)."""
+    m = _model(model, dtype)
+    return Table(_core.whatif(m, device, dtype, _batch(batch), list(devices)))
+
+
+def doctor(model, device: str = "v100", dtype: str = "fp16", batch: Union[int, str] = "max") -> Doctor:
+    """The doctor (`rooflens doctor`): which of the nine checklist items apply, with remedies."""
+    m = _model(model, dtype)
+    return Doctor(_core.doctor(m, device, dtype, _batch(batch)))
+
+
+def study(models: Iterable[str] = (), device: str = "v100", dtype: str = "fp16", batch: Union[int, str] = "max",
+          zoo: bool = False, fold: Sequence[str] = (), fold_below_cmr: bool = True, fold_factor: int = 4,
+          jobs: int = 0) -> Study:
+    """The zoo study (`rooflens study`): models (zoo names or ONNX paths) predicted on a device,
+    their throughput-utilization and accuracy frontiers, FoldedCNN what-ifs."""
+    files, names = [], []
+    for x in models:
+        (files if _os.path.exists(x) else names).append(x)
+    return Study(_core.study(files, names, bool(zoo), device, dtype, _batch(batch), list(fold), fold_below_cmr,
+                             int(fold_factor), int(jobs)))
+
+
+from . import nas, sss  # noqa: E402
+
+__all__ = ["Analysis", "Doctor", "Error", "Measurement", "Model", "Prediction", "Record", "Study", "Table",
+           "Unavailable", "Unsupported", "analyze", "devices", "doctor", "fold", "from_torch", "load", "measure",
+           "nas", "predict", "set_data_dirs", "sss", "study", "whatif", "zoo", "zoo_models"]

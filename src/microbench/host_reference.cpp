@@ -1,0 +1,114 @@
+// The host-state reference (see host_reference.h).
+#include "rooflens/microbench/host_reference.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <thread>
+
+#include "rooflens/microbench/host_cpu.h"
+#include "rooflens/microbench/kernels.h"
+
+namespace rooflens::microbench {
+namespace {
+
+constexpr int kGemmN = 128;
+constexpr int kGemmCalls = 24;  // per thread per block: 24 x 4.2 MFLOP
+constexpr int kBlocks = 5;
+constexpr int kTriadPasses = 4;  // per timing: ~4 ms at 70 GB/s, long against thread start-up
+constexpr size_t kTriadBytesPerArray = 24u << 20;
+
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// Runs fn(member) on `threads` threads (the caller is member 0); returns the wall time.
+double timed_parallel(int threads, const std::function<void(int)>& fn) {
+  std::vector<std::thread> team;
+  const double t0 = now_s();
+  for (int m = 1; m < threads; ++m) team.emplace_back(fn, m);
+  fn(0);
+  for (auto& t : team) t.join();
+  return now_s() - t0;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// The timed GEMM: reference_gemm at the fixed size, with restrict pointers and a known trip
+// count so that the compiler vectorises it at -O2.
+void gemm_fixed(const float* __restrict a, const float* __restrict b, float* __restrict c) {
+  for (int i = 0; i < kGemmN; ++i)
+    for (int k = 0; k < kGemmN; ++k) {
+      const float aik = a[i * kGemmN + k];
+      const float* __restrict br = b + k * kGemmN;
+      float* __restrict cr = c + i * kGemmN;
+      for (int j = 0; j < kGemmN; ++j) cr[j] += aik * br[j];
+    }
+}
+
+}  // namespace
+
+void reference_gemm(const float* a, const float* b, float* c, int n) {
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < n; ++k) {
+      const float aik = a[i * n + k];
+      const float* br = b + static_cast<size_t>(k) * n;
+      float* cr = c + static_cast<size_t>(i) * n;
+      for (int j = 0; j < n; ++j) cr[j] += aik * br[j];
+    }
+}
+
+HostReferenceProbe::HostReferenceProbe(int threads) : threads_(std::max(1, threads)) {
+  n_ = kTriadBytesPerArray / sizeof(float);
+  n_ -= n_ % (64 * static_cast<size_t>(threads_));  // whole vectors per thread
+  auto alloc = [&] {
+    auto* p = static_cast<float*>(std::aligned_alloc(64, n_ * sizeof(float)));
+    for (size_t i = 0; i < n_; ++i) p[i] = 1.0f;  // touched once, outside every timing
+    return p;
+  };
+  a_ = alloc();
+  b_ = alloc();
+  c_ = alloc();
+}
+
+HostReferenceProbe::~HostReferenceProbe() {
+  std::free(a_);
+  std::free(b_);
+  std::free(c_);
+}
+
+HostReference HostReferenceProbe::measure() {
+  const double start = now_s();
+  const size_t nn = static_cast<size_t>(kGemmN) * kGemmN;
+  std::vector<std::vector<float>> mats(static_cast<size_t>(threads_), std::vector<float>(3 * nn));
+  for (auto& m : mats)
+    for (size_t i = 0; i < m.size(); ++i) m[i] = 1e-3f * static_cast<float>(i % 7);
+  std::vector<double> gemm, triad;
+  const double gemm_flops = 2.0 * kGemmN * kGemmN * kGemmN * kGemmCalls * threads_;
+  for (int blk = 0; blk < kBlocks; ++blk) {
+    const double t = timed_parallel(threads_, [&](int m) {
+      float* p = mats[static_cast<size_t>(m)].data();
+      for (int r = 0; r < kGemmCalls; ++r) gemm_fixed(p, p + nn, p + 2 * nn);
+    });
+    gemm.push_back(gemm_flops / t);
+  }
+  const BandwidthKernels bk = bandwidth_kernels(detect_isa());
+  const size_t per = n_ / static_cast<size_t>(threads_);
+  for (int blk = 0; blk < kBlocks; ++blk) {
+    const double t = timed_parallel(threads_, [&](int m) {
+      const size_t off = per * static_cast<size_t>(m);
+      bk.triad(a_ + off, b_ + off, c_ + off, 0.5f, per, kTriadPasses);
+    });
+    triad.push_back(bandwidth_bytes(BandwidthKind::kTriad, n_, kTriadPasses) / t);
+  }
+  HostReference r;
+  r.gemm_flops = median(gemm);
+  r.stream_bytes = median(triad);
+  r.seconds = now_s() - start;
+  return r;
+}
+
+}  // namespace rooflens::microbench

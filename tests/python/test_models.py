@@ -1,0 +1,182 @@
+"""Models from Python: load, analyze, predict, devices, fold, whatif, doctor, study, measure."""
+import math
+import threading
+
+import pytest
+
+import rooflens
+
+
+def test_version_and_exceptions():
+    assert rooflens.__version__
+    assert issubclass(rooflens.Unsupported, rooflens.Error)
+    assert issubclass(rooflens.Unavailable, rooflens.Error)
+    assert issubclass(rooflens.Error, RuntimeError)
+
+
+def test_zoo_lists_models():
+    z = rooflens.zoo_models()
+    assert "alexnet" in z and "resnet50" in z
+    assert z["resnet50"]["acc1_percent"] > 70
+
+
+def test_load_file_and_name(alexnet_path):
+    m = rooflens.load(alexnet_path)
+    assert m.name == "alexnet"
+    assert m.dtype == "fp16"
+
+
+def test_load_bytes_matches_file(alexnet_path):
+    with open(alexnet_path, "rb") as f:
+        data = f.read()
+    a = rooflens.analyze(rooflens.load(data, name="x"))
+    b = rooflens.analyze(rooflens.load(alexnet_path))
+    assert a.flops == b.flops and a.params == b.params
+    assert a.model == "x"
+
+
+def test_analyze_totals_match_layers(alexnet):
+    a = rooflens.analyze(alexnet, batch=1)
+    assert a.batch == 1
+    assert a.flops == sum(L.flops for L in a.layers)
+    assert a.macs == sum(L.macs for L in a.layers)
+    assert 0.6e9 < a.macs < 0.8e9  # AlexNet: ~0.71 GMACs per image
+    assert a.params > 60e6
+
+
+def test_analyze_scales_with_batch(alexnet):
+    a1 = rooflens.analyze(alexnet, batch=1)
+    a8 = rooflens.analyze(alexnet, batch=8)
+    assert a8.flops == 8 * a1.flops
+
+
+def test_analyze_layer_records_name_units(alexnet):
+    L = rooflens.analyze(alexnet).layers[0]
+    for key in ("macs", "flops", "bytes", "ai_flop_per_byte", "flops_share", "input_shapes"):
+        assert key in L.to_dict()
+    assert L.ai_flop_per_byte == pytest.approx(L.flops / L.bytes)
+    with pytest.raises(AttributeError):
+        L.nope  # noqa: B018
+
+
+def test_analyze_unfused_has_more_layers(alexnet):
+    assert len(rooflens.analyze(alexnet, fused=False).layers) > len(rooflens.analyze(alexnet).layers)
+
+
+def test_analyze_dtype_changes_bytes(alexnet):
+    a32 = rooflens.analyze(alexnet, dtype="fp32", batch=1)
+    a16 = rooflens.analyze(alexnet, dtype="fp16", batch=1)
+    assert a32.bytes == pytest.approx(2 * a16.bytes, rel=0.01)
+
+
+def test_analysis_text_and_to_dict(alexnet):
+    a = rooflens.analyze(alexnet)
+    assert "Conv" in a.text()
+    d = a.to_dict()
+    assert d["layers"][0]["name"] == a.layers[0].name
+
+
+def test_to_pandas_or_import_error(alexnet):
+    a = rooflens.analyze(alexnet)
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="pandas"):
+            a.to_pandas()
+    else:
+        assert len(a.to_pandas()) == len(a.layers)
+
+
+def test_predict_max_batch(alexnet):
+    p = rooflens.predict(alexnet, device="v100", dtype="fp16", batch="max")
+    assert p.batch == p.max_batch and p.batch > 1
+    assert p.throughput_img_per_s > 0 and 0 < p.utilization <= 1
+    assert p.device == "v100-sxm2-16gb"
+    assert p.time_s == pytest.approx(sum(L.time_s for L in p.layers), rel=1e-6)
+
+
+def test_predict_list_keeps_order(alexnet):
+    ps = rooflens.predict(alexnet, batch=[8, "max", 1])
+    assert [p.batch for p in ps][0] == 8 and ps[2].batch == 1
+    assert ps[1].batch == ps[1].max_batch
+
+
+def test_predict_throughput_is_batch_over_time(alexnet):
+    p = rooflens.predict(alexnet, batch=16)
+    assert p.throughput_img_per_s == pytest.approx(16 / p.time_s, rel=1e-9)
+
+
+def test_predict_two_devices_differ(alexnet):
+    v = rooflens.predict(alexnet, device="v100", batch=64)
+    a = rooflens.predict(alexnet, device="a100", batch=64)
+    assert a.throughput_img_per_s > v.throughput_img_per_s
+
+
+def test_predict_roofline_svg(alexnet):
+    p = rooflens.predict(alexnet, batch=8)
+    svg = p._repr_svg_()
+    assert svg.lstrip().startswith("<svg") or "<svg" in svg[:200]
+
+
+def test_predict_custom_device(alexnet):
+    p = rooflens.predict(alexnet, device="custom:fp16=100e12,bw=1e12,mem=16e9", batch=8)
+    assert p.peak_flop_per_s == 100e12
+
+
+def test_devices_table():
+    ds = rooflens.devices()
+    ids = [d.id for d in ds]
+    assert "v100-sxm2-16gb" in ids and len(ids) > 5
+
+
+def test_fold_gives_a_model(alexnet):
+    f = rooflens.fold(alexnet, factor=2)
+    assert isinstance(f, rooflens.Model)
+    a = rooflens.analyze(f)
+    assert a.flops > 0
+
+
+def test_whatif_rows(alexnet):
+    rows = rooflens.whatif(alexnet, device="v100", batch=64, devices=["a100"])
+    groups = {r.group for r in rows}
+    assert "baseline" in groups and "device" in groups
+    base = [r for r in rows if r.group == "baseline"][0]
+    assert base.throughput_img_per_s > 0
+    dev = [r for r in rows if r.group == "device" and r.ok][0]
+    assert dev.speedup == pytest.approx(dev.throughput_img_per_s / base.throughput_img_per_s, rel=1e-6)
+
+
+def test_doctor_html(alexnet):
+    d = rooflens.doctor(alexnet, device="v100", batch=64)
+    assert len(d.findings) > 0
+    assert "<" in d._repr_html_()
+    assert d.text()
+
+
+def test_study_two_models():
+    s = rooflens.study(["alexnet", "vgg11"], device="v100", batch=64)
+    names = sorted(m["name"] if "name" in m.to_dict() else m["model"] for m in s.models)
+    assert names == ["alexnet", "vgg11"]
+    assert "<html" in s.html()[:500].lower() or "<!doctype" in s.html()[:200].lower()
+
+
+def test_measure_onednn_briefly(alexnet):
+    r = rooflens.measure(alexnet, backend="onednn", batch=1, threads=1, max_seconds=0.3, tactic_cache="")
+    assert r.throughput_img_per_s > 0 and r.latency_s > 0
+    assert r.backend
+    assert len(r.layers) > 0
+
+
+def test_calls_from_threads_agree(alexnet):
+    want = rooflens.predict(alexnet, batch=32).throughput_img_per_s
+    got = []
+
+    def run():
+        got.append(rooflens.predict(alexnet, batch=32).throughput_img_per_s)
+
+    ts = [threading.Thread(target=run) for _ in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert got == [want] * 4 and not any(math.isnan(x) for x in got)

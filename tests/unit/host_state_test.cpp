@@ -1,0 +1,145 @@
+// The contention detector (exec/host_state.h), the host-state drift and spreads
+// (analysis/validation.h) and the reference GEMM (microbench/host_reference.h).
+//
+// The verdict is tested on injected samples; the one test on real threads makes its own
+// contention (a busy sibling pinned to the measuring thread's CPU), which a busy CI machine
+// can only deepen, and asserts nothing about quiet runs of the real machine.
+#include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "rooflens/analysis/validation.h"
+#include "rooflens/exec/host_state.h"
+#include "rooflens/microbench/host_reference.h"
+
+namespace rooflens {
+namespace {
+
+HostSample at(double wall, double cpu, double delay, double steal, int running = 1) {
+  HostSample s;
+  s.wall_s = wall;
+  s.cpu_s = cpu;
+  s.run_delay_s = delay;
+  s.steal_s = steal;
+  s.procs_running = running;
+  s.cpus = 2;
+  s.has_run_delay = s.has_steal = true;
+  return s;
+}
+
+TEST(HostState, ParsesProcTexts) {
+  EXPECT_DOUBLE_EQ(parse_schedstat_wait("123456789 2500000000 42\n"), 2.5);
+  EXPECT_LT(parse_schedstat_wait("garbage"), 0);
+  double steal = 0;
+  int running = 0;
+  const std::string stat =
+      "cpu  1684657 63952 211831 4532828 6521 0 1093 13800 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n"
+      "intr 1 2\nprocs_running 5\nprocs_blocked 0\n";
+  ASSERT_TRUE(parse_proc_stat(stat, 100, &steal, &running));
+  EXPECT_DOUBLE_EQ(steal, 138.0);
+  EXPECT_EQ(running, 5);
+  EXPECT_FALSE(parse_proc_stat("intr 1\n", 100, &steal, &running));
+}
+
+TEST(HostState, QuietIntervalIsNotContended) {
+  // Two threads busy for 1 s of wall: 2 s of CPU, 5 ms of run-queue wait, no steal.
+  const auto r = assess_contention(at(10, 1, 0.100, 7), at(11, 3, 0.105, 7), 2);
+  EXPECT_FALSE(r.contended) << r.summary;
+  EXPECT_NEAR(r.cpu_share, 1.0, 1e-9);
+  EXPECT_NEAR(r.wait_share, 0.0025, 1e-9);
+  EXPECT_NE(r.summary.find("quiet"), std::string::npos);
+}
+
+TEST(HostState, WaitingForACpuIsContended) {
+  // The same interval with a busy neighbour: each thread waited 0.4 s of the second.
+  const auto r = assess_contention(at(10, 1, 0.1, 7), at(11, 2.2, 0.9, 7), 2);
+  EXPECT_TRUE(r.contended);
+  EXPECT_NEAR(r.wait_share, 0.4, 1e-9);
+  EXPECT_NE(r.summary.find("waited for a CPU 40%"), std::string::npos) << r.summary;
+}
+
+TEST(HostState, StealIsContended) {
+  const auto r = assess_contention(at(10, 1, 0, 7), at(11, 3, 0, 7.3), 2);  // 0.3 s of 2 CPU-s stolen
+  EXPECT_TRUE(r.contended);
+  EXPECT_NEAR(r.steal_share, 0.15, 1e-9);
+  EXPECT_NE(r.summary.find("stole"), std::string::npos) << r.summary;
+}
+
+TEST(HostState, MissingCountersAreNotEvidence) {
+  HostSample a = at(10, 1, 0, 0), b = at(11, 2, 5, 5);
+  a.has_run_delay = a.has_steal = false;
+  const auto r = assess_contention(a, b, 1);
+  EXPECT_FALSE(r.contended) << r.summary;
+}
+
+// A sibling thread spinning on the measuring thread's own CPU: the kernel shares that CPU
+// between the two, so the measuring thread waits about half the time whatever else runs.
+TEST(HostState, BusySiblingOnTheSameCpuIsReported) {
+  cpu_set_t mine;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof mine, &mine), 0);
+  int cpu = -1;
+  for (int c = 0; c < CPU_SETSIZE && cpu < 0; ++c)
+    if (CPU_ISSET(c, &mine)) cpu = c;
+  ASSERT_GE(cpu, 0);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  if (pthread_setaffinity_np(pthread_self(), sizeof one, &one) != 0) GTEST_SKIP() << "cannot pin threads here";
+  auto sampler = make_proc_host_sampler();
+  if (!sampler->sample().has_run_delay) {
+    pthread_setaffinity_np(pthread_self(), sizeof mine, &mine);
+    GTEST_SKIP() << "this kernel has no /proc/self/task/*/schedstat";
+  }
+  std::atomic<bool> stop{false};
+  std::thread sibling([&] {
+    pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+    volatile unsigned x = 0;
+    while (!stop.load(std::memory_order_relaxed)) x = x + 1;
+  });
+  const HostSample before = sampler->sample();
+  const auto t0 = std::chrono::steady_clock::now();
+  volatile unsigned y = 0;
+  while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(400)) y = y + 1;
+  const HostSample after = sampler->sample();
+  stop = true;
+  sibling.join();
+  pthread_setaffinity_np(pthread_self(), sizeof mine, &mine);
+  // Both threads' waits count (they are this process's): about 0.5 s of 0.4 s x 1 thread.
+  const auto r = assess_contention(before, after, 1);
+  EXPECT_TRUE(r.contended) << r.summary;
+  EXPECT_GT(r.wait_share, 0.2) << r.summary;
+}
+
+TEST(HostDrift, DividesOutTheHostsState) {
+  const HostRates base{100e9, 40e9};
+  EXPECT_DOUBLE_EQ(host_drift({100e9, 40e9}, base, 0.7), 1.0);
+  EXPECT_DOUBLE_EQ(host_drift({50e9, 20e9}, base, 0.3), 0.5);         // both halved: half as fast
+  EXPECT_DOUBLE_EQ(host_drift({50e9, 40e9}, base, 1.0), 0.5);         // compute-bound: the GEMM's ratio
+  EXPECT_DOUBLE_EQ(host_drift({50e9, 40e9}, base, 0.0), 1.0);         // memory-bound: the triad's
+  EXPECT_NEAR(host_drift({50e9, 40e9}, base, 0.5), 1 / 1.5, 1e-12);   // time 0.5 x 2 + 0.5 x 1
+  EXPECT_DOUBLE_EQ(host_drift({50e9, 40e9}, HostRates{}, 0.5), 1.0);  // no baseline: no drift
+}
+
+TEST(HostDrift, ComputeShareAndSpread) {
+  EXPECT_DOUBLE_EQ(compute_share({2, 1}, {1, 3}, {3, 1}), 0.75);
+  const Spread s = spread({90, 100, 110, 105});
+  EXPECT_DOUBLE_EQ(s.median, 102.5);
+  EXPECT_NEAR(s.rel_range, 20 / 102.5, 1e-12);
+  EXPECT_NEAR(s.max_dev, 1 - 90 / 102.5, 1e-12);
+}
+
+TEST(HostReference, GemmIsAGemm) {
+  const int n = 3;
+  const float a[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, b[9] = {1, 0, 0, 0, 1, 0, 0, 0, 2};
+  float c[9] = {};
+  microbench::reference_gemm(a, b, c, n);
+  const float want[9] = {1, 2, 6, 4, 5, 12, 7, 8, 18};
+  for (int i = 0; i < 9; ++i) EXPECT_FLOAT_EQ(c[i], want[i]) << i;
+}
+
+}  // namespace
+}  // namespace rooflens
