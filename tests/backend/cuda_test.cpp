@@ -439,7 +439,8 @@ TEST(CudaSupport, EveryBundledModelPassesTheSupportCheck) {
       if (n.folded || cuda_supports(*g, id, &reason)) continue;
       EXPECT_FALSE(reason.empty()) << name << ": " << n.op_type << " '" << n.name << "' refused without a reason";
       refused.insert(n.op_type);
-      if (!refused_by_cuda().count(name)) ADD_FAILURE() << name << ": " << n.op_type << " '" << n.name << "': " << reason;
+      if (!refused_by_cuda().count(name))
+        ADD_FAILURE() << name << ": " << n.op_type << " '" << n.name << "': " << reason;
     }
     auto it = refused_by_cuda().find(name);
     const std::set<std::string> expected = it == refused_by_cuda().end() ? std::set<std::string>{} : it->second;
