@@ -454,6 +454,29 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooOnCuda,
 // (swin's masked attention Add and maxvit's arithmetic are rank 5; maxvit's Einsum). Every
 // other bundled model (the CNNs and the ViTs) passes every node. The table is exact both ways, so a
 // model that gains support, or loses it, fails the test until the table says so.
+// The attention shapes the support check still refuses, with the reason (no device needed):
+// Softmax over another axis than the last, batch dims that broadcast only partly.
+TEST(CudaSupport, RefusesAttentionShapesItCannotRun) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {2, 3, 4});
+  b.output(b.add1("Softmax", "sm.axis1", {x}, {{"axis", int64_t{1}}}));
+  b.output(b.add1("Softmax", "sm.last", {x}, {{"axis", int64_t{-1}}}));
+  ValueId p = b.input("p", {2, 3, 4, 5});
+  b.output(b.add1("MatMul", "partial", {p, b.input("q", {2, 1, 5, 6})}));  // batch [2,3] x [2,1]
+  b.output(b.add1("MatMul", "broadcast", {p, b.input("r", {1, 1, 5, 6})}));
+  Graph g = b.finish();
+  ASSERT_TRUE(infer_shapes(g));
+  std::string reason;
+  if (!cuda_supports(g, 1, &reason)) {
+    GTEST_SKIP() << "the CUDA backend's rules are not in this build: " << reason;
+  }
+  EXPECT_FALSE(cuda_supports(g, 0, &reason));
+  EXPECT_NE(reason.find("last axis only"), std::string::npos) << reason;
+  EXPECT_FALSE(cuda_supports(g, 2, &reason));
+  EXPECT_NE(reason.find("broadcasting"), std::string::npos) << reason;
+  EXPECT_TRUE(cuda_supports(g, 3, &reason)) << reason;
+}
+
 const std::map<std::string, std::set<std::string>>& refused_by_cuda() {
   static const std::map<std::string, std::set<std::string>> table = {
       {"swin_t", {"Add"}},
