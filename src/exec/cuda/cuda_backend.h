@@ -151,10 +151,14 @@ const char* post_name(EwPostOp p);  // "+relu", "+clip", "+hardswish", "+swish",
 // Builds one fused layer (nodes.cpp). Conv layers: conv.cpp.
 Status build_fused_layer(CudaBackend& b, const LayerReport& layer);
 Expected<size_t> build_conv(CudaBackend& b, const LayerReport& layer);
-// Transpose, Slice and Split as views (views.cpp); LayerNormalization, Gather, Resize and
-// the activations without a post-op form (tensor_nodes.cpp). Unsupported for other ops.
+// Transpose, Slice and Split as views (views.cpp); LayerNormalization, Gather, Resize, the
+// activations without a post-op form, Expand and MatMul of two computed operands
+// (tensor_nodes.cpp). Unsupported for other ops.
 Status lower_view_node(CudaBackend& b, const Node& n);
 Status lower_tensor_node(CudaBackend& b, const Node& n);
+// A MatMul whose second operand is a stored (or known) matrix: one cuBLAS GEMM over the
+// first operand's rows (gemm in nodes.cpp); any other MatMul is batched (tensor_nodes.cpp).
+bool matmul_by_weights(const Graph& g, const Node& n);
 // The product of dims [from, to) of `s`.
 int64_t ops_prod(const Shape& s, size_t from, size_t to);
 // What those refuse in a node's parameters before prepare; empty when nothing.

@@ -1,10 +1,12 @@
 // Every node outside a convolution's fused call: element-wise ops (own kernels), pooling
-// and softmax (cuDNN), Gemm/MatMul (cuBLAS), concatenation, standalone BatchNormalization,
-// spatial ReduceMean, reshapes; Transpose/Slice/Split (views.cpp) and LayerNormalization,
-// Gather, Resize, Erf, Gelu (tensor_nodes.cpp) are dispatched from here; the layer
-// dispatcher and what the backend supports.
+// and softmax (cuDNN), Gemm and MatMul by stored weights (cuBLAS), concatenation,
+// standalone BatchNormalization, spatial ReduceMean, reshapes; Transpose/Slice/Split
+// (views.cpp) and LayerNormalization, Gather, Resize, Erf, Gelu, Expand and MatMul of two
+// computed operands (tensor_nodes.cpp) are dispatched from here; the layer dispatcher and
+// what the backend supports.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -15,6 +17,18 @@ namespace rooflens::cuda {
 namespace {
 
 const Shape& shape_of(const Graph& g, ValueId v) { return *g.value(v).shape; }
+
+// What softmax() refuses for an input of shape `xs` and a normalised `axis`; empty when nothing.
+std::string softmax_refusal(const Shape& xs, int64_t axis) {
+  if (xs.empty() || xs.size() > 4)
+    return "Softmax of a rank-" + std::to_string(xs.size()) + " tensor (the CUDA backend: rank 1 to 4)";
+  if (axis != static_cast<int64_t>(xs.size()) - 1)
+    return "Softmax runs on the CUDA backend over the last axis only (axis " + std::to_string(axis) + " of a rank-" +
+           std::to_string(xs.size()) + " tensor)";
+  if (ops_prod(xs, 0, xs.size()) > std::numeric_limits<int>::max())
+    return "Softmax over more than 2^31 elements (cuDNN's descriptor)";
+  return {};
+}
 
 // An element-wise output keeps the layout of an operand of its own shape (a row-major
 // chain after a MatMul stays row-major); NHWC otherwise.
@@ -183,32 +197,36 @@ Status batchnorm(CudaBackend& b, const Node& n, EwPostOp post = {}, ValueId post
   return Status::ok();
 }
 
+// Softmax over the last axis of a tensor of rank <= 4: the row-major copy seen as
+// [rows, cols] (rows: the product of the leading dims), cuDNN's channel softmax on N=rows,
+// C=cols.
 Status softmax(CudaBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& xs = shape_of(g, n.inputs[0]);
-  const int64_t axis = std::get<AxisDesc>(n.desc).axis;  // normalised
-  if (xs.size() != 2 || axis != 1)
-    return Status::unsupported("Softmax runs on the CUDA backend over the last axis of a 2-D tensor only");
+  if (std::string why = softmax_refusal(xs, std::get<AxisDesc>(n.desc).axis); !why.empty())
+    return Status::unsupported(why);
+  const int64_t rows = ops_prod(xs, 0, xs.size() - 1), cols = xs.back();
   auto x = b.value_as(n.inputs[0], false);
   if (!x) return x.status();
-  auto y = b.new_output(n.outputs[0]);
+  auto y = b.new_output(n.outputs[0], false);
   if (!y) return y.status();
   cudnnTensorDescriptor_t raw = nullptr;
   ROOFLENS_RETURN_IF_ERROR(cudnn_status(cudnnCreateTensorDescriptor(&raw), "descriptor"));
   std::shared_ptr<cudnnTensorStruct> d(raw, [](cudnnTensorDescriptor_t p) { cudnnDestroyTensorDescriptor(p); });
   ROOFLENS_RETURN_IF_ERROR(
-      cudnn_status(cudnnSetTensor4dDescriptor(raw, CUDNN_TENSOR_NCHW, b.cudnn_type(), static_cast<int>(xs[0]),
-                                              static_cast<int>(xs[1]), 1, 1),
+      cudnn_status(cudnnSetTensor4dDescriptor(raw, CUDNN_TENSOR_NCHW, b.cudnn_type(), static_cast<int>(rows),
+                                              static_cast<int>(cols), 1, 1),
                    "softmax descriptor"));
   cudnnHandle_t h = b.cudnn();
   const void* xp = x->ptr;
   void* yp = y->ptr;
+  const std::string what = "Softmax '" + n.name + "'";
   b.add_step(
       [=](cudaStream_t) {
         const float one = 1.f, zero = 0.f;
         return cudnn_status(cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &one, d.get(),
                                                 xp, &zero, d.get(), yp),
-                            "Softmax");
+                            what);
       },
       "cudnn:softmax");
   b.set_value(n.outputs[0], *y);
@@ -299,7 +317,8 @@ Status pad(CudaBackend& b, const Node& n) {
   return Status::ok();
 }
 
-// Gemm (Y = alpha A op(B) + beta C) and 2-D MatMul with stored B, through cuBLAS.
+// Gemm (Y = alpha A op(B) + beta C) and MatMul by a stored matrix B, through cuBLAS
+// (MatMul of two computed operands: batched_matmul in tensor_nodes.cpp).
 Status gemm(CudaBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const bool is_gemm = n.kind == OpKind::kGemm;
@@ -386,8 +405,8 @@ Status lower_node(CudaBackend& b, NodeId id) {
     case OpKind::kSoftmax: return softmax(b, n);
     case OpKind::kConcat: return concat(b, n);
     case OpKind::kPad: return pad(b, n);
-    case OpKind::kGemm:
-    case OpKind::kMatMul: return gemm(b, n);
+    case OpKind::kGemm: return gemm(b, n);
+    case OpKind::kMatMul: return matmul_by_weights(g, n) ? gemm(b, n) : lower_tensor_node(b, n);
     case OpKind::kTranspose:
     case OpKind::kSlice:
     case OpKind::kSplit: return lower_view_node(b, n);
@@ -395,7 +414,8 @@ Status lower_node(CudaBackend& b, NodeId id) {
     case OpKind::kGather:
     case OpKind::kResize:
     case OpKind::kErf:
-    case OpKind::kGelu: return lower_tensor_node(b, n);
+    case OpKind::kGelu:
+    case OpKind::kExpand: return lower_tensor_node(b, n);
     case OpKind::kFlatten:
     case OpKind::kReshape:
     case OpKind::kSqueeze:
@@ -458,10 +478,7 @@ std::string parameter_refusal(const Graph& g, const Node& n) {
       return shape(0).size() != 4 || std::get<ReduceDesc>(n.desc).axes != std::vector<int64_t>{2, 3}
                  ? "ReduceMean runs on the CUDA backend only over the spatial axes of a 4-D tensor"
                  : "";
-    case OpKind::kSoftmax:
-      return shape(0).size() != 2 || std::get<AxisDesc>(n.desc).axis != 1
-                 ? "Softmax runs on the CUDA backend over the last axis of a 2-D tensor only"
-                 : "";
+    case OpKind::kSoftmax: return softmax_refusal(shape(0), std::get<AxisDesc>(n.desc).axis);
     case OpKind::kPad: {
       const auto& d = std::get<PadDesc>(n.desc);
       static const char* kModes[] = {"constant", "reflect", "edge", "wrap"};
@@ -476,6 +493,7 @@ std::string parameter_refusal(const Graph& g, const Node& n) {
     }
     case OpKind::kGemm:
     case OpKind::kMatMul: {
+      if (n.kind == OpKind::kMatMul && !matmul_by_weights(g, n)) return tensor_node_refusal(g, n);
       const size_t ra = shape(0).size();
       if (ra < 2 || (n.kind == OpKind::kGemm && ra != 2))
         return n.op_type + " on a rank-" + std::to_string(ra) + " input";
@@ -493,7 +511,8 @@ std::string parameter_refusal(const Graph& g, const Node& n) {
     case OpKind::kGather:
     case OpKind::kResize:
     case OpKind::kErf:
-    case OpKind::kGelu: return tensor_node_refusal(g, n);
+    case OpKind::kGelu:
+    case OpKind::kExpand: return tensor_node_refusal(g, n);
     default: return {};
   }
 }
@@ -547,7 +566,8 @@ bool node_supported(const Graph& g, NodeId id, std::string* reason) {
     case OpKind::kGather:
     case OpKind::kResize:
     case OpKind::kErf:
-    case OpKind::kGelu: break;
+    case OpKind::kGelu:
+    case OpKind::kExpand: break;
     default:
       *reason =
           n.kind == OpKind::kUnknown ? "unknown op " + n.op_type : n.op_type + " is not run by the CUDA backend yet";

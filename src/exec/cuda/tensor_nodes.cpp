@@ -1,9 +1,11 @@
-// LayerNormalization, Gather, Resize, Erf and Gelu on the CUDA backend (kernels in
-// tensor_kernels.cu and kernels.cu). Parameters come from the node's descriptor; the
-// constant inputs (Gather's indices, Resize's scales) from the values shape inference
-// knows before run time.
+// LayerNormalization, Gather, Resize, Erf, Gelu and Expand on the CUDA backend (kernels in
+// tensor_kernels.cu and kernels.cu), and MatMul of two computed operands (attention's
+// Q K^T and attn V: cuBLAS's strided batched GEMM). Parameters come from the node's
+// descriptor; the constant inputs (Gather's indices, Resize's scales) from the values shape
+// inference knows before run time.
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "../reference/resize_taps.h"
 #include "cuda_backend.h"
@@ -180,7 +182,103 @@ Status activation(CudaBackend& b, const Node& n, EwOp op) {
   return Status::ok();
 }
 
+// Expand: a broadcasting copy (the element-wise kernel with a zero stride along each
+// broadcast dim). The output keeps the input's layout where both are 4-D, else row-major
+// (rank 4: NHWC, as the other element-wise outputs).
+Status expand(CudaBackend& b, const Node& n) {
+  auto x = b.value(n.inputs[0]);
+  if (!x) return x.status();
+  const bool nhwc = x->shape.size() == 4 ? (x->strides.empty() ? x->nhwc : true) : false;
+  auto y = b.new_output(n.outputs[0], nhwc);
+  if (!y) return y.status();
+  ROOFLENS_RETURN_IF_ERROR(b.add_elementwise(EwOp::kCopy, 0, 0, *x, nullptr, *y, "ew:expand"));
+  b.set_value(n.outputs[0], *y);
+  return Status::ok();
+}
+
+// The batch dims of `s` (all but the last two), left-padded with 1s to `rank` dims.
+Shape batch_dims(const Shape& s, size_t rank) {
+  Shape d(rank, 1);
+  const size_t own = s.size() - 2;
+  for (size_t k = 0; k < own; ++k) d[rank - own + k] = s[k];
+  return d;
+}
+
+// What batched_matmul refuses; empty when nothing.
+std::string batched_matmul_refusal(const Graph& g, const Node& n) {
+  const Shape as = g.value(n.inputs[0]).shape.value_or(Shape{}), bs = g.value(n.inputs[1]).shape.value_or(Shape{});
+  const Shape& ys = *g.value(n.outputs[0]).shape;
+  for (const Shape* s : {&as, &bs})
+    if (s->size() < 2 || s->size() > 4)
+      return "MatMul of a rank-" + std::to_string(s->size()) +
+             " operand computed at run time (the CUDA backend: 2-D to 4-D)";
+  for (ValueId v : {n.inputs[0], n.inputs[1]})
+    if (g.value(v).dtype != DType::kUnknown && !dtype_is_float(g.value(v).dtype)) return "MatMul of integer tensors";
+  if (ys.size() != std::max(as.size(), bs.size()) || as.back() != bs[bs.size() - 2])
+    return "MatMul with shapes " + shape_str(as) + " x " + shape_str(bs) + " -> " + shape_str(ys);
+  const size_t rb = ys.size() - 2;
+  const Shape yb = batch_dims(ys, rb);
+  for (const Shape* s : {&as, &bs}) {
+    const Shape sb = batch_dims(*s, rb);
+    if (sb != yb && ops_prod(sb, 0, rb) != 1)
+      return "MatMul broadcasting " + shape_str(as) + " x " + shape_str(bs) +
+             " (the CUDA backend: batch dims equal, or one operand's all 1)";
+  }
+  constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+  if (as[as.size() - 2] > kIntMax || as.back() > kIntMax || bs.back() > kIntMax || ops_prod(ys, 0, rb) > kIntMax)
+    return "MatMul dims beyond cuBLAS's 32-bit sizes";
+  return {};
+}
+
+// Y[b] = A[b] B[b] over the batch dims (a zero stride for an operand whose batch dims are
+// all 1), row-major, through cublasGemmStridedBatchedEx. Row-major Y = A B is column-major
+// Y^T = B^T A^T, so B goes first, as in gemm().
+Status batched_matmul(CudaBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  if (std::string why = batched_matmul_refusal(g, n); !why.empty()) return Status::unsupported(why);
+  const Shape& as = shape_of(g, n.inputs[0]);
+  const Shape& bs = shape_of(g, n.inputs[1]);
+  const Shape& ys = shape_of(g, n.outputs[0]);
+  const int64_t m = as[as.size() - 2], kdim = as.back(), nout = bs.back(), batch = ops_prod(ys, 0, ys.size() - 2);
+  const long long stride_a = ops_prod(as, 0, as.size() - 2) == 1 ? 0 : m * kdim;
+  const long long stride_b = ops_prod(bs, 0, bs.size() - 2) == 1 ? 0 : kdim * nout;
+  const long long stride_y = m * nout;
+  auto a = b.value_as(n.inputs[0], false);
+  if (!a) return a.status();
+  auto w = b.value_as(n.inputs[1], false);
+  if (!w) return w.status();
+  auto y = b.new_output(n.outputs[0], false);
+  if (!y) return y.status();
+  const bool f16 = b.elem() == Elem::kF16;
+  const cudaDataType_t t = f16 ? CUDA_R_16F : CUDA_R_32F;
+  const cublasComputeType_t ct = f16 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_PEDANTIC;
+  cublasHandle_t h = b.cublas();
+  const void* ap = a->ptr;
+  const void* wp = w->ptr;
+  void* yp = y->ptr;
+  const int M = static_cast<int>(m), K = static_cast<int>(kdim), N = static_cast<int>(nout);
+  const int count = static_cast<int>(batch);
+  const std::string what = "MatMul '" + n.name + "'";
+  b.add_step(
+      [=](cudaStream_t) {
+        const float one = 1.f, zero = 0.f;
+        return cublas_status(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, wp, t, N, stride_b,
+                                                        ap, t, K, stride_a, &zero, yp, t, N, stride_y, count, ct,
+                                                        CUBLAS_GEMM_DEFAULT),
+                             what);
+      },
+      f16 ? "cublas:gemm_batched_f16" : "cublas:gemm_batched_f32");
+  b.set_value(n.outputs[0], *y);
+  return Status::ok();
+}
+
 }  // namespace
+
+bool matmul_by_weights(const Graph& g, const Node& n) {
+  if (n.inputs.size() < 2 || n.inputs[1] == kNoValue) return false;
+  const Value& w = g.value(n.inputs[1]);
+  return (w.is_stored || w.reals) && w.shape && w.shape->size() == 2;
+}
 
 int64_t ops_prod(const Shape& s, size_t from, size_t to) {
   int64_t p = 1;
@@ -229,6 +327,11 @@ std::string tensor_node_refusal(const Graph& g, const Node& n) {
       if (!(scale[2] > 0) || !(scale[3] > 0)) return "Resize with non-positive scales";
       return {};
     }
+    case OpKind::kExpand: {
+      const DType t = g.value(n.inputs[0]).dtype;
+      return t == DType::kUnknown || dtype_is_float(t) ? "" : "Expand of an integer tensor";
+    }
+    case OpKind::kMatMul: return batched_matmul_refusal(g, n);
     default: return n.op_type + " is not a tensor op of tensor_nodes.cpp";
   }
 }
@@ -241,6 +344,8 @@ Status lower_tensor_node(CudaBackend& b, const Node& n) {
     case OpKind::kErf: return activation(b, n, EwOp::kErf);
     case OpKind::kGelu:
       return activation(b, n, std::get<ActivationDesc>(n.desc).gelu_tanh ? EwOp::kGeluTanh : EwOp::kGelu);
+    case OpKind::kExpand: return expand(b, n);
+    case OpKind::kMatMul: return batched_matmul(b, n);
     default: return Status::unsupported(n.op_type + " is not run by the CUDA backend");
   }
 }
