@@ -40,17 +40,7 @@ void add_engine_option(CLI::App* cmd, std::string* engine) {
 }
 
 Expected<EngineProfile> resolve_engine(const std::string& flag, const DeviceSpec& dev) {
-  if (flag.empty() && !dev.is_gpu()) return EngineProfile{};
-  const std::string id = flag.empty() ? "tensorrt" : flag;
-  auto e = [&]() -> Expected<EngineProfile> {
-    if (std::filesystem::path(id).extension() == ".json") return load_engine_file(id);
-    auto db = load_engine_dir(bundled_dir("data/engines", "tensorrt.json", ""));
-    if (!db) return db.status();
-    return find_engine(id, *db);
-  }();
-  if (!e) return e.status();
-  if (Status s = check_engine_applies(*e, dev); !s) return s;
-  return e;
+  return ::rooflens::resolve_engine(flag, dev, bundled_dir("data/engines", "tensorrt.json", ""));
 }
 
 }  // namespace rooflens::cli

@@ -155,10 +155,12 @@ def analyze(model, batch: Optional[int] = None, dtype: Optional[str] = None, fus
 
 
 def predict(model, device: str = "v100", dtype: str = "fp16", batch: Union[int, str, Sequence[Union[int, str]]] = "max",
-            datasheet_peak: bool = False) -> Union[Prediction, List[Prediction]]:
+            datasheet_peak: bool = False, engine: Optional[str] = None) -> Union[Prediction, List[Prediction]]:
     """Predicted time (s), throughput (img/s), utilization, bounds per layer (`rooflens predict`).
 
     device: an id or alias (devices()), a device .json file, or "custom:fp16=125e12,bw=900e9,mem=16e9".
+    engine: the execution a GPU prediction describes (`--engine`): tensorrt (default),
+    rooflens-cuda, pytorch-eager, pytorch-graph, pytorch-compile, or an engine .json file.
     batch: an int, "max" (the largest that fits the device's memory), or a list of them (one
     Prediction each, in order). Raises ValueError for an unknown device or dtype,
     rooflens.Unsupported when the device has no peak for the dtype.
@@ -168,7 +170,7 @@ def predict(model, device: str = "v100", dtype: str = "fp16", batch: Union[int, 
     items = list(batch) if many else [batch]
     ints = [_batch(b) for b in items if b != "max"]
     want_max = any(b == "max" for b in items)
-    ps = [Prediction(p) for p in m.predict(device, dtype, ints, want_max, datasheet_peak)]
+    ps = [Prediction(p) for p in m.predict(device, dtype, ints, want_max, datasheet_peak, engine or "")]
     # Back in the order asked for (the library puts max last).
     out, it_int, p_max = [], iter(ps[: len(ints)]), ps[-1] if want_max else None
     for b in items:
@@ -215,18 +217,20 @@ def fold(model, factor: int = 4, align: int = 0, batch: Optional[int] = None) ->
 
 
 def whatif(model, device: str = "v100", dtype: str = "fp16", batch: Union[int, str] = "max",
-           devices: Sequence[str] = ()) -> Table:
+           devices: Sequence[str] = (), engine: Optional[str] = None) -> Table:
     """What-if rows (`rooflens whatif`): fold, channel padding, dtypes, batches, other devices;
     each with throughput_img_per_s, speedup, utilization. devices: ids for the device rows
-    (empty: every GPU of the database)."""
+    (empty: every GPU of the database). engine: as for predict()."""
     m = _model(model, dtype)
-    return Table(_core.whatif(m, device, dtype, _batch(batch), list(devices)))
+    return Table(_core.whatif(m, device, dtype, _batch(batch), list(devices), engine or ""))
 
 
-def doctor(model, device: str = "v100", dtype: str = "fp16", batch: Union[int, str] = "max") -> Doctor:
-    """The doctor (`rooflens doctor`): which of the nine checklist items apply, with remedies."""
+def doctor(model, device: str = "v100", dtype: str = "fp16", batch: Union[int, str] = "max",
+           engine: Optional[str] = None) -> Doctor:
+    """The doctor (`rooflens doctor`): which of the nine checklist items apply, with remedies.
+    engine: as for predict()."""
     m = _model(model, dtype)
-    return Doctor(_core.doctor(m, device, dtype, _batch(batch)))
+    return Doctor(_core.doctor(m, device, dtype, _batch(batch), engine or ""))
 
 
 def study(models: Iterable[str] = (), device: str = "v100", dtype: str = "fp16", batch: Union[int, str] = "max",

@@ -142,11 +142,13 @@ class Analysis(_Result):
 class Prediction(_Result):
     """A prediction of the performance model on one device at one batch (`rooflens predict`):
     time_s per batch, throughput_img_per_s, utilization (of the datasheet peak), memory_bytes,
+    engine (the execution a GPU prediction describes; None on a CPU),
     max_batch, and per layer time_s, bound, t_compute_s, t_memory_s. Draws its roofline."""
 
     def __repr__(self) -> str:
         d = self._d
-        return (f"<Prediction {d['model']} on {d['device']} {d['dtype']} batch {d['batch']}: "
+        engine = f" ({d['engine']})" if d.get("engine") else ""
+        return (f"<Prediction {d['model']} on {d['device']}{engine} {d['dtype']} batch {d['batch']}: "
                 f"{d['throughput_img_per_s']:.0f} img/s, utilization {100 * d['utilization']:.1f}%>")
 
     def svg(self) -> str:

@@ -13,6 +13,7 @@
 
 #include "rooflens/device/device.h"
 #include "rooflens/ir/dtype.h"
+#include "rooflens/perf/engine.h"
 #include "rooflens/util/status.h"
 
 namespace rooflens::python {
@@ -60,6 +61,9 @@ std::optional<int64_t> batch_arg(std::optional<int64_t> b);
 const std::vector<DeviceSpec>& device_db();
 // A device by id, alias, file or custom spec with a peak for `dtype` (a valid dtype name).
 DeviceSpec device_arg(const std::string& spec, const std::string& dtype);
+// The engine a prediction on `dev` describes: an id of data/engines (beside devices_dir()),
+// an engine .json file, or empty for the default (perf/engine.h, resolve_engine).
+EngineProfile engine_arg(const std::string& engine, const DeviceSpec& dev);
 
 void bind_models(py::module_& m);
 void bind_nas(py::module_& m);

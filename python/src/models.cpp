@@ -108,6 +108,7 @@ py::dict prediction_dict(const Prediction& p) {
   py::dict d;
   d["model"] = p.model;
   d["device"] = p.device_id;
+  d["engine"] = p.engine.empty() ? py::object(py::none()) : py::object(py::str(p.engine));
   d["device_name"] = p.device_name;
   d["dtype"] = p.dtype;
   d["batch"] = p.batch;
@@ -198,10 +199,12 @@ class PyModel {
   }
 
   std::vector<PyPrediction> predict(const std::string& device, const std::string& dtype,
-                                    const std::vector<int64_t>& batches, bool max, bool datasheet_peak) const {
+                                    const std::vector<int64_t>& batches, bool max, bool datasheet_peak,
+                                    const std::string& engine) const {
     const DType dt = dtype_arg(dtype);
     const DeviceSpec dev = device_arg(device, dtype);
     PredictRequest r;
+    r.perf.engine = engine_arg(engine, dev);
     r.batches = batches;
     r.max = max;
     r.perf.dtype = dtype;
@@ -302,14 +305,14 @@ py::dict measure(const PyModel& m, const std::string& backend, std::optional<int
 }
 
 WhatIfOptions whatif_setup(const std::string& device, const std::string& dtype, std::optional<int64_t> batch,
-                           const std::vector<std::string>& devices) {
+                           const std::vector<std::string>& devices, const std::string& engine) {
   const DeviceSpec dev = device_arg(device, dtype);
-  return unwrap(whatif_options(dev, dtype, batch_arg(batch), device_db(), devices));
+  return unwrap(whatif_options(dev, dtype, batch_arg(batch), device_db(), devices, engine_arg(engine, dev)));
 }
 
 py::list whatif(const PyModel& m, const std::string& device, const std::string& dtype, std::optional<int64_t> batch,
-                const std::vector<std::string>& devices) {
-  WhatIfOptions o = whatif_setup(device, dtype, batch, devices);
+                const std::vector<std::string>& devices, const std::string& engine) {
+  WhatIfOptions o = whatif_setup(device, dtype, batch, devices, engine);
   const TypedLoader load = m.session().typed_loader();
   auto rows = unwrap(without_gil([&] { return run_whatif(load, o); }));
   py::list out;
@@ -333,8 +336,9 @@ py::list whatif(const PyModel& m, const std::string& device, const std::string& 
   return out;
 }
 
-PyDoctor doctor(const PyModel& m, const std::string& device, const std::string& dtype, std::optional<int64_t> batch) {
-  WhatIfOptions w = whatif_setup(device, dtype, batch, {});
+PyDoctor doctor(const PyModel& m, const std::string& device, const std::string& dtype, std::optional<int64_t> batch,
+                const std::string& engine) {
+  WhatIfOptions w = whatif_setup(device, dtype, batch, {}, engine);
   DoctorOptions o = doctor_options(w, static_cast<int>(std::thread::hardware_concurrency()));
   const TypedLoader load = m.session().typed_loader();
   return PyDoctor{unwrap(without_gil([&] { return run_doctor(m.name(), load, o); }))};
@@ -408,15 +412,17 @@ void bind_models(py::module_& m) {
       .def("analyze", &PyModel::analyze, py::arg("batch") = py::none(), py::arg("dtype") = py::none(),
            py::arg("fused") = true)
       .def("predict", &PyModel::predict, py::arg("device"), py::arg("dtype"), py::arg("batches"), py::arg("max"),
-           py::arg("datasheet_peak") = false);
+           py::arg("datasheet_peak") = false, py::arg("engine") = "");
   m.def("open_file", &open_file, py::arg("path"), py::arg("input_shapes"), py::arg("batch"), py::arg("dtype"));
   m.def("open_bytes", &open_bytes, py::arg("data"), py::arg("name"), py::arg("input_shapes"), py::arg("batch"),
         py::arg("dtype"));
   m.def("fold", &fold, py::arg("model"), py::arg("factor"), py::arg("align"), py::arg("batch"));
   m.def("measure", &measure, py::arg("model"), py::arg("backend"), py::arg("batch"), py::arg("threads"),
         py::arg("max_seconds"), py::arg("tune"), py::arg("tactic_cache"));
-  m.def("whatif", &whatif, py::arg("model"), py::arg("device"), py::arg("dtype"), py::arg("batch"), py::arg("devices"));
-  m.def("doctor", &doctor, py::arg("model"), py::arg("device"), py::arg("dtype"), py::arg("batch"));
+  m.def("whatif", &whatif, py::arg("model"), py::arg("device"), py::arg("dtype"), py::arg("batch"), py::arg("devices"),
+        py::arg("engine") = "");
+  m.def("doctor", &doctor, py::arg("model"), py::arg("device"), py::arg("dtype"), py::arg("batch"),
+        py::arg("engine") = "");
   m.def("study", &study, py::arg("files"), py::arg("models"), py::arg("zoo"), py::arg("device"), py::arg("dtype"),
         py::arg("batch"), py::arg("fold"), py::arg("fold_below_cmr"), py::arg("fold_factor"), py::arg("jobs"));
   m.def("devices", &devices);

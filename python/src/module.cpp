@@ -99,6 +99,11 @@ DeviceSpec device_arg(const std::string& spec, const std::string& dtype) {
   return unwrap(device_with_peak(spec, device_db(), dtype));
 }
 
+EngineProfile engine_arg(const std::string& engine, const DeviceSpec& dev) {
+  const auto dir = std::filesystem::path(devices_dir()).parent_path() / "engines";
+  return unwrap(resolve_engine(engine, dev, dir.string()));
+}
+
 std::optional<int64_t> batch_arg(std::optional<int64_t> b) {
   if (b && *b < 1) raise_status(Status::invalid("batch " + std::to_string(*b) + ": must be >= 1"));
   return b;

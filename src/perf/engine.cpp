@@ -217,4 +217,19 @@ Status check_engine_applies(const EngineProfile& e, const DeviceSpec& d) {
                          "; it applies to: " + kinds + ")");
 }
 
+Expected<EngineProfile> resolve_engine(const std::string& id_or_file, const DeviceSpec& dev,
+                                       const std::string& engines_dir) {
+  if (id_or_file.empty() && !dev.is_gpu()) return EngineProfile{};
+  const std::string id = id_or_file.empty() ? "tensorrt" : id_or_file;
+  auto e = [&]() -> Expected<EngineProfile> {
+    if (std::filesystem::path(id).extension() == ".json") return load_engine_file(id);
+    auto db = load_engine_dir(engines_dir);
+    if (!db) return db.status();
+    return find_engine(id, *db);
+  }();
+  if (!e) return e.status();
+  if (Status s = check_engine_applies(*e, dev); !s) return s;
+  return e;
+}
+
 }  // namespace rooflens

@@ -180,3 +180,21 @@ def test_calls_from_threads_agree(alexnet):
     for t in ts:
         t.join()
     assert got == [want] * 4 and not any(math.isnan(x) for x in got)
+
+
+def test_predict_engine_names_the_execution(alexnet):
+    trt = rooflens.predict(alexnet, device="v100", batch=64)
+    eager = rooflens.predict(alexnet, device="v100", batch=64, engine="pytorch-eager")
+    # Eager runs each activation as its own kernel with a host cost per call: slower.
+    assert eager.throughput_img_per_s < trt.throughput_img_per_s
+    assert eager.engine == "pytorch-eager" and trt.engine == "tensorrt"
+    assert "pytorch-eager" in repr(eager)
+    w = rooflens.whatif(alexnet, device="v100", batch=64, devices=["a100"], engine="pytorch-eager")
+    assert len(w) > 0
+
+
+def test_engine_errors(alexnet):
+    with pytest.raises(ValueError, match="nosuch"):
+        rooflens.predict(alexnet, device="v100", batch=8, engine="nosuch")
+    with pytest.raises(ValueError, match="does not apply"):
+        rooflens.doctor(alexnet, device="epyc-milan-2c", dtype="fp32", batch=8, engine="pytorch-compile")

@@ -74,5 +74,10 @@ Expected<std::vector<EngineProfile>> load_engine_dir(const std::string& dir);
 Expected<EngineProfile> find_engine(const std::string& id, const std::vector<EngineProfile>& db);
 // Invalid input when `e` does not apply to the device's kind (pytorch-compile on a CPU).
 Status check_engine_applies(const EngineProfile& e, const DeviceSpec& d);
+// The engine a prediction on `dev` describes, by id (looked up in `engines_dir`, data/engines)
+// or by an engine .json file; empty: the default (tensorrt on a GPU, none on a CPU). Invalid
+// input for an unknown id or an engine that does not apply to the device.
+Expected<EngineProfile> resolve_engine(const std::string& id_or_file, const DeviceSpec& dev,
+                                       const std::string& engines_dir);
 
 }  // namespace rooflens
