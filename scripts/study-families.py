@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Per-family summary of a study CSV (rooflens study --report DIR writes DIR/study.csv).
 
-Families come from models/zoo.json. Prints, per family: models, median aggregate AI, how
+Families come from models/zoo.json and, for the models a `--zoo timm` or `--zoo all` study
+names `timm/<name>`, from models/timm/zoo.json (printed as `timm/<family>`). Prints, per family: models, median aggregate AI, how
 many sit above the CMR, median utilization (datasheet peak), accuracy range, and the models
 on each frontier. Used for docs/study.md's transformer section.
 
@@ -23,6 +24,10 @@ def main():
     args = ap.parse_args()
     zoo = json.load(open(os.path.join(ROOT, "models", "zoo.json")))
     family = {m["name"]: m.get("family", "?") for m in zoo["models"]}
+    timm_path = os.path.join(ROOT, "models", "timm", "zoo.json")
+    if os.path.exists(timm_path):
+        for m in json.load(open(timm_path))["models"]:
+            family["timm/" + m["name"]] = "timm/" + m.get("family", "?")
     rows = list(csv.DictReader(open(args.csv)))
     want = set(args.families.split(",")) if args.families else None
     groups = {}

@@ -86,6 +86,7 @@ Expected<Done> study_one(const Ctx& c, const StudyEntry& e) {
   m.macs_per_image = static_cast<double>(l->analysis.totals.macs) / images;
   m.params = l->analysis.params;
   m.ai = l->analysis.ai;
+  for (const auto& L : l->analysis.layers) m.attention_layers += L.attention ? 1 : 0;
   const double cmr = o.device.cmr(o.dtype);
   m.ai_above_cmr = m.ai > cmr;
   const double before_predicted = p->throughput;

@@ -121,8 +121,13 @@ MarkerStyle ai_marker(bool above, double size = 4.5) {
                : marker(MarkerShape::kCircle, kBlue, false, size);
 }
 
+// A model with attention layers (ViT, Swin, MaxViT) in Figure 1: a filled green square.
+MarkerStyle transformer_marker() { return marker(MarkerShape::kSquare, kGreen, true, 4.5); }
+
 SvgAttrs model_attrs(const StudyModel& m) {
-  return {{"data-model", m.name}, {"data-ai", m.ai_above_cmr ? "above" : "below"}};
+  SvgAttrs a = {{"data-model", m.name}, {"data-ai", m.ai_above_cmr ? "above" : "below"}};
+  if (m.attention_layers > 0) a.push_back({"data-transformer", "1"});
+  return a;
 }
 
 // The frontier as a polyline through its points, in order of x.
@@ -143,9 +148,10 @@ std::string fig1(const Study& s, const char* id, const char* title, Metric xk, M
   p.set_subtitle(v.subtitle());
   p.x_axis() = v.axis(xk);
   p.y_axis() = v.axis(yk);
-  size_t shown = 0, left_out = 0, n_front = 0, n_all = 0;
+  size_t shown = 0, left_out = 0, n_front = 0, n_all = 0, n_transformers = 0;
   std::vector<std::pair<double, double>> fpts;
-  // Back to front: ordinary models, frontier models, models on all three frontiers.
+  // Back to front: ordinary models, frontier models, models on all three frontiers. Models
+  // with attention layers (transformers) off the frontier get a marker of their own.
   for (int layer = 0; layer < 3; ++layer)
     for (size_t i = 0; i < s.models.size(); ++i) {
       const StudyModel& m = s.models[i];
@@ -157,9 +163,12 @@ std::string fig1(const Study& s, const char* id, const char* title, Metric xk, M
       const int want = all ? 2 : front ? 1 : 0;
       if (want != layer) continue;
       const double x = v.value(m, xk), y = v.value(m, yk);
-      const MarkerStyle st = all     ? marker(MarkerShape::kStar, kBlack, true, 5.5)
-                             : front ? marker(MarkerShape::kDiamond, kVermillion, true, 5)
-                                     : marker(MarkerShape::kCircle, kBlue, false, 4);
+      const bool transformer = m.attention_layers > 0 && !front && !all;
+      const MarkerStyle st = all           ? marker(MarkerShape::kStar, kBlack, true, 5.5)
+                             : front       ? marker(MarkerShape::kDiamond, kVermillion, true, 5)
+                             : transformer ? transformer_marker()
+                                           : marker(MarkerShape::kCircle, kBlue, false, 4);
+      n_transformers += transformer ? 1 : 0;
       SvgAttrs attrs = model_attrs(m);
       if (front) attrs.push_back({"data-frontier", "1"});
       p.point(x, y, st, v.point_title(m), "pt", attrs);
@@ -172,7 +181,9 @@ std::string fig1(const Study& s, const char* id, const char* title, Metric xk, M
       if (all) ++n_all;
     }
   if (fpts.size() > 1) p.polyline(frontier_line(fpts), line(kVermillion, 1.8), "frontier", "Pareto frontier");
-  p.legend_marker(marker(MarkerShape::kCircle, kBlue, false, 4), fmt::format("model ({})", shown - n_front));
+  p.legend_marker(marker(MarkerShape::kCircle, kBlue, false, 4),
+                  fmt::format("model ({})", shown - n_front - n_transformers));
+  if (n_transformers) p.legend_marker(transformer_marker(), fmt::format("transformer ({})", n_transformers));
   p.legend_marker(marker(MarkerShape::kDiamond, kVermillion, true, 5), fmt::format("on this frontier ({})", n_front));
   p.legend_marker(marker(MarkerShape::kStar, kBlack, true, 5.5), fmt::format("on all three frontiers ({})", n_all));
   p.legend_line(line(kVermillion, 1.8), "Pareto frontier (higher is better on both axes)");

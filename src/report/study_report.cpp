@@ -93,6 +93,7 @@ nlohmann::json study_json(const Study& s, bool with_layers) {
     mj["acc1"] = opt(m.acc1);
     mj["acc5"] = opt(m.acc5);
     mj["accuracy_source"] = m.accuracy_source;
+    mj["attention_layers"] = m.attention_layers;
     mj["batch"] = m.batch;
     mj["max_batch"] = opt(m.max_batch);
     mj["throughput"] = m.throughput;

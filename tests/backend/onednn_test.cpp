@@ -372,6 +372,35 @@ TEST(OneDnn, TransformerBlockWithFusedAttention) {
   EXPECT_MATCHES_REFERENCE(g);
 }
 
+// Swin's shifted-window scores: the position bias [1, heads, N, N] added to the scores
+// [windows, heads, N, N], then the shift mask [1, windows, 1, N, N] added over a 5-D view.
+// oneDNN 2.x offers only its reference kernels for both broadcasts (a matmul with the bias as a
+// post-op ran 700x slower than without it on swin_t); the bias then runs after the product
+// and the mask as a host loop, so no layer names a reference implementation.
+TEST(OneDnn, SwinScoreBroadcastsAvoidReferenceKernels) {
+  GraphBuilder b;
+  const int64_t W = 4, H = 2, N = 6, D = 8;
+  ValueId q = b.input("q", {W, H, N, D});
+  ValueId kt = b.input("kt", {W, H, D, N});
+  ValueId v = b.input("v", {W, H, N, D});
+  std::vector<double> bias(static_cast<size_t>(H * N * N)), mask(static_cast<size_t>(2 * N * N));
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.01 * static_cast<double>(i % 17);
+  for (size_t i = 0; i < mask.size(); i += 5) mask[i] = -100.0;
+  ValueId s = b.add1("Add", "bias", {b.add1("MatMul", "qk", {q, kt}), b.reals("rpb", {1, H, N, N}, bias)});
+  ValueId s5 = b.add1("Reshape", "s5", {s, b.ints("sh5", {W / 2, 2, H, N, N})});
+  ValueId m = b.add1("Add", "mask", {s5, b.reals("shift_mask", {1, 2, 1, N, N}, mask)});
+  ValueId s4 = b.add1("Reshape", "s4", {m, b.ints("sh4", {W, H, N, N})});
+  b.output(b.add1("MatMul", "av", {b.add1("Softmax", "softmax", {s4}, {{"axis", int64_t{-1}}}), v}));
+  Graph g = b.finish();
+  std::vector<LayerTiming> layers;
+  std::string why;
+  const double e = max_error(g, &why, true, &layers);
+  if (e < 0) GTEST_SKIP() << why;
+  EXPECT_LT(e, 1e-4);
+  ASSERT_FALSE(layers.empty());
+  for (const LayerTiming& L : layers) EXPECT_EQ(L.impl.find("ref:"), std::string::npos) << L.name << ": " << L.impl;
+}
+
 // A node the CPU backend cannot run is refused before prepare, naming the node.
 TEST(OneDnn, RefusesEinsumNamingTheNode) {
   GraphBuilder b;
@@ -526,6 +555,22 @@ TEST(OneDnn, DataMovementAndViews) {
   ValueId us = b.add1("Unsqueeze", "us", {flat, b.ints("a0", {0})});
   b.output(b.add1("Squeeze", "sq", {us, b.ints("a00", {0})}));
   b.output(sl);
+  Graph g = b.finish();
+  EXPECT_MATCHES_REFERENCE(g);
+}
+
+// Slices with steps other than 1 (Swin's patch merging reads x[:, 0::2, 1::2, :]), one that
+// does not divide its dim and one that runs backwards: a host copy on the oneDNN backend.
+TEST(OneDnn, StridedSlices) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {2, 8, 8, 6});
+  ValueId r = b.add1("Relu", "r", {x});
+  b.output(b.add1("Slice", "merge01",
+                  {r, b.ints("st", {0, 1}), b.ints("en", {8, 8}), b.ints("ax", {1, 2}), b.ints("sp", {2, 2})}));
+  b.output(
+      b.add1("Slice", "every3", {r, b.ints("st3", {0}), b.ints("en3", {8}), b.ints("ax3", {2}), b.ints("sp3", {3})}));
+  b.output(b.add1("Slice", "backwards",
+                  {r, b.ints("stb", {-1}), b.ints("enb", {-9}), b.ints("axb", {3}), b.ints("spb", {-2})}));
   Graph g = b.finish();
   EXPECT_MATCHES_REFERENCE(g);
 }

@@ -589,6 +589,27 @@ TEST(ReferenceView, CopiesIntoTheInferredShape) {
   EXPECT_EQ(out[5].ints, (Ints(6, 1)));
 }
 
+// A training-mode Dropout runs only when its ratio is known to be 0 (Swin's attention
+// dropout as torch exports it): then it is the identity; with ratio 0.5 it is refused.
+TEST(ReferenceView, TrainingModeDropoutOnlyWithRatioZero) {
+  for (double ratio : {0.0, 0.5}) {
+    GraphBuilder b;
+    ValueId x = b.input("x", {2, 3});
+    b.output(b.add1("Dropout", "d", {x, b.reals("ratio", {}, {ratio}), b.ints("training", {1})}));
+    Graph g = b.finish();
+    std::vector<Tensor> out;
+    const Tensor xt = iota({2, 3});
+    Status st = try_run(g, {xt}, &out);
+    if (ratio == 0.0) {
+      ASSERT_TRUE(st.is_ok()) << st.message();
+      EXPECT_EQ(out[0].data, xt.data);
+    } else {
+      ASSERT_FALSE(st.is_ok());
+      EXPECT_NE(st.message().find("training-mode Dropout"), std::string::npos) << st.message();
+    }
+  }
+}
+
 TEST(ReferenceMeta, ShapeCastAndConstantFolding) {
   GraphBuilder b;
   ValueId x = b.input("x", {2, 3, 4});

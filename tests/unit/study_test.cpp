@@ -11,6 +11,7 @@
 #include "rooflens/passes/folded_cnn.h"
 #include "rooflens/perf/max_batch.h"
 #include "rooflens/perf/model.h"
+#include "rooflens/report/study_html.h"
 #include "test_util.h"
 
 namespace rooflens {
@@ -117,6 +118,41 @@ TEST(Study, FoldsModelsBelowTheCmrAndCountsImages) {
   EXPECT_GT(r.ai_after, r.ai_before);
   EXPECT_NEAR(r.utilization_after, r.throughput_after * r.flops_per_image_after / 100e12, 1e-12);
   EXPECT_FALSE(s->frontier_after_fold.empty());
+}
+
+// One self-attention over 64 tokens of width 32 (Q.K^T, Softmax, A.V): a transformer to the
+// study, which counts its fused attention layers and marks it in Figure 1.
+StudyEntry attention_entry(const std::string& name, std::optional<double> acc1) {
+  StudyEntry e;
+  e.name = name;
+  e.load = [](int64_t batch) -> Expected<LoadedModel> {
+    GraphBuilder b("attention");
+    ValueId x = b.input("x", {batch, 64, 32});
+    ValueId q = b.add1("MatMul", "q", {x, b.weight("wq", {32, 32})});
+    ValueId kt = b.add1("Transpose", "kt", {b.add1("MatMul", "k", {x, b.weight("wk", {32, 32})})},
+                        {{"perm", std::vector<int64_t>{0, 2, 1}}});
+    ValueId v = b.add1("MatMul", "v", {x, b.weight("wv", {32, 32})});
+    ValueId p = b.add1("Softmax", "softmax", {b.add1("MatMul", "scores", {q, kt})}, {{"axis", int64_t{-1}}});
+    b.output(b.add1("MatMul", "attend", {p, v}));
+    return load(b.finish());
+  };
+  e.acc1 = acc1;
+  return e;
+}
+
+TEST(Study, CountsAttentionLayersAndMarksTransformers) {
+  StudyOptions o = options();
+  o.fold_below_cmr = false;
+  auto s = run_study({entry("small", 16, 2, 60.0), entry("wide", 128, 4, 75.0), attention_entry("vit", 40.0)}, o);
+  ASSERT_TRUE(s.has_value()) << s.status().message();
+  EXPECT_EQ(s->models[0].attention_layers, 0);
+  EXPECT_EQ(s->models[1].attention_layers, 0);
+  EXPECT_EQ(s->models[2].attention_layers, 1);
+  const std::string html = report::study_html(*s);
+  EXPECT_NE(html.find("data-model=\"vit\" data-ai=\"below\" data-transformer=\"1\""), std::string::npos);
+  EXPECT_EQ(html.find("data-model=\"wide\" data-ai=\"above\" data-transformer"), std::string::npos);
+  // The least accurate model is dominated on the accuracy-utilization frontier at least.
+  EXPECT_NE(html.find(">transformer (1)<"), std::string::npos);
 }
 
 TEST(Study, FoldFactorMustDivideTheBatch) {

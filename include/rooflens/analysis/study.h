@@ -43,6 +43,7 @@ struct StudyModel {
   bool ai_above_cmr = false;                    // against the CMR of the study dtype (datasheet peak)
   std::map<std::string, double> time_by_bound;  // bound name -> share of predicted time
   std::vector<LayerPoint> layers;
+  int attention_layers = 0;  // fused attention layers (Q.K^T ... A.V); > 0 marks a transformer
 };
 
 // One model before and after FoldedCNN folding at `factor` (images/s; utilization over the

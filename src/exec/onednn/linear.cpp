@@ -3,6 +3,7 @@
 // weights, and the layer's epilogue as post-ops.
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "epilogue.h"
 #include "linear.h"
@@ -204,6 +205,15 @@ Expected<size_t> build_matmul(OneDnnBackend& b, const LayerReport& L) {
   if (!e) return e.status();
   dnnl::matmul::desc desc(a_md, b_want, y_md);
   dnnl::matmul::primitive_desc pd(desc, make_attr(*e), b.engine());
+  if (e->next > 1 && std::string(pd.impl_info_str()).rfind("ref", 0) == 0) {
+    // Some post-ops (a binary operand broadcast over the batch dims only, as Swin's position
+    // bias [1, heads, N, N] on the scores [windows, heads, N, N]) leave oneDNN only its
+    // reference matmul, two orders of magnitude slower than the product alone: then the
+    // product runs without them and they run as primitives of their own.
+    e = map_epilogue(b, {L.nodes[0]}, 1, n.outputs[0], ys, y_md, collapse ? &run_y : nullptr);
+    if (!e) return e.status();
+    pd = dnnl::matmul::primitive_desc(desc, make_attr(*e), b.engine());
+  }
   auto a = b.rowmajor(n.inputs[0]);
   if (!a) return a.status();
   memory am(a_md, b.engine(), a->get_data_handle());

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <string>
 
 #include "epilogue.h"
 #include "linear.h"
@@ -57,6 +58,55 @@ Status eltwise(OneDnnBackend& b, const Node& n, algorithm a, float alpha, float 
   return Status::ok();
 }
 
+// oneDNN 2.x runs a binary op whose second operand is broadcast over some leading dims but
+// not others (Swin's shift mask [1, windows, 1, N, N] on the scores [batch, windows, heads, N,
+// N]) only in its reference implementation, far slower than a plain loop: this is that loop,
+// on row-major tensors. `a` has the output's shape; `c` broadcasts to it.
+Status host_broadcast_binary(OneDnnBackend& b, const Node& n, ValueId a, ValueId c) {
+  const Graph& g = b.graph();
+  const Shape& ys = shape_of(g, n.outputs[0]);
+  Shape cs(ys.size() - shape_of(g, c).size(), 1);
+  cs.insert(cs.end(), shape_of(g, c).begin(), shape_of(g, c).end());
+  auto x0 = b.rowmajor(a);
+  if (!x0) return x0.status();
+  auto x1 = b.rowmajor(c);
+  if (!x1) return x1.status();
+  const size_t r = ys.size();
+  std::vector<int64_t> cstride(r, 0);
+  for (size_t d = r, st = 1; d-- > 0;) {
+    cstride[d] = cs[d] == 1 ? 0 : static_cast<int64_t>(st);
+    st *= static_cast<size_t>(cs[d]);
+  }
+  const int64_t inner = r ? ys[r - 1] : 1, total = checked_numel(ys).value_or(0);
+  const int64_t rows = inner > 0 ? total / inner : 0, inner_step = r ? cstride[r - 1] : 0;
+  const int op = n.kind == OpKind::kAdd ? 0 : n.kind == OpKind::kSub ? 1 : n.kind == OpKind::kMul ? 2 : 3;
+  memory s0 = *x0, s1 = *x1, dst = b.new_buffer(md_rowmajor(ys));
+  b.add_step(
+      [s0, s1, dst, ys, cstride, inner, rows, inner_step, op, r](dnnl::stream&) {
+        const float* p = static_cast<const float*>(s0.get_data_handle());
+        const float* q = static_cast<const float*>(s1.get_data_handle());
+        float* y = static_cast<float*>(dst.get_data_handle());
+#pragma omp parallel for
+        for (int64_t row = 0; row < rows; ++row) {
+          int64_t rem = row, off = 0;
+          for (size_t d = r - 1; d-- > 0;) {
+            off += (rem % ys[d]) * cstride[d];
+            rem /= ys[d];
+          }
+          const float* pa = p + row * inner;
+          const float* qa = q + off;
+          float* ya = y + row * inner;
+          for (int64_t i = 0; i < inner; ++i) {
+            const float u = pa[i], v = qa[i * inner_step];
+            ya[i] = op == 0 ? u + v : op == 1 ? u - v : op == 2 ? u * v : u / v;
+          }
+        }
+      },
+      "host:broadcast_binary", {s0, s1, dst});
+  b.set_mem(n.outputs[0], dst);
+  return Status::ok();
+}
+
 Status binary(OneDnnBackend& b, const Node& n) {
   const Graph& g = b.graph();
   const Shape& ys = shape_of(g, n.outputs[0]);
@@ -93,6 +143,8 @@ Status binary(OneDnnBackend& b, const Node& n) {
                                                  : algorithm::binary_div;
   dnnl::binary::desc d(alg, s0->get_desc(), s1.get_desc(), s0->get_desc());
   dnnl::binary::primitive_desc pd(d, b.engine());
+  if (shape_of(g, c) != ys && std::string(pd.impl_info_str()).rfind("ref", 0) == 0)
+    return host_broadcast_binary(b, n, a, c);
   memory dst = b.new_buffer(pd.dst_desc());
   dnnl::binary prim(pd);
   memory x = *s0;
@@ -482,10 +534,50 @@ Status slice_like(OneDnnBackend& b, ValueId in, ValueId out, const std::vector<i
   return copy_view(b, *src, sub, ys, out);
 }
 
+// A Slice with a step other than 1 on some dim (Swin's patch merging reads x[:, 0::2, 1::2, :]):
+// a host copy from the row-major input, output element (i0, i1, ...) from input element
+// (first0 + i0 * step0, ...), negative steps included.
+Status strided_slice(OneDnnBackend& b, const Node& n, const SliceDesc& sd) {
+  const Graph& g = b.graph();
+  if (g.value(n.outputs[0]).dtype != DType::kF32) return Status::unsupported("strided Slice of a non-fp32 tensor");
+  const Shape& xs = shape_of(g, n.inputs[0]);
+  const Shape& ys = shape_of(g, n.outputs[0]);
+  auto src = b.rowmajor(n.inputs[0]);
+  if (!src) return src.status();
+  const size_t r = ys.size();
+  std::vector<int64_t> jump(r);
+  int64_t base = 0, stride = 1;
+  for (size_t d = r; d-- > 0;) {
+    base += sd.first[d] * stride;
+    jump[d] = sd.step[d] * stride;
+    stride *= xs[d];
+  }
+  const int64_t inner = r ? ys[r - 1] : 1, total = checked_numel(ys).value_or(0);
+  const int64_t rows = inner > 0 ? total / inner : 0, inner_jump = r ? jump[r - 1] : 1;
+  memory s = *src, dst = b.new_buffer(md_rowmajor(ys));
+  b.add_step(
+      [s, dst, ys, jump, base, inner, rows, inner_jump, r](dnnl::stream&) {
+        const float* x = static_cast<const float*>(s.get_data_handle());
+        float* y = static_cast<float*>(dst.get_data_handle());
+#pragma omp parallel for
+        for (int64_t row = 0; row < rows; ++row) {
+          int64_t rem = row, off = base;
+          for (size_t d = r - 1; d-- > 0;) {
+            off += (rem % ys[d]) * jump[d];
+            rem /= ys[d];
+          }
+          for (int64_t i = 0; i < inner; ++i) y[row * inner + i] = x[off + i * inner_jump];
+        }
+      },
+      "host:strided_slice", {s, dst});
+  b.set_mem(n.outputs[0], dst);
+  return Status::ok();
+}
+
 Status slice(OneDnnBackend& b, const Node& n) {
   const auto& sd = std::get<SliceDesc>(n.desc);  // first index per dim, clamped
   for (int64_t s : sd.step)
-    if (s != 1) return Status::unsupported("Slice with steps other than 1");
+    if (s != 1) return strided_slice(b, n, sd);
   return slice_like(b, n.inputs[0], n.outputs[0], sd.first);
 }
 
@@ -761,7 +853,7 @@ std::string parameter_refusal(const Graph& g, const Node& n) {
                  : "";
     case OpKind::kSlice:
       for (int64_t s : std::get<SliceDesc>(n.desc).step)
-        if (s != 1) return "Slice with steps other than 1";
+        if (s != 1 && g.value(n.outputs[0]).dtype != DType::kF32) return "strided Slice of a non-fp32 tensor";
       return {};
     case OpKind::kPad: {
       const auto& d = std::get<PadDesc>(n.desc);

@@ -24,8 +24,11 @@ Status run_Squeeze(KernelContext& ctx) { return copy_view(ctx); }
 Status run_Unsqueeze(KernelContext& ctx) { return copy_view(ctx); }
 Status run_Identity(KernelContext& ctx) { return copy_view(ctx); }
 
+// Shape inference accepts a training-mode Dropout only when its ratio is known to be 0 (torch
+// exports Swin's F.dropout(attn, p=0.0, training=...) so); that one is the identity too.
 Status run_Dropout(KernelContext& ctx) {
-  if (ctx.has_input(2)) {
+  const bool zero_ratio = ctx.has_input(1) && ctx.in(1).numel() == 1 && elem(ctx.in(1), 0) == 0.0;
+  if (!zero_ratio && ctx.has_input(2)) {
     const Tensor& training = ctx.in(2);
     if (training.numel() > 0 && elem(training, 0) != 0)
       return ctx.unsupported("input training_mode", "training-mode Dropout is not an inference op");
