@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Repeatability and fidelity from two `rooflens validate --format json` runs of the same
+models (issue 30): for each model the change between the runs, raw and normalised (the host's
+drift against the device file's host_reference divided out), and each run's prediction error
+against the normalised throughput.
+
+usage: scripts/repeatability.py RUN1.json RUN2.json [--markdown]
+Prints the share of models whose two runs agree within +-5% and +-10% (relative to their
+mean), raw and normalised, and the share predicted within +-10% and +-25% of the normalised
+measurement in each run.
+"""
+import json
+import statistics
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        j = json.load(f)
+    return {m["name"]: m for m in j["models"]}, j
+
+
+def change(a, b):
+    return abs(a - b) / ((a + b) / 2) if a > 0 and b > 0 else float("inf")
+
+
+def main(argv):
+    md = "--markdown" in argv
+    paths = [a for a in argv if not a.startswith("--")]
+    if len(paths) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    (r1, j1), (r2, _) = load(paths[0]), load(paths[1])
+    names = sorted(set(r1) & set(r2))
+    rows, raw_ch, norm_ch, fid = [], [], [], {0: [], 1: []}
+    for n in names:
+        a, b = r1[n], r2[n]
+        rc = change(a["measured"], b["measured"])
+        nc = change(a["normalized"], b["normalized"]) if "normalized" in a and "normalized" in b else None
+        raw_ch.append(rc)
+        if nc is not None:
+            norm_ch.append(nc)
+        for i, m in enumerate((a, b)):
+            if "error_normalized" in m:
+                fid[i].append(abs(m["error_normalized"]))
+        rows.append((n, a["measured"], b["measured"], rc, a.get("normalized"), b.get("normalized"), nc,
+                     a.get("error_normalized"), b.get("error_normalized")))
+
+    def share(xs, lim):
+        return 100 * sum(x <= lim for x in xs) / len(xs) if xs else float("nan")
+
+    if md:
+        print("| model | run 1 raw | run 2 raw | change raw (%) | run 1 norm. | run 2 norm. | change norm. (%) "
+              "| error norm. run 1 (%) | run 2 (%) |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        f = lambda x, k=1: "-" if x is None else f"{x:.{k}f}"
+        for n, a, b, rc, na, nb, nc, ea, eb in rows:
+            print(f"| {n} | {a:.1f} | {b:.1f} | {100 * rc:.1f} | {f(na)} | {f(nb)} | "
+                  f"{f(None if nc is None else 100 * nc)} | {f(None if ea is None else 100 * ea)} | "
+                  f"{f(None if eb is None else 100 * eb)} |")
+        print()
+    print(f"models in both runs: {len(names)}")
+    print(f"two runs within +-5%:  raw {share(raw_ch, 0.05):.0f}%, normalised {share(norm_ch, 0.05):.0f}% "
+          f"(of {len(norm_ch)})")
+    print(f"two runs within +-10%: raw {share(raw_ch, 0.10):.0f}%, normalised {share(norm_ch, 0.10):.0f}%")
+    for i in (0, 1):
+        e = fid[i]
+        if e:
+            print(f"run {i + 1}: prediction vs normalised measurement: median |error| "
+                  f"{100 * statistics.median(e):.1f}%, within +-10% {share(e, 0.10):.0f}%, "
+                  f"within +-25% {share(e, 0.25):.0f}% (of {len(e)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
