@@ -85,6 +85,12 @@ class CudaBackend final : public Backend {
   cudnnDataType_t cudnn_type() const { return elem() == Elem::kF16 ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT; }
   cudnnHandle_t cudnn() const { return cudnn_; }
   cublasHandle_t cublas() const { return cublas_; }
+  // cuBLAS's data type for this network's element type, and the compute type every GEMM uses
+  // (fp32 accumulation; fp32 networks without TF32, as the reference backend computes).
+  cudaDataType_t cublas_data_type() const { return elem() == Elem::kF16 ? CUDA_R_16F : CUDA_R_32F; }
+  cublasComputeType_t cublas_compute_type() const {
+    return elem() == Elem::kF16 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_PEDANTIC;
+  }
   cudaStream_t stream() const { return stream_; }
   void* workspace() const { return workspace_; }
   size_t workspace_bytes() const { return opts_.workspace_bytes; }

@@ -250,8 +250,8 @@ Status batched_matmul(CudaBackend& b, const Node& n) {
   auto y = b.new_output(n.outputs[0], false);
   if (!y) return y.status();
   const bool f16 = b.elem() == Elem::kF16;
-  const cudaDataType_t t = f16 ? CUDA_R_16F : CUDA_R_32F;
-  const cublasComputeType_t ct = f16 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_PEDANTIC;
+  const cudaDataType_t t = b.cublas_data_type();
+  const cublasComputeType_t ct = b.cublas_compute_type();
   cublasHandle_t h = b.cublas();
   const void* ap = a->ptr;
   const void* wp = w->ptr;
