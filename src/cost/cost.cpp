@@ -74,6 +74,18 @@ bool has_bias(const Node& n) {
   return (n.kind == OpKind::kConv || n.kind == OpKind::kGemm) && n.inputs.size() > 2 && n.inputs[2] != kNoValue;
 }
 
+// The stored tensor a view of stored data aliases (itself when it is no such view).
+ValueId stored_root(const Graph& g, ValueId v) {
+  for (int depth = 0; depth < 64; ++depth) {
+    const Value& val = g.value(v);
+    if (val.producer < 0) return v;
+    const Node& p = g.node(val.producer);
+    if (!is_view_op(p.kind) || p.inputs.empty() || p.inputs[0] == kNoValue || !g.value(p.inputs[0]).is_stored) return v;
+    v = p.inputs[0];
+  }
+  return v;
+}
+
 }  // namespace
 
 int64_t count_params(const Graph& g) {
@@ -84,12 +96,18 @@ int64_t count_params(const Graph& g) {
       for (size_t i = 3; i < n.inputs.size() && i < 5; ++i)
         if (n.inputs[i] != kNoValue) bn_stats[static_cast<size_t>(n.inputs[i])] = true;
   int64_t total = 0;
+  // Stored tensors the inference reads: nodes folded at load time read the file's tensors,
+  // the tensor they compute is what is stored.
   for (const Node& n : g.nodes) {
+    if (n.folded) continue;
     for (size_t i = 0; i < n.inputs.size(); ++i) {
-      ValueId v = n.inputs[i];
-      if (v == kNoValue) continue;
+      if (n.inputs[i] == kNoValue || !g.value(n.inputs[i]).is_stored) continue;
+      const ValueId v = stored_root(g, n.inputs[i]);
       const Value& val = g.value(v);
-      if (val.kind != ValueKind::kInitializer || !dtype_is_float(val.dtype) || !val.shape) continue;
+      if (!val.is_stored || !dtype_is_float(val.dtype) || !val.shape) continue;
+      // A Constant node's tensor is a fixed buffer the exporter wrote into the graph (TResNet's
+      // blur filter), not a trained parameter; the backends read it as stored data.
+      if (val.producer >= 0 && g.node(val.producer).kind == OpKind::kConstant) continue;
       // BN running statistics are buffers; they count only if something else reads them.
       if (n.kind == OpKind::kBatchNormalization && (i == 3 || i == 4)) continue;
       if (bn_stats[static_cast<size_t>(v)]) {

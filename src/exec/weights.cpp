@@ -3,6 +3,8 @@
 // with a range chosen by the value's role (what its consumers use it as).
 #include "rooflens/exec/weights.h"
 
+#include "reference/kernels.h"
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -121,6 +123,35 @@ Expected<Tensor> from_contents(const Value& v, const Shape& shape, int64_t numel
 
 }  // namespace
 
+namespace {
+
+// A value shape inference found computed from stored data alone (folded at load time): its
+// producer's reference kernel run once on the producer's stored inputs, as an engine folds it
+// when it loads the model, so that every backend sees the same tensor.
+Expected<Tensor> computed_at_load(const Graph& g, ValueId id, uint64_t seed) {
+  const NodeId pid = g.value(id).producer;
+  const Node& p = g.node(pid);
+  std::vector<Tensor> ins(p.inputs.size());
+  std::vector<const Tensor*> ptrs(p.inputs.size(), nullptr);
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    if (p.inputs[i] == kNoValue) continue;
+    auto t = stored_tensor(g, p.inputs[i], seed);
+    if (!t) return t.status();
+    ins[i] = std::move(*t);
+    ptrs[i] = &ins[i];
+  }
+  std::vector<Tensor> outs(p.outputs.size());
+  // Kernels read the graph only; the context's type is shared with shape inference.
+  ref::KernelContext ctx(const_cast<Graph&>(g), pid, std::move(ptrs), &outs, seed);
+  ROOFLENS_RETURN_IF_ERROR(
+      ref::run_kernel(p.kind, ctx).with_context("computing stored value '" + g.value(id).name + "' at load"));
+  for (size_t i = 0; i < p.outputs.size(); ++i)
+    if (p.outputs[i] == id) return std::move(outs[i]);
+  return Status::internal("stored value '" + g.value(id).name + "' is not an output of its producer");
+}
+
+}  // namespace
+
 Expected<Tensor> stored_tensor(const Graph& g, ValueId id, uint64_t seed) {
   if (id < 0 || static_cast<size_t>(id) >= g.values.size())
     return Status::invalid("stored_tensor: value id " + std::to_string(id) + " is not in the graph");
@@ -143,6 +174,8 @@ Expected<Tensor> stored_tensor(const Graph& g, ValueId id, uint64_t seed) {
       return src;
     }
   }
+  if (v.producer >= 0 && g.node(v.producer).folded && op_info(g.node(v.producer).kind).category != OpCategory::kMeta)
+    return computed_at_load(g, id, seed);
   if (dtype_is_integer(v.dtype) || v.dtype == DType::kBool)
     return Status::unsupported("stored integer value '" + v.name + "' (" + std::string(dtype_name(v.dtype)) +
                                ") has no data; only float weights can be generated");

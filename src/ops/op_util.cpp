@@ -36,6 +36,16 @@ int64_t broadcast_source_index(const Shape& out, const Shape& in, int64_t flat_o
   return idx;
 }
 
+int64_t pad_source_index(PadMode mode, int64_t j, int64_t k) {
+  if (j >= 0 && j < k) return j;
+  if (mode == PadMode::kEdge) return std::clamp<int64_t>(j, 0, k - 1);
+  if (mode == PadMode::kWrap) return ((j % k) + k) % k;
+  const int64_t period = 2 * (k - 1);  // reflect
+  if (period == 0) return 0;
+  j = ((j % period) + period) % period;
+  return j >= k ? period - j : j;
+}
+
 int64_t prod(const Shape& s, size_t begin, size_t end) {
   int64_t p = 1;
   for (size_t i = begin; i < std::min(end, s.size()); ++i) p *= s[i];

@@ -32,6 +32,29 @@ TEST(Fold, ChannelShuffleShapeSubgraph) {
   EXPECT_EQ(m.layers[0].cost.bytes_in, 8LL * 116 * 28 * 28 * 2);
 }
 
+// Swin V2's position-bias MLP on its coordinate table: what is computed from stored tensors
+// alone runs when the model loads (folded, its result stored); a stored tensor expanded to the
+// input's batch (ViT's class token) runs per batch.
+TEST(Fold, StoredOnlySubgraphRunsAtLoad) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {2, 6, 4});
+  ValueId h = b.add1("MatMul", "mlp0", {b.weight("coords", {6, 2}), b.weight("w0", {2, 16})});
+  ValueId r = b.add1("Relu", "relu", {h});
+  ValueId bias = b.add1("MatMul", "mlp1", {r, b.weight("w1", {16, 4})});
+  ValueId tok = b.add1("Expand", "expand", {b.weight("tok", {1, 1, 4}), b.add1("Shape", "shape", {x})});
+  b.output(b.add1("Add", "add_tok", {b.add1("Add", "add_bias", {x, bias}), tok}));
+  Graph g = b.finish();
+  ModelAnalysis m = test::analyze(g);
+  EXPECT_EQ(m.totals.macs, 0);
+  for (ValueId v : {h, r, bias}) {
+    EXPECT_TRUE(g.node(g.value(v).producer).folded) << g.value(v).name;
+    EXPECT_TRUE(g.value(v).is_stored) << g.value(v).name;
+  }
+  EXPECT_FALSE(g.node(g.value(tok).producer).folded);
+  EXPECT_FALSE(g.value(tok).is_stored);
+  EXPECT_EQ(m.params, 6 * 4 + 4);  // the MLP's result and the token; not coords, w0, w1
+}
+
 TEST(Fold, IntArithmeticAndConstantOfShape) {
   GraphBuilder b;
   ValueId x = b.input("x", {4, 6, 10});

@@ -733,6 +733,31 @@ TEST(ReferenceBackend, MissingIntegerDataMattersOnlyWhenRead) {
   EXPECT_NE(st.message().find("'add'"), std::string::npos) << st.message();
 }
 
+// What is computed from stored data alone runs once at load (shape inference folds it), from
+// the stored data: every backend reads that tensor (stored_tensor), and the output is the one
+// running the nodes gives.
+TEST(ReferenceBackend, StoredOnlySubgraphIsComputedAtLoad) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {2, 3});
+  ValueId w = b.weight("w", {2, 3});  // stripped: generated
+  ValueId r = b.add1("Relu", "relu", {b.add1("Neg", "neg", {w})});
+  b.output(b.add1("Add", "add", {x, r}));
+  Graph g = b.finish();
+  std::vector<Tensor> out;
+  ASSERT_TRUE(try_run(g, {iota({2, 3})}, &out).is_ok());
+  EXPECT_TRUE(g.node(g.value(r).producer).folded);
+  auto wt = stored_tensor(g, w, 0x5eed);
+  auto rt = stored_tensor(g, r, 0x5eed);
+  ASSERT_TRUE(wt && rt);
+  std::vector<float> want_r, want_out;
+  for (size_t i = 0; i < wt->data.size(); ++i) {
+    want_r.push_back(std::max(0.0f, -wt->data[i]));
+    want_out.push_back(static_cast<float>(i + 1) + want_r.back());
+  }
+  expect_near(*rt, want_r);
+  expect_near(out[0], want_out);
+}
+
 // ---- Weights --------------------------------------------------------------------------
 
 }  // namespace

@@ -42,7 +42,8 @@ struct Value {
   std::optional<std::vector<int64_t>> ints;
   std::optional<std::vector<double>> reals;
   bool has_data = false;  // an initializer whose element data was present in the file
-  // Stored data: an initializer, or a view of one (exporters alias shared weights with Identity).
+  // Stored data: an initializer, or what shape inference finds computed from stored data and
+  // known contents alone (a view of a weight; exporters alias shared weights with Identity).
   bool is_stored = false;
   // Shape from the file's value_info (symbolic dims resolved), used only for unknown ops.
   std::optional<Shape> hint_shape;
@@ -55,9 +56,11 @@ struct Node {
   OpKind kind = OpKind::kUnknown;
   std::vector<ValueId> inputs;  // kNoValue for an omitted optional input
   std::vector<ValueId> outputs;
-  AttrMap attrs;        // sorted by name; read by name only in ops/ (shape inference)
-  OpDesc desc;          // the attributes parsed and resolved by shape inference (ir/op_desc.h)
-  bool folded = false;  // all outputs known at analysis time: no work at inference
+  AttrMap attrs;  // sorted by name; read by name only in ops/ (shape inference)
+  OpDesc desc;    // the attributes parsed and resolved by shape inference (ir/op_desc.h)
+  // All outputs known at analysis time, or computed from stored data alone when the model
+  // loads (infer_shapes): no work at inference.
+  bool folded = false;
 };
 
 class Graph {

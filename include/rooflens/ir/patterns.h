@@ -11,7 +11,7 @@ namespace rooflens {
 // graph output (DenseNet's pre-activation: each layer concatenates the block's features,
 // then normalises them): that BatchNormalization node, else -1. The oneDNN backend applies
 // the normalisation and the ReLU while it copies the inputs into the concatenation, so
-// the concatenated tensor is never written (src/exec/onednn/nodes.cpp).
+// the concatenated tensor is never written (src/exec/onednn/movement_nodes.cpp).
 NodeId concat_feeding_norm_relu(const Graph& g, NodeId concat);
 
 }  // namespace rooflens

@@ -99,17 +99,10 @@ Status run_Pad(KernelContext& ctx) {
       int64_t j = c[d] - std::max<int64_t>(0, begin[d]);
       const int64_t k = kept[d];
       if (j < 0 || j >= k) {
-        if (mode == PadMode::kConstant) {
+        if (mode == PadMode::kConstant)
           outside = true;
-        } else if (mode == PadMode::kEdge) {
-          j = std::clamp<int64_t>(j, 0, k - 1);
-        } else if (mode == PadMode::kWrap) {
-          j = ((j % k) + k) % k;
-        } else {  // reflect
-          const int64_t period = 2 * (k - 1);
-          j = period == 0 ? 0 : ((j % period) + period) % period;
-          if (j >= k) j = period - j;
-        }
+        else
+          j = ops::pad_source_index(mode, j, k);
       }
       src += (j + crop[d]) * xst[d];
     }

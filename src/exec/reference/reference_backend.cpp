@@ -73,14 +73,16 @@ class ReferenceBackend final : public Backend {
         if (v != kNoValue) ++uses_[static_cast<size_t>(v)];
 
     // Everything no node produces and no caller feeds is stored: the file's data or
-    // generated weights, materialised once here. Integer data missing from the file is an
+    // generated weights, materialised once here. So is what shape inference found computed
+    // from stored data alone at load time (not a view, no known contents): generated like a
+    // weight, as the other backends take it. Integer data missing from the file is an
     // error only if a node that is not folded reads it (folded nodes then take their
     // outputs from the contents shape inference computed).
     stored_.clear();
     missing_.clear();
     for (ValueId v = 0; v < static_cast<ValueId>(g_.values.size()); ++v) {
       const Value& val = g_.value(v);
-      if (val.producer >= 0 || is_input[static_cast<size_t>(v)]) continue;
+      if (is_input[static_cast<size_t>(v)] || (val.producer >= 0 && !load_time_value(v))) continue;
       if (uses_[static_cast<size_t>(v)] == 0 && !is_output_[static_cast<size_t>(v)]) continue;
       if (!val.is_stored && !val.ints && !val.reals)
         return Status::invalid("reference backend: value '" + val.name +
@@ -125,6 +127,7 @@ class ReferenceBackend final : public Backend {
 
     for (NodeId id : order_) {
       const Node& node = g_.node(id);
+      if (computed_at_load(node)) continue;
       std::vector<const Tensor*> ins(node.inputs.size(), nullptr);
       Status missing;
       for (size_t i = 0; i < node.inputs.size(); ++i) {
@@ -190,6 +193,22 @@ class ReferenceBackend final : public Backend {
   }
 
  private:
+  // A value computed from stored data alone when the model loads: materialised in prepare().
+  bool load_time_value(ValueId v) const {
+    const Value& val = g_.value(v);
+    return val.producer >= 0 && val.is_stored && !val.ints && !val.reals && g_.node(val.producer).folded &&
+           !is_view_op(g_.node(val.producer).kind);
+  }
+  bool computed_at_load(const Node& node) const {
+    bool any = false;
+    for (ValueId v : node.outputs) {
+      if (v == kNoValue) continue;
+      if (!load_time_value(v)) return false;
+      any = true;
+    }
+    return any;
+  }
+
   // Outputs of a node that cannot run (an input's data is missing) from the contents shape
   // inference folded; `why` when it folded none.
   Status known_outputs(const Node& node, const Status& why, std::vector<Tensor>* outs) const {
