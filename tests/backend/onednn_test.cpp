@@ -402,6 +402,40 @@ TEST(OneDnn, SwinScoreBroadcastsAvoidReferenceKernels) {
 }
 
 // A node the CPU backend cannot run is refused before prepare, naming the node.
+// Swin V2's cosine attention as exported: Q and K normalised by ReduceL2 and Div, the scores
+// scaled by exp(clip(logit scale)) and biased by 16 * sigmoid(MLP(coordinate table)). The scale
+// and the bias are computed from stored tensors alone, once at load: oneDNN reads them as
+// stored tensors, the reference skips their nodes; both must see the same values.
+TEST(OneDnn, SwinV2CosineAttentionWithALoadTimeBias) {
+  GraphBuilder b;
+  ValueId q = b.input("q", {2, 3, 16, 8});
+  ValueId k = b.add1("Neg", "k", {q});
+  const auto unit = [&](ValueId t, const std::string& name) {
+    ValueId norm =
+        b.add1("ReduceL2", name + ".l2", {t}, {{"axes", std::vector<int64_t>{-1}}, {"keepdims", int64_t{1}}});
+    return b.add1("Div", name + ".div", {t, norm});
+  };
+  ValueId kt = b.add1("Transpose", "kt", {unit(k, "k")}, {{"perm", std::vector<int64_t>{0, 1, 3, 2}}});
+  ValueId scores = b.add1("MatMul", "qk", {unit(q, "q"), kt});
+  ValueId scale =
+      b.add1("Exp", "scale.exp",
+             {b.add1("Clip", "scale.clip",
+                     {b.weight("logit_scale", {3, 1, 1}), b.reals("lo", {}, {-1.0}), b.reals("hi", {}, {4.6})})});
+  ValueId hidden = b.add1("Relu", "mlp.relu",
+                          {b.add1("MatMul", "mlp.0", {b.weight("coords", {16, 16, 2}), b.weight("w0", {2, 32})})});
+  ValueId table = b.add1("MatMul", "mlp.1", {hidden, b.weight("w1", {32, 3})});
+  ValueId bias = b.add1("Mul", "bias.16",
+                        {b.add1("Sigmoid", "bias.sig",
+                                {b.add1("Transpose", "bias.t", {table}, {{"perm", std::vector<int64_t>{2, 0, 1}}})}),
+                         b.reals("sixteen", {}, {16.0})});
+  ValueId biased = b.add1("Add", "bias.add", {b.add1("Mul", "scale.mul", {scores, scale}), bias});
+  b.output(b.add1("Softmax", "sm", {biased}, {{"axis", int64_t{-1}}}));
+  Graph g = b.finish();
+  EXPECT_MATCHES_REFERENCE(g);
+  EXPECT_TRUE(g.node(g.value(bias).producer).folded);
+  EXPECT_TRUE(g.node(g.value(scale).producer).folded);
+}
+
 TEST(OneDnn, RefusesEinsumNamingTheNode) {
   GraphBuilder b;
   ValueId q = b.input("q", {2, 4, 8});
@@ -571,6 +605,28 @@ TEST(OneDnn, StridedSlices) {
       b.add1("Slice", "every3", {r, b.ints("st3", {0}), b.ints("en3", {8}), b.ints("ax3", {2}), b.ints("sp3", {3})}));
   b.output(b.add1("Slice", "backwards",
                   {r, b.ints("stb", {-1}), b.ints("enb", {-9}), b.ints("axb", {3}), b.ints("spb", {-2})}));
+  Graph g = b.finish();
+  EXPECT_MATCHES_REFERENCE(g);
+}
+
+// TResNet's anti-aliased downsampling: a reflect Pad, then a depthwise blur whose weights
+// are a Constant node (stored data, as an initializer is; the 3x3 filter here is in the file,
+// the wider one stripped, so generated); edge and wrap pads too, all as host copies.
+TEST(OneDnn, NonConstantPadsAndConstantNodeWeights) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {2, 4, 7, 6});
+  ValueId r = b.add1("Relu", "r", {x});
+  std::vector<double> blur;
+  for (int c = 0; c < 4; ++c)
+    for (double v : {1., 2., 1., 2., 4., 2., 1., 2., 1.}) blur.push_back(v / 16);
+  ValueId filt = b.add1("Constant", "filt", {}, {{"value", TensorConst{DType::kF32, {4, 1, 3, 3}, {}, blur}}});
+  ValueId refl =
+      b.add1("Pad", "reflect", {r, b.ints("p1", {0, 0, 1, 1, 0, 0, 1, 1})}, {{"mode", std::string("reflect")}});
+  b.output(b.add1("Conv", "blur", {refl, filt}, {{"group", int64_t{4}}, {"strides", std::vector<int64_t>{2, 2}}}));
+  ValueId wide = b.add1("Constant", "wide", {}, {{"value", TensorConst{DType::kF32, {8, 4, 1, 1}, {}, {}}}});
+  b.output(b.add1("Conv", "mix", {r, wide}));
+  b.output(b.add1("Pad", "edge", {r, b.ints("p2", {0, 1, 2, 0, 0, 0, 1, 3})}, {{"mode", std::string("edge")}}));
+  b.output(b.add1("Pad", "wrap", {r, b.ints("p3", {0, 0, 3, 2, 0, 0, 0, 4})}, {{"mode", std::string("wrap")}}));
   Graph g = b.finish();
   EXPECT_MATCHES_REFERENCE(g);
 }

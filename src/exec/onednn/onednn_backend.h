@@ -14,7 +14,7 @@
 // into one arena where buffers whose step ranges do not overlap share bytes
 // (exec/buffer_plan.h), and each memory object pointing into one (views included) is
 // pointed at its new place. Weights and stored values keep their own allocations.
-// Views and data movement (nodes.cpp, mem()):
+// Views and data movement (movement_nodes.cpp, mem()):
 //  - A Reshape aliases its input without a copy when PyTorch's view rule allows it on the
 //    input's plain strided layout and the result is row-major or acdb; a result in another
 //    strided layout is kept only when every consumer is a Transpose. Otherwise (and for
@@ -182,7 +182,7 @@ struct LayoutChoice {
 };
 Expected<LayoutChoice> choose_layer_layouts(const Graph& g, const ModelAnalysis& fused, const ExecOptions& o);
 
-// Builds the primitives of one fused layer (defined in onednn_ops.cpp).
+// Builds the primitives of one fused layer (defined in nodes.cpp).
 Status build_fused_layer(OneDnnBackend& b, const LayerReport& layer);
 // Whether a node can be lowered; `reason` when not.
 bool node_supported(const Graph& g, NodeId n, std::string* reason);
