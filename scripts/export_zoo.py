@@ -254,14 +254,16 @@ def aten_counts(model, x):
       macs    = every mm/addmm/bmm/baddbmm (m*n*k per batch matrix) and convolution
                 (out.numel()*C_in/groups*prod(kernel)) with an input-dependent operand:
                 attention's Q.K^T and A.V included; products of parameters alone (Swin V2's
-                position-bias MLP on its coordinate table) are constants the exporter folds;
+                position-bias MLP on its coordinate table) are computed once when the model
+                loads, not per inference (torch's exporter leaves that MLP in the graph, and
+                rooflens folds it at load: docs/cost-model.md), so they do not count;
       outputs = the output elements of those products;
       stored  = the elements of the float tensors the input-dependent computation reads that
                 do not depend on the input: parameters and buffers read directly, and tensors
                 computed from parameters alone (a relative-position-bias table gathered by its
                 index, Swin V2's MLP output), each counted once, one-element tensors and
-                BatchNorm running statistics excluded. That is what an inference graph stores
-                once parameter-only subgraphs are folded, as torch's exporter does.
+                BatchNorm running statistics excluded. That is what an inference engine stores
+                once parameter-only subgraphs are folded (by torch's exporter, or at load).
     """
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils._pytree import tree_flatten
@@ -587,11 +589,15 @@ def process(name):
                                   "input-dependent operands (scripts/export_zoo.py aten_counts)")
         entry["ref_stored_params"] = ref["ref_stored_params"]
         if ref["ref_stored_params"] != ref["torch_params"]:
-            notes.append("The exporter folds parameter-only subgraphs (relative position bias "
-                         "gathered from its table; Swin V2's position-bias MLP, logit scale and "
-                         "key bias): the graph stores %d float elements where the model has %d "
-                         "parameters (ref_stored_params, counted in PyTorch)."
-                         % (ref["ref_stored_params"], ref["torch_params"]))
+            v2 = ("; Swin V2's key bias, zeroed, which the exporter folds too, and its "
+                  "position-bias MLP on the coordinate table and clamped, exponentiated logit "
+                  "scale, which the exporter leaves in the graph and rooflens computes at load"
+                  if family == "swin_v2" else "")
+            notes.append("Parameter-only subgraphs are computed before inference (the relative "
+                         "position bias gathered from its table, which the exporter folds%s): "
+                         "inference stores %d float elements where the model has %d parameters "
+                         "(ref_stored_params, counted in PyTorch)."
+                         % (v2, ref["ref_stored_params"], ref["torch_params"]))
         if onnx_params != ref["ref_params_executed"] + ref["bn_stats"]:
             notes.append("ONNX float initializers hold %d elements, executed parameters + "
                          "BatchNorm statistics %d (float buffers such as position tables, or "
