@@ -8,12 +8,14 @@ tools alternating, in the same minutes) under each condition in turn:
   openmp    an OpenMP competitor: a LibTorch (GNU OpenMP) training loop with 2 threads
 
 usage: [CONDITIONS="quiet busy1 busy2 openmp"] [MODELS="resnet50 mobilenet_v2 efficientnet_b0"]
-       [BATCHES="1 32"] [REPEATS=2] [MAX_SECONDS=3] [THREADS=2] [BASELINE_SPIN="busy2 openmp"]
+       [BATCHES="1 32"] [REPEATS=2] [MAX_SECONDS=3] [THREADS=2] [BASELINE_SPIN=""]
+       [BASELINE_FIXED="busy1 busy2 openmp"]
        bench/contention.py ROOFLENS_BINARY [--json FILE]
 
-BASELINE_SPIN="busy2 openmp" (the conditions named) also times rooflens with libgomp's default
-spin (GOMP_SPINCOUNT=300000, what the program ran with before it set its own) in each repeat
-of those conditions, as a third tool; "" for none. Run it under
+BASELINE_SPIN (the conditions named) also times rooflens with GOMP_SPINCOUNT=300000 (libgomp's
+default, set explicitly) in each repeat of those conditions, as a third tool; BASELINE_FIXED
+does the same with `measure --fixed-threads` (no fewer threads under contention, what rooflens
+did before it adapted its thread count); "" for none. Run it under
 /work/bin/rllock on a shared machine so that builds do not join the competitors.
 """
 import json
@@ -74,7 +76,8 @@ def main(argv):
     max_seconds = float(os.environ.get("MAX_SECONDS", "3"))
     threads = int(os.environ.get("THREADS", "2"))
     layout = os.environ.get("LAYOUT", "channels-last")
-    baseline_spin = os.environ.get("BASELINE_SPIN", "busy2 openmp").split()
+    baseline_spin = os.environ.get("BASELINE_SPIN", "").split()
+    baseline_fixed = os.environ.get("BASELINE_FIXED", "busy1 busy2 openmp").split()
     peer_dir = os.environ.get("PEER_DIR", os.path.expanduser("~/.cache/rooflens/peer-ort"))
     peer_ort.export_models(peer_dir, models, threads)
     rows = []
@@ -92,6 +95,11 @@ def main(argv):
                                                         env=dict(os.environ, GOMP_SPINCOUNT="300000"))
                             row["rooflens_default_spin"] = old["throughput"]
                             row["ratio_default_spin"] = old["throughput"] / row["ort"]
+                        if cond in baseline_fixed:
+                            fixed = peer_ort.run_rooflens(binary, path, b, threads, max_seconds, layout,
+                                                          extra=["--fixed-threads"])
+                            row["rooflens_fixed_threads"] = fixed["throughput"]
+                            row["ratio_fixed_threads"] = fixed["throughput"] / row["ort"]
                         rows.append(row)
                         print(json.dumps(row), file=sys.stderr)
         finally:
@@ -105,16 +113,18 @@ def main(argv):
     print("| condition | " + " | ".join(f"{m} b{b}" for m, b in keys) + " |")
     print("|---|" + "---:|" * len(keys))
     for cond in conditions:
-        for label, field in (("", "ratio"), (" (libgomp default spin)", "ratio_default_spin")):
-            if field == "ratio_default_spin" and cond not in baseline_spin:
+        for label, field, named in (("", "ratio", None), (" (libgomp default spin)", "ratio_default_spin", baseline_spin),
+                                    (" (fixed threads)", "ratio_fixed_threads", baseline_fixed)):
+            if named is not None and cond not in named:
                 continue
             cells = []
             for k in keys:
                 g = [x for x in rows if x["condition"] == cond and (x["model"], x["batch"]) == k]
                 v = sorted(x[field] for x in g)
                 flag = sum(1 for x in g if x.get("rooflens_contended"))
+                fewer = sum(1 for x in g if x.get("rooflens_threads", threads) < threads)
                 cells.append(f"{statistics.median(v):.2f} ({v[0]:.2f}-{v[-1]:.2f})" +
-                             (f" c{flag}/{len(g)}" if field == "ratio" else ""))
+                             (f" c{flag}/{len(g)} t{fewer}" if field == "ratio" else ""))
             print(f"| {cond}{label} | " + " | ".join(cells) + " |")
     return 0
 

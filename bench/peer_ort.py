@@ -83,9 +83,9 @@ def run_ort(model, batch, threads, max_seconds, profile=None, env=None):
     return json.loads(subprocess.check_output(cmd, env=env))
 
 
-def run_rooflens(binary, model, batch, threads, max_seconds, layout, env=None):
+def run_rooflens(binary, model, batch, threads, max_seconds, layout, env=None, extra=()):
     cmd = [binary, "measure", model, "--batch", str(batch), "--threads", str(threads), "--max-seconds",
-           str(max_seconds), "--layout", layout, "--format", "json"]
+           str(max_seconds), "--layout", layout, "--format", "json"] + list(extra)
     return json.loads(subprocess.check_output(cmd, env=env))
 
 
@@ -109,7 +109,7 @@ def pair(binary, path, name, batch, rep, threads, max_seconds, layout, profile=N
         r = run_rooflens(binary, path, batch, threads, max_seconds, layout, env)
     row = {"model": name, "batch": r["batch"], "repeat": rep, "rooflens": r["throughput"],
            "ort": o["throughput"], "ratio": r["throughput"] / o["throughput"],
-           "rooflens_noisy": r["noisy"],
+           "rooflens_noisy": r["noisy"], "rooflens_threads": r["threads"],
            "ort_iqr_pct": 100 * (o["throughput_q3"] - o["throughput_q1"]) / o["throughput"],
            "ort_version": o["ort_version"]}
     for k in ("contended", "contention", "host_reference", "normalized_throughput"):

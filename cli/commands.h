@@ -116,6 +116,7 @@ struct MeasureArgs {
   bool graph = false;                     // CUDA backend: replay the model as one CUDA graph
   bool no_host_reference = false;         // skip the host-state reference around the runs
   double reference_max_move = 0.10;       // a block whose reference moved more is flagged and repeated
+  bool fixed_threads = false;             // no fewer threads when the machine is contended
 };
 void add_measure(CLI::App& app, MeasureArgs& a);
 int run_measure(const MeasureArgs& a);

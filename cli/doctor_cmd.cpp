@@ -120,8 +120,7 @@ Status add_measured_layers(const DoctorArgs& a, WhatIfSetup& setup, int64_t batc
   MeasureOptions mo;
   mo.exec.threads = a.threads;
   mo.exec.tactic_cache = tactic_cache_path();
-  mo.timing.max_seconds = a.max_seconds;
-  if (cuda) mo.timing.min_warmup_seconds = 1.0;  // GPU clocks up from idle
+  mo.timing = model_timing(cuda, a.max_seconds);
   std::fprintf(stderr, "doctor: measuring %s at batch %lld on %s...\n", a.file.c_str(), static_cast<long long>(batch),
                cuda ? (gpu_name + " (cuda backend, " + a.dtype + ")").c_str() : "this CPU (oneDNN)");
   auto m = measure_model(l->graph, l->analysis, **backend, mo);

@@ -7,7 +7,6 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <thread>
 
 #include <map>
 #include "backend_choice.h"
@@ -19,6 +18,7 @@
 #include "rooflens/device/device.h"
 #include "rooflens/exec/cuda.h"
 #include "rooflens/exec/measure.h"
+#include "rooflens/microbench/host_cpu.h"
 #include "rooflens/perf/model.h"
 #include "rooflens/report/table.h"
 
@@ -35,7 +35,7 @@ void add_host_options(CLI::App* cmd, bool* no_reference, double* max_move) {
       ->capture_default_str();
 }
 
-int default_threads(int t) { return t > 0 ? t : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+int default_threads(int t) { return measure_threads(t); }
 
 namespace {
 
@@ -58,29 +58,16 @@ Expected<Compared> measure_and_predict(const std::string& path, const std::vecto
                                        const BackendChoice& choice, int64_t batch, const ExecOptions& exec,
                                        double max_seconds, const DeviceSpec& dev, double warmup_seconds,
                                        HostContext* host) {
-  const int threads = exec.threads;
   auto loaded = load_model(path, shapes, choice.dtype, batch);
   if (!loaded) return loaded.status();
   auto backend = make_backend(choice);
   if (!backend) return backend.status();
   MeasureOptions mo;
   mo.exec = exec;
-  mo.timing.max_seconds = max_seconds;
-  if (warmup_seconds >= 0) {
-    mo.timing.min_warmup_seconds = warmup_seconds;
-  } else if (choice.name == "cuda") {
-    mo.timing.min_warmup_seconds = 1.0;  // GPU clocks up from idle
-  } else {
-    // A quarter of a second of warm-up and at least a quarter of the time cap measured
-    // (at most 1 s), as ONNX Runtime's peer bench does, so a fast model's median is not
-    // set by one transient.
-    mo.timing.min_warmup_seconds = std::min(0.25, max_seconds / 8);
-    mo.timing.min_seconds = std::min(1.0, max_seconds / 4);
-  }
+  mo.timing = model_timing(choice.name == "cuda", max_seconds, warmup_seconds);
   if (host && choice.name != "cuda") attach_host(mo, *host);
   auto m = measure_model(loaded->graph, loaded->analysis, **backend, mo);
   if (!m) return m.status().with_context(path);
-  m->threads = threads;
   PerfOptions po;
   po.dtype = dtype_name(choice.dtype);
   auto p = predict(loaded->graph, loaded->analysis, dev, po);
@@ -161,6 +148,9 @@ void add_measure(CLI::App& app, MeasureArgs& a) {
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
   add_host_options(cmd, &a.no_host_reference, &a.reference_max_move);
+  cmd->add_flag("--fixed-threads", a.fixed_threads,
+                "cpu backends: measure on --threads whatever the machine; by default, when a short trial finds the "
+                "machine contended, half the threads are tried too and the faster count is measured");
 }
 
 std::string measure_json(const MeasureArgs& a, const MeasureOutcome& o) {
@@ -189,6 +179,11 @@ std::string measure_json(const MeasureArgs& a, const MeasureOutcome& o) {
                       {"batch", m.batch},
                       {"inputs", c->inputs},
                       {"threads", m.threads},
+                      {"thread_choice", m.thread_choice ? nlohmann::json{{"asked", m.thread_choice->asked},
+                                                                         {"used", m.thread_choice->used},
+                                                                         {"tried_fewer", m.thread_choice->tried},
+                                                                         {"summary", m.thread_choice->summary}}
+                                                        : nlohmann::json(nullptr)},
                       {"dtype", a.dtype},
                       {"cuda_graph", a.graph},
                       {"gpu", gpu_name},
@@ -197,12 +192,14 @@ std::string measure_json(const MeasureArgs& a, const MeasureOutcome& o) {
                       {"throughput_q1", m.throughput_q1},
                       {"throughput_q3", m.throughput_q3},
                       {"latency_s", m.timing.median},
+                      {"latency_min_s", m.timing.min},
                       {"runs", m.timing.samples.size()},
                       {"achieved_flops", m.achieved_flops},
                       {"utilization", util},
                       {"peak_flops", c->peak},
                       {"peak_kind", c->peak_label},
                       {"predicted_throughput", c->p.throughput},
+                      {"device_mismatch", o.device_mismatch},
                       {"noisy", m.timing.noisy},
                       {"warning", m.timing.warning},
                       {"max_batch", max_batch ? nlohmann::json(*max_batch) : nlohmann::json(nullptr)},
@@ -268,6 +265,7 @@ std::string measure_text(const MeasureArgs& a, const MeasureOutcome& o) {
     out += fmt::format("measured on this machine ({} backend, {} thread(s)): {}, batch {}\n", m.backend, m.threads,
                        c->p.model, m.batch);
   out += fmt::format("  input           {}\n", c->inputs);
+  if (m.thread_choice && m.thread_choice->tried) out += fmt::format("  threads         {}\n", m.thread_choice->summary);
   out += fmt::format("  throughput      {:>10.1f} images/s  (median of {} runs; interquartile {:.1f} .. {:.1f})\n",
                      m.throughput, m.timing.samples.size(), m.throughput_q1, m.throughput_q3);
   out += fmt::format("  latency         {:>10.3f} ms per batch (best {:.3f})\n", m.timing.median * 1e3,
@@ -288,6 +286,11 @@ std::string measure_text(const MeasureArgs& a, const MeasureOutcome& o) {
                      c->peak / 1e9, dev->id);
   out += fmt::format("  predicted       {:>10.1f} images/s  (performance model on {}; measured/predicted {:.2f})\n",
                      c->p.throughput, dev->id, m.throughput / c->p.throughput);
+  if (!o.device_mismatch.empty())
+    out += fmt::format(
+        "  device          {} may not be this CPU ({}): `rooflens probe cpu --out local.json`, then --device "
+        "local.json, measures this one\n",
+        dev->id, o.device_mismatch);
   if (verify_err)
     out += fmt::format("  verify          max relative error {:.2e} against the reference backend\n", *verify_err);
   if (o.host) out += host_text(m, c->host, *o.host);
@@ -341,10 +344,13 @@ int run_measure(const MeasureArgs& args) {
                 : a.layout == "auto"  ? ActivationLayout::kAuto
                                       : ActivationLayout::kChannelsLast;
   HostContext host = make_host_context(!a.no_host_reference, a.reference_max_move, threads, *dev);
+  host.adapt_threads = !a.fixed_threads;
   HostContext* cpu_host = a.backend == "cuda" ? nullptr : &host;
   auto c = measure_and_predict(a.file, *shapes, choice, batch, exec, a.max_seconds, *dev, -1, cpu_host);
   if (!c) return report_error(c.status());
-  MeasureOutcome o{*c, *dev, max_batch, gpu_name, std::nullopt, {}, cpu_host};
+  MeasureOutcome o{*c, *dev, max_batch, gpu_name, std::nullopt, {}, cpu_host, ""};
+  if (auto cpu = microbench::detect_host_cpu(); cpu && a.backend != "cuda")
+    o.device_mismatch = microbench::cpu_device_mismatch(*dev, *cpu);
   if (a.verify) {
     auto e = verify_against_reference(a, *shapes, choice, batch, exec);
     if (!e) return report_error(e.status());

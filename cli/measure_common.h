@@ -53,6 +53,7 @@ struct MeasureOutcome {
   std::optional<double> verify_err;
   std::vector<double> errs;
   const HostContext* host = nullptr;
+  std::string device_mismatch;  // microbench::cpu_device_mismatch, on a CPU backend
 };
 // The measurement with every layer (measured and predicted time, implementation) as JSON
 // text; `a` gives the dtype and whether it was a CUDA graph.

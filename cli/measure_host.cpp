@@ -21,6 +21,7 @@ void attach_host(MeasureOptions& mo, const HostContext& ctx) {
   mo.host_sampler = ctx.sampler.get();
   mo.reference = ctx.reference.get();
   mo.reference_max_move = ctx.max_move;
+  mo.adapt_threads = ctx.adapt_threads;
 }
 
 HostFigures host_figures(const Measurement& m, const Prediction& p, HostContext& ctx) {
@@ -60,6 +61,8 @@ nlohmann::json host_json(const Measurement& m, const HostFigures& f, const HostC
                            {"gemm_flops_after", h.after.gemm_flops},
                            {"stream_bytes_before", h.before.stream_bytes},
                            {"stream_bytes_after", h.after.stream_bytes},
+                           {"clock_hz_before", h.before.clock_hz},
+                           {"clock_hz_after", h.after.clock_hz},
                            {"move", h.move},
                            {"flagged", h.flagged},
                            {"blocks", h.blocks},
@@ -81,10 +84,11 @@ std::string host_text(const Measurement& m, const HostFigures& f, const HostCont
   if (m.host) {
     const auto& h = *m.host;
     out += fmt::format(
-        "  reference       GEMM {:.1f} -> {:.1f} GFLOP/s, triad {:.1f} -> {:.1f} GB/s before -> after "
-        "(moved {:.1f}%{}; {} block(s) timed)\n",
+        "  reference       GEMM {:.1f} -> {:.1f} GFLOP/s, triad {:.1f} -> {:.1f} GB/s, clock {:.2f} -> {:.2f} GHz "
+        "before -> after (moved {:.1f}%{}; {} block(s) timed)\n",
         h.before.gemm_flops / 1e9, h.after.gemm_flops / 1e9, h.before.stream_bytes / 1e9, h.after.stream_bytes / 1e9,
-        100 * h.move, h.flagged ? fmt::format(", above {:.0f}%: flagged", 100 * ctx.max_move) : "", h.blocks);
+        h.before.clock_hz / 1e9, h.after.clock_hz / 1e9, 100 * h.move,
+        h.flagged ? fmt::format(", above {:.0f}%: flagged", 100 * ctx.max_move) : "", h.blocks);
     out += fmt::format("  normalised      {:>10.1f} images/s  (host {:.3f}x its state at {}; {:.0f}% compute-bound)\n",
                        f.normalized_throughput, f.drift, ctx.baseline_source, 100 * f.compute_share);
     out += fmt::format(

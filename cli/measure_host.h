@@ -19,6 +19,7 @@ struct HostContext {
   std::unique_ptr<HostSampler> sampler;
   std::unique_ptr<microbench::HostReferenceProbe> reference;  // null: --no-host-reference
   double max_move = 0.10;
+  bool adapt_threads = false;  // MeasureOptions::adapt_threads (measure: on unless --fixed-threads)
   HostRates baseline;
   std::string baseline_source;  // "kernel table (...)" or "first reading of this run (...)"
 };

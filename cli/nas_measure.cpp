@@ -4,7 +4,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -34,9 +33,9 @@ nas::ThroughputFn cpu_throughput_fn(const SssNetInput& input, int64_t batch, con
     auto backend = make_onednn_backend();
     if (!backend) return Status::unavailable("the oneDNN backend is not in this build: measured throughput needs it");
     MeasureOptions mo;
-    mo.exec.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    mo.exec.threads = measure_threads(0);
     mo.exec.tactic_cache = tactic_cache_path();
-    mo.timing.max_seconds = max_seconds;
+    mo.timing = model_timing(false, max_seconds);
     auto m = measure_model(l->graph, l->analysis, *backend, mo);
     if (!m) return m.status();
     const double flops_per_image = static_cast<double>(l->analysis.totals.flops) / static_cast<double>(batch);

@@ -35,7 +35,9 @@ void add_study(CLI::App& app, StudyArgs& a) {
          },
          "every model of a bundled zoo: torchvision (the default), timm, or all")
       ->expected(0, 1);
-  cmd->add_option("--models", a.models, "comma-separated bundled zoo model names");
+  cmd->add_option(
+      "--models", a.models,
+      "comma-separated bundled zoo model names (timm's as timm/NAME); with --zoo, studied besides that whole zoo");
   cmd->add_option(
       "--device", a.device,
       "device id or alias, a device .json file, or custom:... (default: v100; this-cpu with --source measured)");
@@ -200,8 +202,7 @@ Expected<StudyOptions> study_options(const StudyArgs& a, const Setting& st) {
       auto backend = make_backend(choice);  // prepared once per model
       if (!backend) return backend.status();
       MeasureOptions mo;
-      mo.timing.max_seconds = max_seconds;
-      mo.timing.min_warmup_seconds = 1.0;  // GPU clocks up from idle
+      mo.timing = model_timing(true, max_seconds);
       auto m = measure_model(l.graph, l.analysis, **backend, mo);
       if (!m) return m.status();
       return MeasuredThroughput{m->throughput, m->throughput_q1, m->throughput_q3};
@@ -215,7 +216,7 @@ Expected<StudyOptions> study_options(const StudyArgs& a, const Setting& st) {
       MeasureOptions mo;
       mo.exec.threads = threads;
       mo.exec.tactic_cache = tactic_cache_path();
-      mo.timing.max_seconds = max_seconds;
+      mo.timing = model_timing(false, max_seconds);
       auto m = measure_model(l.graph, l.analysis, *backend, mo);
       if (!m) return m.status();
       return MeasuredThroughput{m->throughput, m->throughput_q1, m->throughput_q3};

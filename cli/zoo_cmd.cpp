@@ -12,7 +12,9 @@
 namespace rooflens::cli {
 
 void add_zoo(CLI::App& app, ZooArgs& a) {
-  auto* cmd = app.add_subcommand("zoo", "List the bundled model zoo (torchvision CNNs, weights stripped)");
+  auto* cmd = app.add_subcommand("zoo",
+                                 "List a bundled model zoo (torchvision CNNs and transformers; --models-dir "
+                                 "models/timm for timm's CNNs), weights stripped");
   cmd->add_option("--format", a.format, "table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();

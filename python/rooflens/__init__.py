@@ -185,19 +185,22 @@ def devices() -> Table:
 
 
 def measure(model, backend: str = "onednn", batch: int = 1, threads: int = 0, max_seconds: float = 2.0,
-            tune: bool = True, tactic_cache: Optional[str] = None) -> Measurement:
+            tune: bool = True, tactic_cache: Optional[str] = None, fixed_threads: bool = False) -> Measurement:
     """Runs the model on a backend and times it (`rooflens measure`): onednn (this CPU, fp32),
     cuda (a GPU, the model's dtype; rooflens.Unavailable without one) or reference.
 
     threads: 0 for all cores. max_seconds: cap on the measured time. tactic_cache: the file
     oneDNN keeps its tactic choices in (None: ROOFLENS_TACTIC_CACHE or the user cache, as the
-    CLI; "" for none).
+    CLI; "" for none). On a CPU backend a short trial first checks whether the machine is
+    contended; if so, half the threads are tried too and the faster count is measured
+    (`threads` and `thread_choice` say which; `contended` and `contention` describe the timed
+    runs). fixed_threads: always the asked count, as `measure --fixed-threads`.
     """
     m = _model(model)
     if tactic_cache is None:
         tactic_cache = _tactic_cache_path()
     return Measurement(_core.measure(m, backend, _batch(batch), int(threads), float(max_seconds), bool(tune),
-                                     tactic_cache))
+                                     tactic_cache, bool(fixed_threads)))
 
 
 def _tactic_cache_path() -> str:

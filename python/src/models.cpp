@@ -263,25 +263,32 @@ Expected<std::unique_ptr<Backend>> make_backend(const std::string& name, DType d
 }
 
 py::dict measure(const PyModel& m, const std::string& backend, std::optional<int64_t> batch, int threads,
-                 double max_seconds, bool tune, const std::string& tactic_cache) {
+                 double max_seconds, bool tune, const std::string& tactic_cache, bool fixed_threads) {
   if (!(max_seconds > 0)) raise_status(Status::invalid("max_seconds must be > 0"));
   const std::string dtype = backend == "cuda" ? m.dtype() : "fp32";
   const LoadedModel l = m.loaded(batch ? batch : std::optional<int64_t>(1), dtype);
   auto b = unwrap(make_backend(backend, dtype_arg(dtype)));
   MeasureOptions mo;
-  mo.exec.threads = threads;
+  mo.exec.threads = measure_threads(threads);
   mo.exec.tune = tune;
   mo.exec.tactic_cache = tactic_cache;
-  mo.timing.max_seconds = max_seconds;
-  mo.timing.min_warmup_seconds = backend == "cuda" ? 1.0 : std::min(0.25, max_seconds / 8);
-  if (backend != "cuda") mo.timing.min_seconds = std::min(1.0, max_seconds / 4);
+  mo.timing = model_timing(backend == "cuda", max_seconds);
+  const auto sampler = make_proc_host_sampler();
+  if (backend != "cuda") {
+    mo.host_sampler = sampler.get();
+    mo.adapt_threads = !fixed_threads;
+  }
   auto r = unwrap(without_gil([&] { return measure_model(l.graph, l.analysis, *b, mo); }));
   py::dict d;
   d["model"] = m.name();
   d["backend"] = r.backend;
   d["dtype"] = dtype;
   d["batch"] = r.batch;
-  d["threads"] = threads;
+  d["threads"] = r.threads;
+  d["threads_asked"] = mo.exec.threads;
+  d["thread_choice"] = r.thread_choice ? py::object(py::str(r.thread_choice->summary)) : py::object(py::none());
+  d["contended"] = r.contention ? py::object(py::bool_(r.contention->contended)) : py::object(py::none());
+  d["contention"] = r.contention ? py::object(py::str(r.contention->summary)) : py::object(py::none());
   d["latency_s"] = r.timing.median;
   d["latency_min_s"] = r.timing.min;
   d["runs"] = r.timing.samples.size();
@@ -418,7 +425,7 @@ void bind_models(py::module_& m) {
         py::arg("dtype"));
   m.def("fold", &fold, py::arg("model"), py::arg("factor"), py::arg("align"), py::arg("batch"));
   m.def("measure", &measure, py::arg("model"), py::arg("backend"), py::arg("batch"), py::arg("threads"),
-        py::arg("max_seconds"), py::arg("tune"), py::arg("tactic_cache"));
+        py::arg("max_seconds"), py::arg("tune"), py::arg("tactic_cache"), py::arg("fixed_threads") = false);
   m.def("whatif", &whatif, py::arg("model"), py::arg("device"), py::arg("dtype"), py::arg("batch"), py::arg("devices"),
         py::arg("engine") = "");
   m.def("doctor", &doctor, py::arg("model"), py::arg("device"), py::arg("dtype"), py::arg("batch"),

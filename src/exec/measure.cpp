@@ -5,11 +5,78 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <thread>
 #include <tuple>
 
 #include "rooflens/exec/weights.h"
 
 namespace rooflens {
+namespace {
+
+// The median seconds per run of `run` over about `seconds` (at least 3 runs after one
+// untimed), and the contention the host sampler saw meanwhile.
+struct Trial {
+  double seconds_per_run = 0;
+  ContentionReport contention;
+};
+Expected<Trial> trial(const std::function<Status()>& run, HostSampler& sampler, int threads, double seconds,
+                      const ContentionOptions& co) {
+  TimingOptions t;
+  t.warmup = 1;
+  t.min_repeats = 3;
+  t.max_repeats = std::numeric_limits<int>::max();
+  t.max_seconds = seconds;
+  t.settle_rel_iqr = 0;  // run for the whole time: the trial samples the machine
+  const HostSample s0 = sampler.sample();
+  auto r = time_runs(run, t);
+  if (!r) return r.status();
+  return Trial{r->median, assess_contention(s0, sampler.sample(), threads, co)};
+}
+
+// MeasureOptions::adapt_threads: a trial on the asked threads; when it was contended, the
+// backend is prepared on half of them and tried too, and left prepared on the faster count.
+Expected<ThreadChoice> choose_threads(const Graph& g, const ModelAnalysis& fused, Backend& backend,
+                                      const MeasureOptions& o, const std::function<Status()>& run) {
+  ThreadChoice c;
+  c.asked = c.used = o.exec.threads;
+  const double seconds = std::clamp(o.timing.max_seconds / 8, 0.05, 0.3);
+  auto asked = trial(run, *o.host_sampler, c.asked, seconds, o.contention);
+  if (!asked) return asked.status();
+  c.asked_seconds = asked->seconds_per_run;
+  if (!asked->contention.contended) {
+    c.summary = std::to_string(c.asked) + " thread(s) as asked: the trial found the machine quiet";
+    return c;
+  }
+  ExecOptions fewer = o.exec;
+  fewer.threads = std::max(1, o.exec.threads / 2);
+  ROOFLENS_RETURN_IF_ERROR(backend.prepare(g, fused, fewer));
+  auto few = trial(run, *o.host_sampler, fewer.threads, seconds, o.contention);
+  if (!few) return few.status();
+  c.tried = true;
+  c.fewer_seconds = few->seconds_per_run;
+  const double gain = c.asked_seconds / std::max(c.fewer_seconds, 1e-12);
+  char buf[240];
+  if (gain > 1.05) {
+    c.used = fewer.threads;
+    std::snprintf(buf, sizeof buf,
+                  "%d of %d thread(s): in a trial on %d the threads waited for a CPU %.0f%% of the time (%d other "
+                  "runnable), and %d ran %.2fx faster",
+                  c.used, c.asked, c.asked, 100 * asked->contention.wait_share, asked->contention.other_runnable,
+                  c.used, gain);
+  } else {
+    ROOFLENS_RETURN_IF_ERROR(backend.prepare(g, fused, o.exec));
+    std::snprintf(buf, sizeof buf, "%d thread(s) as asked: contended, but %d ran no faster in a trial (%.2fx)", c.asked,
+                  fewer.threads, gain);
+  }
+  c.summary = buf;
+  return c;
+}
+
+}  // namespace
+
+int measure_threads(int asked) {
+  return asked > 0 ? asked : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, Backend& backend,
                                     const MeasureOptions& o) {
@@ -26,6 +93,13 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
     if (o.before_run) o.before_run();
     return resident ? backend.run_resident() : backend.run(inputs, &outputs);
   };
+  std::optional<ThreadChoice> choice;
+  if (o.adapt_threads && o.host_sampler && o.exec.threads > 1 && !resident) {
+    auto c = choose_threads(g, fused, backend, o, run);
+    if (!c) return c.status();
+    choice = *c;
+  }
+  const int threads = choice ? choice->used : o.exec.threads;
   auto collect = [&](int) {
     for (const auto& t : backend.layer_timings()) {
       per_layer[t.name].push_back(t.time_s);
@@ -47,7 +121,7 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
     auto t = time_runs(run, o.timing, collect);
     if (!t) return t.status();
     std::optional<ContentionReport> c;
-    if (o.host_sampler) c = assess_contention(s0, o.host_sampler->sample(), o.exec.threads, o.contention);
+    if (o.host_sampler) c = assess_contention(s0, o.host_sampler->sample(), threads, o.contention);
     if (o.reference) {
       h.after = o.reference->measure();
       auto rel = [](double a, double b) { return b > 0 ? std::abs(a / b - 1) : 0.0; };
@@ -71,7 +145,8 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
   m.host = host;
   m.backend = backend.name();
   m.batch = fused.batch;
-  m.threads = o.exec.threads;
+  m.threads = threads;
+  m.thread_choice = choice;
   m.timing = *timing;
   const auto b = static_cast<double>(fused.batch);
   m.throughput = b / timing->median;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 
 namespace rooflens {
 
@@ -14,6 +15,20 @@ double quantile(std::vector<double> v, double q) {
   const auto lo = static_cast<size_t>(pos);
   const size_t hi = std::min(lo + 1, v.size() - 1);
   return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+TimingOptions model_timing(bool gpu, double max_seconds, double warmup_seconds) {
+  TimingOptions o;
+  o.max_seconds = max_seconds;
+  if (warmup_seconds >= 0)
+    o.min_warmup_seconds = warmup_seconds;
+  else
+    o.min_warmup_seconds = gpu ? 1.0 : std::min(0.25, max_seconds / 8);
+  if (!gpu) {
+    o.min_seconds = std::min(1.0, max_seconds / 4);
+    o.max_repeats = std::numeric_limits<int>::max();
+  }
+  return o;
 }
 
 Expected<TimingResult> time_runs(const std::function<Status()>& run_once, const TimingOptions& o,

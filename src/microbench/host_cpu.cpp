@@ -360,4 +360,21 @@ double dtype_rate_multiplier(const std::string& dtype) {
   return 1.0;
 }
 
+std::string cpu_device_mismatch(const DeviceSpec& dev, const HostCpu& host) {
+  if (dev.is_gpu() || !dev.cpu) return "";
+  std::vector<std::string> missing;
+  for (const std::string& ext : host.isa.names())
+    if (std::find(dev.cpu->isa.begin(), dev.cpu->isa.end(), ext) == dev.cpu->isa.end()) missing.push_back(ext);
+  std::string why;
+  if (!missing.empty()) {
+    why = "this CPU has " + missing.front();
+    for (size_t i = 1; i < missing.size(); ++i) why += (i + 1 == missing.size() ? " and " : ", ") + missing[i];
+    why += ", which " + dev.id + " does not list";
+  }
+  if (dev.cpu->cores > 0 && host.cores > 0 && host.cores != dev.cpu->cores)
+    why += (why.empty() ? "" : "; ") + std::string("this process may run on ") + std::to_string(host.cores) +
+           " core(s), " + dev.id + " has " + std::to_string(dev.cpu->cores);
+  return why;
+}
+
 }  // namespace rooflens::microbench

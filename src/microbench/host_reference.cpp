@@ -10,6 +10,7 @@
 
 #include "rooflens/microbench/host_cpu.h"
 #include "rooflens/microbench/kernels.h"
+#include "rooflens/microbench/probe.h"
 
 namespace rooflens::microbench {
 namespace {
@@ -107,6 +108,7 @@ HostReference HostReferenceProbe::measure() {
   HostReference r;
   r.gemm_flops = median(gemm);
   r.stream_bytes = median(triad);
+  if (auto clock = measure_core_clock_hz(3, 0.005)) r.clock_hz = *clock;
   r.seconds = now_s() - start;
   return r;
 }

@@ -165,6 +165,16 @@ def test_measure_onednn_briefly(alexnet):
     assert r.throughput_img_per_s > 0 and r.latency_s > 0
     assert r.backend
     assert len(r.layers) > 0
+    # One thread asked: nothing to adapt; the contention of the timed runs is still assessed.
+    assert r.threads == 1 and r.threads_asked == 1 and r.thread_choice is None
+    assert isinstance(r.contended, bool) and r.contention
+
+
+def test_measure_fixed_threads_keeps_the_asked_count(alexnet):
+    r = rooflens.measure(alexnet, backend="onednn", threads=2, max_seconds=0.2, tactic_cache="", fixed_threads=True)
+    assert r.threads == 2 and r.thread_choice is None
+    a = rooflens.measure(alexnet, backend="onednn", threads=2, max_seconds=0.2, tactic_cache="")
+    assert a.threads in (1, 2) and a.thread_choice  # the trial's verdict, whichever it was
 
 
 def test_calls_from_threads_agree(alexnet):

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <limits>
 
 #include "rooflens/exec/timing.h"
 
@@ -36,6 +37,27 @@ TEST(TimeRuns, KeepsMeasuringUntilTheMinimumTime) {
   EXPECT_GE(total, o.min_seconds);
   EXPECT_GE(r->samples.size(), static_cast<size_t>(o.min_repeats));
   EXPECT_GT(calls, static_cast<int>(r->samples.size()));
+}
+
+// A model measured on a CPU is bounded by time, not by a count of runs: a 1 ms model stopped
+// at 200 runs was timed over 0.2 s, whatever --max-seconds said.
+TEST(ModelTiming, CpuRunsAreBoundedByTimeAlone) {
+  const TimingOptions cpu = model_timing(false, 3.0);
+  EXPECT_EQ(cpu.max_seconds, 3.0);
+  EXPECT_EQ(cpu.min_seconds, 0.75);
+  EXPECT_EQ(cpu.max_repeats, std::numeric_limits<int>::max());
+  EXPECT_EQ(cpu.min_warmup_seconds, 0.25);
+  EXPECT_EQ(model_timing(false, 10.0).min_seconds, 1.0);
+  EXPECT_EQ(model_timing(false, 0.8).min_warmup_seconds, 0.1);
+}
+
+TEST(ModelTiming, GpuWarmsUpForASecondAndAnExplicitWarmupWins) {
+  const TimingOptions gpu = model_timing(true, 3.0);
+  EXPECT_EQ(gpu.min_warmup_seconds, 1.0);
+  EXPECT_EQ(gpu.min_seconds, 0.0);
+  EXPECT_EQ(gpu.max_repeats, TimingOptions{}.max_repeats);
+  EXPECT_EQ(model_timing(true, 3.0, 0.0).min_warmup_seconds, 0.0);
+  EXPECT_EQ(model_timing(false, 3.0, 2.0).min_warmup_seconds, 2.0);
 }
 
 }  // namespace

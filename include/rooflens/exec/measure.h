@@ -32,6 +32,22 @@ struct MeasureOptions {
   microbench::HostReferenceProbe* reference = nullptr;
   double reference_max_move = 0.10;
   int reference_retries = 2;
+  // With a host sampler and more than one thread: when a short trial after preparing finds
+  // the machine contended, the model is prepared again on half the threads and tried, and
+  // the faster of the two thread counts is measured. oneDNN splits every primitive statically
+  // among its OpenMP threads, so on an oversubscribed machine each barrier waits for a
+  // preempted thread and fewer threads can run several times faster (docs/performance.md,
+  // "Fewer threads under contention"). Off: the asked thread count, whatever the machine.
+  bool adapt_threads = false;
+};
+
+// How the thread count measured with was chosen (MeasureOptions::adapt_threads).
+struct ThreadChoice {
+  int asked = 0, used = 0;
+  bool tried = false;        // contended in the first trial, so fewer threads were tried
+  double asked_seconds = 0;  // median seconds per run in the trial on `asked` threads
+  double fewer_seconds = 0;  // the same on fewer threads (when tried)
+  std::string summary;       // one line
 };
 
 // The host-state reference around the kept block of runs.
@@ -64,7 +80,11 @@ struct Measurement {
   std::string layout;                          // the backend's layout_summary()
   std::optional<ContentionReport> contention;  // with MeasureOptions::host_sampler
   std::optional<HostStateReading> host;        // with MeasureOptions::reference
+  std::optional<ThreadChoice> thread_choice;   // with MeasureOptions::adapt_threads
 };
+
+// The threads a measurement runs on: `asked`, or every CPU of this machine when 0 or less.
+int measure_threads(int asked);
 
 // Prepares `backend` (weights reordered outside the timed loop) and times it.
 Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, Backend& backend,

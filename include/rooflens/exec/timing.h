@@ -40,6 +40,14 @@ struct TimingResult {
 Expected<TimingResult> time_runs(const std::function<Status()>& run_once, const TimingOptions& o,
                                  const std::function<void(int)>& after_each = {});
 
+// The timing of one model's measurement as `measure`, `validate` and Python's `measure` take
+// it: at most `max_seconds` measured; `warmup_seconds` of untimed runs (negative: the default,
+// 1 s on a GPU, which clocks up from idle, else a quarter second or an eighth of the cap).
+// On a CPU at least a quarter of the cap (at most 1 s) is measured, as ONNX Runtime's peer
+// bench does, and the number of runs is bounded by time alone: a 1 ms model capped at 200
+// runs was timed over 0.2 s, short enough for one state of a shared host to set its median.
+TimingOptions model_timing(bool gpu, double max_seconds, double warmup_seconds = -1);
+
 // Median and quartiles of samples (linear interpolation).
 double quantile(std::vector<double> v, double q);
 

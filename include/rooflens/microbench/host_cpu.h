@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "rooflens/device/device.h"
 #include "rooflens/util/status.h"
 
 namespace rooflens::microbench {
@@ -71,6 +72,12 @@ struct HostCpu {
 
 // Reads cpuid, /proc and /sys. Unavailable when the process may run on no CPU.
 Expected<HostCpu> detect_host_cpu();
+
+// Why a CPU device file does not describe `host`, in one clause ("" when its instruction sets
+// and cores match as far as the file says): a file of a 256-bit AVX2 CPU gives a peak that
+// an AVX-512 host exceeds, so utilization over it passes 100%. For a note beside measurements
+// taken on the host with that file's peaks and predictions.
+std::string cpu_device_mismatch(const DeviceSpec& dev, const HostCpu& host);
 
 // Vector FMA resources of one core for one instruction-set path, as assumed for the
 // theoretical peak. 512-bit instructions on a 256-bit datapath (Zen 4) are double-pumped:

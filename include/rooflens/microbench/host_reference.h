@@ -14,7 +14,11 @@ namespace rooflens::microbench {
 struct HostReference {
   double gemm_flops = 0;    // FLOP/s of the fixed GEMM (fp32, 128x128x128 per thread), median of blocks
   double stream_bytes = 0;  // B/s of the triad over 3 x 24 MiB split among the threads (4 passes), median of 5
-  double seconds = 0;       // wall time the reference took
+  // One core's clock now (measure_core_clock_hz, best of 3 dependent-add chains of 5 ms): on a
+  // shared host it moves with the load of other tenants while steal and the run queue do not
+  // (docs/performance.md, "Repeatability, third reading"). 0 when the estimate failed.
+  double clock_hz = 0;
+  double seconds = 0;  // wall time the reference took
 };
 
 // Owns the triad's arrays (72 MiB, touched once) so that each reading costs only its timing.

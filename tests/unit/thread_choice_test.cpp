@@ -1,0 +1,125 @@
+// MeasureOptions::adapt_threads (src/exec/measure.cpp): fewer threads are tried only when the
+// trial on the asked threads was contended, and the choice follows the trials' own times.
+// The samplers are scripted, so the verdicts do not depend on the load of the machine running
+// the test; which thread count is faster does, so the tests check the rule that links the
+// two, never a particular outcome.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "rooflens/exec/backend.h"
+#include "rooflens/exec/measure.h"
+#include "rooflens/ir/graph_builder.h"
+#include "test_util.h"
+
+namespace rooflens {
+namespace {
+
+// The reference backend, recording the thread count of every prepare.
+class RecordingBackend : public Backend {
+ public:
+  std::vector<int> prepared;
+  std::string name() const override { return "recording"; }
+  bool supports(const Graph& g, NodeId n, std::string* why) const override { return inner_->supports(g, n, why); }
+  Status prepare(const Graph& g, const ModelAnalysis& f, const ExecOptions& o) override {
+    prepared.push_back(o.threads);
+    return inner_->prepare(g, f, o);
+  }
+  Status run(const std::vector<Tensor>& in, std::vector<Tensor>* out) override { return inner_->run(in, out); }
+
+ private:
+  std::unique_ptr<Backend> inner_ = make_reference_backend();
+};
+
+// Every interval between two readings: run-queue wait of `wait_share` x wall x 2 threads.
+class ScriptedSampler : public HostSampler {
+ public:
+  explicit ScriptedSampler(double wait_share) : wait_share_(wait_share) {}
+  HostSample sample() override {
+    HostSample s;
+    s.wall_s = t_;
+    s.cpu_s = t_;
+    s.run_delay_s = wait_share_ * 2 * t_;
+    s.cpus = 2;
+    s.has_run_delay = true;
+    t_ += 1.0;
+    return s;
+  }
+
+ private:
+  double wait_share_;
+  double t_ = 0;
+};
+
+struct Model {
+  Graph g;
+  ModelAnalysis m;
+};
+Model small_model() {
+  GraphBuilder b;
+  ValueId x = b.input("x", {1, 3, 8, 8});
+  b.output(b.add1("Relu", "relu1", {b.conv("conv1", x, 3, 4, 3)}));
+  Model r{b.finish(), {}};
+  r.m = test::analyze(r.g);
+  return r;
+}
+
+MeasureOptions options(HostSampler* sampler) {
+  MeasureOptions o;
+  o.exec.threads = 2;
+  o.timing.max_seconds = 0.05;
+  o.host_sampler = sampler;
+  o.adapt_threads = true;
+  return o;
+}
+
+TEST(ThreadChoice, QuietTrialKeepsTheAskedThreads) {
+  Model md = small_model();
+  RecordingBackend be;
+  ScriptedSampler quiet(0.0);
+  auto r = measure_model(md.g, md.m, be, options(&quiet));
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_TRUE(r->thread_choice);
+  EXPECT_FALSE(r->thread_choice->tried);
+  EXPECT_EQ(r->threads, 2);
+  EXPECT_EQ(be.prepared, (std::vector<int>{2}));
+}
+
+TEST(ThreadChoice, ContendedTrialTriesHalfAndKeepsTheFaster) {
+  Model md = small_model();
+  RecordingBackend be;
+  ScriptedSampler busy(0.5);
+  auto r = measure_model(md.g, md.m, be, options(&busy));
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_TRUE(r->thread_choice);
+  const ThreadChoice& c = *r->thread_choice;
+  EXPECT_TRUE(c.tried);
+  EXPECT_EQ(c.asked, 2);
+  ASSERT_GE(be.prepared.size(), 2u);
+  EXPECT_EQ(be.prepared[1], 1);
+  const bool fewer_won = c.asked_seconds > 1.05 * c.fewer_seconds;
+  EXPECT_EQ(c.used, fewer_won ? 1 : 2);
+  EXPECT_EQ(r->threads, c.used);
+  EXPECT_EQ(be.prepared.back(), c.used);  // left prepared on the count it measured
+}
+
+TEST(ThreadChoice, OffOrOneThreadNeverTries) {
+  Model md = small_model();
+  RecordingBackend be;
+  ScriptedSampler busy(0.5);
+  MeasureOptions o = options(&busy);
+  o.adapt_threads = false;
+  auto r = measure_model(md.g, md.m, be, o);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_FALSE(r->thread_choice);
+  o.adapt_threads = true;
+  o.exec.threads = 1;
+  r = measure_model(md.g, md.m, be, o);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_FALSE(r->thread_choice);
+  EXPECT_EQ(be.prepared, (std::vector<int>{2, 1}));
+}
+
+}  // namespace
+}  // namespace rooflens
