@@ -33,6 +33,7 @@ PKGS=(
   libturbojpeg0-dev  # `rooflens probe jpeg`: JPEG decode rate per core (src/microbench/jpeg_decode.cpp); optional at build time
   libgtest-dev libgmock-dev  # GoogleTest (GMock ships with it); benchmarks are the bench/ scripts, no Google Benchmark
   clang libclang-rt-14-dev  # `make fuzz` (scripts/run-fuzz.sh): libFuzzer, libclang_rt.fuzzer-x86_64.a
+  python3-dev pybind11-dev python3-pytest  # the Python module (python/, docs/python.md) and its pytest suite; without them it is not built
   python3-onnx
   chromium  # headless browser check of the study HTML report (tests/report); the test skips without it
 )
