@@ -133,6 +133,7 @@ struct ValidateRun {
 struct ModelRuns {
   double predicted = 0;
   std::vector<double> raw, normalized;
+  std::vector<HostFigures> host;  // per run with a host reference: its reading and drift
   int contended = 0, flagged = 0;
 };
 
@@ -141,6 +142,7 @@ struct ValidateResult {
   std::vector<ValidationPoint> pts_normed;  // measured: the median of its normalised runs
   std::map<std::string, ModelRuns> runs;
   std::string host_baseline;
+  HostRates host_baseline_rates;
   std::map<std::string, double> graph_throughput;  // eager,graph: the second mode's figure
   std::vector<LayerClassTimes> class_times;
   std::vector<std::pair<std::string, std::string>> failures;  // model, error
@@ -310,6 +312,15 @@ std::string validate_json(const ValidateRun& r, const ValidateResult& res, const
         m["error_normalized"] = n.median > 0 ? p.predicted / n.median - 1 : 0;
         m["runs_normalized"] = mr.normalized;
         m["spread_normalized"] = n.rel_range;
+        nlohmann::json h = nlohmann::json::array();
+        for (const HostFigures& f : mr.host)
+          h.push_back({{"gemm_flops", f.now.gemm_flops},
+                       {"stream_bytes", f.now.stream_bytes},
+                       {"clock_hz", f.now.clock_hz},
+                       {"fma_flops", f.now.fma_flops},
+                       {"compute_share", f.compute_share},
+                       {"drift", f.drift}});
+        m["host_per_run"] = h;
       }
     }
     models.push_back(m);
@@ -351,6 +362,11 @@ std::string validate_json(const ValidateRun& r, const ValidateResult& res, const
                          {"repeat", std::max(1, r.a.repeat)},
                          {"normalized", normalized_json(res)},
                          {"host_baseline", res.host_baseline},
+                         {"host_baseline_rates",
+                          {{"gemm_flops", res.host_baseline_rates.gemm_flops},
+                           {"stream_bytes", res.host_baseline_rates.stream_bytes},
+                           {"clock_hz", res.host_baseline_rates.clock_hz},
+                           {"fma_flops", res.host_baseline_rates.fma_flops}}},
                          {"models", models},
                          {"layer_classes", cls},
                          {"layer_classes_per_model", per_model},
@@ -451,7 +467,10 @@ int run_validate(const ValidateArgs& args) {
       ModelRuns& mr = res.runs[test[i]];
       mr.predicted = c->p.throughput;
       mr.raw.push_back(c->m.throughput);
-      if (c->host.has_reference) mr.normalized.push_back(c->host.normalized_throughput);
+      if (c->host.has_reference) {
+        mr.normalized.push_back(c->host.normalized_throughput);
+        mr.host.push_back(c->host);
+      }
       mr.contended += c->m.contention && c->m.contention->contended;
       mr.flagged += c->m.host && c->m.host->flagged;
       if (round > 0) continue;
@@ -467,6 +486,7 @@ int run_validate(const ValidateArgs& args) {
       res.pts_normed.push_back({name, spread(it->second.normalized).median, it->second.predicted});
   }
   if (host.baseline_source.size()) res.host_baseline = host.baseline_source;
+  res.host_baseline_rates = host.baseline;
   const ValidationSummary s = summarize(res.pts);
   const std::vector<LayerClassSummary> classes = summarize_layer_classes(res.class_times);
   const std::string out =

@@ -7,7 +7,11 @@ against the normalised throughput.
 usage: scripts/repeatability.py RUN1.json RUN2.json [--markdown]
 Prints the share of models whose two runs agree within +-5% and +-10% (relative to their
 mean), raw and normalised, and the share predicted within +-10% and +-25% of the normalised
-measurement in each run.
+measurement in each run. With the per-run host readings (`host_per_run`, validate since
+2026-12-03), also which reading moved as the models moved between the runs: the median ratio
+run 2 / run 1 of the throughput and of each reading (clock, triad, GEMM), their rank
+correlation over the models, and how many runs agree within +-5% when divided by each
+reading alone.
 """
 import json
 import statistics
@@ -18,6 +22,54 @@ def load(path):
     with open(path) as f:
         j = json.load(f)
     return {m["name"]: m for m in j["models"]}, j
+
+
+def host_mean(m, key):
+    runs = m.get("host_per_run") or []
+    xs = [h[key] for h in runs if h.get(key, 0) > 0]
+    return sum(xs) / len(xs) if xs else None
+
+
+def ranks(xs):
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    r = [0.0] * len(xs)
+    for k, i in enumerate(order):
+        r[i] = float(k)
+    return r
+
+
+def spearman(xs, ys):
+    if len(xs) < 3:
+        return float("nan")
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = statistics.mean(rx), statistics.mean(ry)
+    num = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    den = (sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry)) ** 0.5
+    return num / den if den else float("nan")
+
+
+def signals(r1, r2, names):
+    """Which host reading moved as the models moved between the two runs."""
+    thr_all = [r2[n]["measured"] / r1[n]["measured"] for n in names if r1[n]["measured"] > 0 and r2[n]["measured"] > 0]
+    header = False
+    for k in ("fma_flops", "clock_hz", "stream_bytes", "gemm_flops"):
+        pairs = []
+        for n in names:
+            a, b = r1[n], r2[n]
+            ha, hb = host_mean(a, k), host_mean(b, k)
+            if ha and hb and a["measured"] > 0 and b["measured"] > 0:
+                pairs.append((b["measured"] / a["measured"], hb / ha))
+        if not pairs:
+            continue
+        if not header:
+            print(f"host readings of both runs: run 2 / run 1 throughput median {statistics.median(thr_all):.3f}")
+            header = True
+        thr, rk = [p[0] for p in pairs], sorted(p[1] for p in pairs)
+        agree = sum(abs(t / x - 1) <= 0.05 for t, x in pairs) / len(pairs)
+        print(f"  {k:13s} ratio median {statistics.median(rk):.3f} (10-90%: {rk[len(rk) // 10]:.3f}-"
+              f"{rk[9 * len(rk) // 10]:.3f}); Spearman with the throughput ratio "
+              f"{spearman(thr, [p[1] for p in pairs]):+.2f}; runs within +-5% once divided by it alone: "
+              f"{100 * agree:.0f}% (of {len(pairs)})")
 
 
 def change(a, b):
@@ -69,6 +121,7 @@ def main(argv):
             print(f"run {i + 1}: prediction vs normalised measurement: median |error| "
                   f"{100 * statistics.median(e):.1f}%, within +-10% {share(e, 0.10):.0f}%, "
                   f"within +-25% {share(e, 0.25):.0f}% (of {len(e)})")
+    signals(r1, r2, names)
     return 0
 
 

@@ -185,7 +185,8 @@ def devices() -> Table:
 
 
 def measure(model, backend: str = "onednn", batch: int = 1, threads: int = 0, max_seconds: float = 2.0,
-            tune: bool = True, tactic_cache: Optional[str] = None, fixed_threads: bool = False) -> Measurement:
+            tune: bool = True, tactic_cache: Optional[str] = None, fixed_threads: bool = False,
+            device: Optional[str] = None, host_reference: bool = True) -> Measurement:
     """Runs the model on a backend and times it (`rooflens measure`): onednn (this CPU, fp32),
     cuda (a GPU, the model's dtype; rooflens.Unavailable without one) or reference.
 
@@ -195,12 +196,20 @@ def measure(model, backend: str = "onednn", batch: int = 1, threads: int = 0, ma
     contended; if so, half the threads are tried too and the faster count is measured
     (`threads` and `thread_choice` say which; `contended` and `contention` describe the timed
     runs). fixed_threads: always the asked count, as `measure --fixed-threads`.
+
+    host_reference (CPU): time a fixed GEMM, a DRAM triad and one core's clock before and after
+    the runs (`host_reference`: the readings, `move`, `flagged`), as the CLI does unless
+    --no-host-reference. device (CPU): an id or a device file, ideally one from `rooflens probe
+    cpu --kernels` on this machine; the measurement is then set against it:
+    predicted_img_per_s, drift (the host's speed now over its speed when the device file's
+    kernel table was probed), normalized_throughput_img_per_s (measured / drift, comparable
+    between calls) and predicted_at_host_state_img_per_s.
     """
     m = _model(model)
     if tactic_cache is None:
         tactic_cache = _tactic_cache_path()
     return Measurement(_core.measure(m, backend, _batch(batch), int(threads), float(max_seconds), bool(tune),
-                                     tactic_cache, bool(fixed_threads)))
+                                     tactic_cache, bool(fixed_threads), device or "", bool(host_reference)))
 
 
 def _tactic_cache_path() -> str:

@@ -11,6 +11,7 @@
 
 #include "common.h"
 #include "rooflens/analysis/doctor.h"
+#include "rooflens/analysis/host_figures.h"
 #include "rooflens/analysis/study_run.h"
 #include "rooflens/analysis/whatif.h"
 #include "rooflens/exec/backend.h"
@@ -262,22 +263,54 @@ Expected<std::unique_ptr<Backend>> make_backend(const std::string& name, DType d
   return b;
 }
 
+// The host-state reference around the timed runs and, with a device, the measurement set
+// against its baseline (analysis/host_figures.h).
+void add_host_figures(py::dict& d, const Measurement& r, const LoadedModel& l, const DeviceSpec* dev,
+                      HostContext& host) {
+  if (!r.host) return;
+  const auto& h = *r.host;
+  py::dict ref;
+  ref["gemm_flops_before"] = h.before.gemm_flops;
+  ref["gemm_flops_after"] = h.after.gemm_flops;
+  ref["stream_bytes_before"] = h.before.stream_bytes;
+  ref["stream_bytes_after"] = h.after.stream_bytes;
+  ref["clock_hz_before"] = h.before.clock_hz;
+  ref["clock_hz_after"] = h.after.clock_hz;
+  ref["fma_flops_before"] = h.before.fma_flops;
+  ref["fma_flops_after"] = h.after.fma_flops;
+  ref["move"] = h.move;
+  ref["flagged"] = h.flagged;
+  d["host_reference"] = ref;
+  if (!dev) return;
+  PerfOptions po;
+  po.dtype = "fp32";
+  const Prediction p = unwrap(predict(l.graph, l.analysis, *dev, po));
+  const HostFigures f = host_figures(r, p, host);
+  d["predicted_img_per_s"] = p.throughput;
+  d["host_baseline"] = host.baseline_source;
+  d["drift"] = f.drift;
+  d["normalized_throughput_img_per_s"] = f.normalized_throughput;
+  d["predicted_at_host_state_img_per_s"] = f.predicted_at_state;
+}
+
 py::dict measure(const PyModel& m, const std::string& backend, std::optional<int64_t> batch, int threads,
-                 double max_seconds, bool tune, const std::string& tactic_cache, bool fixed_threads) {
+                 double max_seconds, bool tune, const std::string& tactic_cache, bool fixed_threads,
+                 const std::string& device, bool host_reference) {
   if (!(max_seconds > 0)) raise_status(Status::invalid("max_seconds must be > 0"));
-  const std::string dtype = backend == "cuda" ? m.dtype() : "fp32";
+  const bool cpu = backend != "cuda";
+  const std::string dtype = cpu ? "fp32" : m.dtype();
+  const std::optional<DeviceSpec> dev =
+      cpu && !device.empty() ? std::optional(device_arg(device, dtype)) : std::nullopt;
   const LoadedModel l = m.loaded(batch ? batch : std::optional<int64_t>(1), dtype);
   auto b = unwrap(make_backend(backend, dtype_arg(dtype)));
   MeasureOptions mo;
   mo.exec.threads = measure_threads(threads);
   mo.exec.tune = tune;
   mo.exec.tactic_cache = tactic_cache;
-  mo.timing = model_timing(backend == "cuda", max_seconds);
-  const auto sampler = make_proc_host_sampler();
-  if (backend != "cuda") {
-    mo.host_sampler = sampler.get();
-    mo.adapt_threads = !fixed_threads;
-  }
+  mo.timing = model_timing(!cpu, max_seconds);
+  HostContext host = make_host_context(cpu && host_reference, 0.10, mo.exec.threads, dev ? *dev : DeviceSpec{});
+  host.adapt_threads = !fixed_threads;
+  if (cpu) attach_host(mo, host);
   auto r = unwrap(without_gil([&] { return measure_model(l.graph, l.analysis, *b, mo); }));
   py::dict d;
   d["model"] = m.name();
@@ -289,6 +322,7 @@ py::dict measure(const PyModel& m, const std::string& backend, std::optional<int
   d["thread_choice"] = r.thread_choice ? py::object(py::str(r.thread_choice->summary)) : py::object(py::none());
   d["contended"] = r.contention ? py::object(py::bool_(r.contention->contended)) : py::object(py::none());
   d["contention"] = r.contention ? py::object(py::str(r.contention->summary)) : py::object(py::none());
+  add_host_figures(d, r, l, dev ? &*dev : nullptr, host);
   d["latency_s"] = r.timing.median;
   d["latency_min_s"] = r.timing.min;
   d["runs"] = r.timing.samples.size();
@@ -425,7 +459,8 @@ void bind_models(py::module_& m) {
         py::arg("dtype"));
   m.def("fold", &fold, py::arg("model"), py::arg("factor"), py::arg("align"), py::arg("batch"));
   m.def("measure", &measure, py::arg("model"), py::arg("backend"), py::arg("batch"), py::arg("threads"),
-        py::arg("max_seconds"), py::arg("tune"), py::arg("tactic_cache"), py::arg("fixed_threads") = false);
+        py::arg("max_seconds"), py::arg("tune"), py::arg("tactic_cache"), py::arg("fixed_threads") = false,
+        py::arg("device") = "", py::arg("host_reference") = true);
   m.def("whatif", &whatif, py::arg("model"), py::arg("device"), py::arg("dtype"), py::arg("batch"), py::arg("devices"),
         py::arg("engine") = "");
   m.def("doctor", &doctor, py::arg("model"), py::arg("device"), py::arg("dtype"), py::arg("batch"),

@@ -145,6 +145,8 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
   const microbench::HostReference ref1 = reference.measure();
   t.host_gemm_flops = 0.5 * (ref0.gemm_flops + ref1.gemm_flops);
   t.host_stream_bytes = 0.5 * (ref0.stream_bytes + ref1.stream_bytes);
+  if (ref0.clock_hz > 0 && ref1.clock_hz > 0) t.host_clock_hz = 0.5 * (ref0.clock_hz + ref1.clock_hz);
+  if (ref0.fma_flops > 0 && ref1.fma_flops > 0) t.host_fma_flops = 0.5 * (ref0.fma_flops + ref1.fma_flops);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }

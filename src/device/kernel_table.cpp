@@ -158,6 +158,13 @@ Expected<KernelTable> parse_kernel_table(const std::string& json_text, const std
       if (*v <= 0) return field_error(file, std::string("host_reference.") + k, "must be positive");
       (std::string(k) == "gemm_flops" ? t.host_gemm_flops : t.host_stream_bytes) = *v;
     }
+    for (const char* k : {"clock_hz", "fma_flops"}) {  // optional: older tables have neither
+      if (!h.contains(k)) continue;
+      auto v = finite(h[k], file, std::string("host_reference.") + k);
+      if (!v) return v.status();
+      if (*v <= 0) return field_error(file, std::string("host_reference.") + k, "must be positive");
+      (std::string(k) == "clock_hz" ? t.host_clock_hz : t.host_fma_flops) = *v;
+    }
   }
   return t;
 }
@@ -173,8 +180,11 @@ std::string kernel_table_json(const KernelTable& t) {
   j["model"] = "t = dispatch_s + fixed_s + exp(coef[0] + sum_i coef[i] * feature_i), per class";
   j["dispatch_s"] = t.dispatch_s;
   if (!t.cold.empty()) j["cache_bytes"] = t.cache_bytes;
-  if (t.host_gemm_flops > 0 && t.host_stream_bytes > 0)
+  if (t.host_gemm_flops > 0 && t.host_stream_bytes > 0) {
     j["host_reference"] = {{"gemm_flops", t.host_gemm_flops}, {"stream_bytes", t.host_stream_bytes}};
+    if (t.host_clock_hz > 0) j["host_reference"]["clock_hz"] = t.host_clock_hz;
+    if (t.host_fma_flops > 0) j["host_reference"]["fma_flops"] = t.host_fma_flops;
+  }
   auto fits_json = [](const std::map<std::string, KernelFit>& fits) {
     nlohmann::ordered_json classes = nlohmann::ordered_json::object();
     for (const auto& [name, f] : fits) {

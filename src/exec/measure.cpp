@@ -124,8 +124,7 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
     if (o.host_sampler) c = assess_contention(s0, o.host_sampler->sample(), threads, o.contention);
     if (o.reference) {
       h.after = o.reference->measure();
-      auto rel = [](double a, double b) { return b > 0 ? std::abs(a / b - 1) : 0.0; };
-      h.move = std::max(rel(h.after.gemm_flops, h.before.gemm_flops), rel(h.after.stream_bytes, h.before.stream_bytes));
+      h.move = h.compute_move();
       h.flagged = h.move > o.reference_max_move;
       h.blocks = blk + 1;
     }

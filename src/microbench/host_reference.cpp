@@ -50,7 +50,26 @@ void gemm_fixed(const float* __restrict a, const float* __restrict b, float* __r
     }
 }
 
+// One block of the widest fp32 FMA kernel on every thread: FLOP/s.
+double fma_block(const ComputeKernel& k, int threads, uint64_t iters) {
+  std::vector<std::vector<float>> acc(static_cast<size_t>(threads), std::vector<float>(kMaxAccumulators * 16, 0.0f));
+  const double t = timed_parallel(threads, [&](int m) { k.run(iters, acc[static_cast<size_t>(m)].data()); });
+  return k.ops(iters) * threads / t;
+}
+
 }  // namespace
+
+double reference_fma_flops(int threads) {
+  const std::vector<ComputeKernel> kernels = compute_kernels(detect_isa());
+  if (kernels.empty() || kernels.front().dtype != "fp32") return 0;
+  const ComputeKernel& k = kernels.front();  // the widest fp32 FMA
+  // About 2 ms a block at 4 GHz: 2 FMA instructions per cycle, `accumulators` per iteration.
+  const uint64_t iters = static_cast<uint64_t>(2e-3 * 4e9 * 2 / k.accumulators);
+  fma_block(k, threads, iters / 4);  // warm-up: wide-vector clock licence, thread start
+  std::vector<double> v;
+  for (int blk = 0; blk < kBlocks; ++blk) v.push_back(fma_block(k, threads, iters));
+  return median(v);
+}
 
 void reference_gemm(const float* a, const float* b, float* c, int n) {
   for (int i = 0; i < n; ++i)
@@ -109,6 +128,7 @@ HostReference HostReferenceProbe::measure() {
   r.gemm_flops = median(gemm);
   r.stream_bytes = median(triad);
   if (auto clock = measure_core_clock_hz(3, 0.005)) r.clock_hz = *clock;
+  r.fma_flops = reference_fma_flops(threads_);
   r.seconds = now_s() - start;
   return r;
 }

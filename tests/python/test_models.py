@@ -177,6 +177,21 @@ def test_measure_fixed_threads_keeps_the_asked_count(alexnet):
     assert a.threads in (1, 2) and a.thread_choice  # the trial's verdict, whichever it was
 
 
+def test_measure_sets_the_run_against_the_host_state(alexnet):
+    r = rooflens.measure(alexnet, threads=1, max_seconds=0.2, tactic_cache="", device="epyc-milan-2c")
+    h = r.host_reference
+    assert h["gemm_flops_before"] > 0 and h["stream_bytes_after"] > 0 and h["move"] >= 0
+    assert isinstance(h["flagged"], bool)
+    # That device file has no kernel table: this call's first reading is the baseline, so the
+    # host has not drifted from it and normalised equals measured.
+    assert r.drift == 1.0
+    assert r.normalized_throughput_img_per_s == r.throughput_img_per_s
+    assert r.predicted_at_host_state_img_per_s == r.predicted_img_per_s > 0
+    assert "first reading" in r.host_baseline
+    bare = rooflens.measure(alexnet, threads=1, max_seconds=0.2, tactic_cache="", host_reference=False)
+    assert "host_reference" not in bare.keys() and "drift" not in bare.keys()
+
+
 def test_calls_from_threads_agree(alexnet):
     want = rooflens.predict(alexnet, batch=32).throughput_img_per_s
     got = []

@@ -14,7 +14,9 @@
 
 #include "rooflens/analysis/validation.h"
 #include "rooflens/exec/host_state.h"
+#include "rooflens/microbench/host_cpu.h"
 #include "rooflens/microbench/host_reference.h"
+#include "rooflens/microbench/kernels.h"
 
 namespace rooflens {
 namespace {
@@ -122,6 +124,30 @@ TEST(HostDrift, DividesOutTheHostsState) {
   EXPECT_DOUBLE_EQ(host_drift({50e9, 40e9}, base, 0.0), 1.0);         // memory-bound: the triad's
   EXPECT_NEAR(host_drift({50e9, 40e9}, base, 0.5), 1 / 1.5, 1e-12);   // time 0.5 x 2 + 0.5 x 1
   EXPECT_DOUBLE_EQ(host_drift({50e9, 40e9}, HostRates{}, 0.5), 1.0);  // no baseline: no drift
+}
+
+TEST(HostDrift, TheClockStandsForTheGemmWhenBothSidesHaveOne) {
+  const HostRates base{100e9, 40e9, 4.0e9};
+  // The GEMM halved but the clock rose by a quarter: compute runs 1.25x faster.
+  EXPECT_DOUBLE_EQ(compute_ratio({50e9, 40e9, 5.0e9}, base), 1.25);
+  EXPECT_DOUBLE_EQ(host_drift({50e9, 40e9, 5.0e9}, base, 1.0), 1.25);
+  EXPECT_DOUBLE_EQ(host_drift({50e9, 20e9, 5.0e9}, base, 0.0), 0.5);  // memory-bound: still the triad's
+  // A side without a clock (an older kernel table, a failed reading): the GEMM's ratio.
+  EXPECT_DOUBLE_EQ(compute_ratio({50e9, 40e9, 5.0e9}, HostRates{100e9, 40e9}), 0.5);
+  EXPECT_DOUBLE_EQ(compute_ratio({50e9, 40e9, 0}, base), 0.5);
+}
+
+TEST(HostDrift, TheFmaLoopComesFirstWhenBothSidesHaveIt) {
+  const HostRates base{100e9, 40e9, 4.0e9, 500e9};
+  // A sibling hyperthread took a tenth of the issue slots: the clock did not move, the FMA did.
+  EXPECT_DOUBLE_EQ(compute_ratio({100e9, 40e9, 4.0e9, 450e9}, base), 0.9);
+  EXPECT_DOUBLE_EQ(compute_ratio({100e9, 40e9, 5.0e9, 0}, base), 1.25);  // no FMA now: the clock
+}
+
+TEST(HostReference, TheFmaLoopReadsOnThisCpu) {
+  if (microbench::compute_kernels(microbench::detect_isa()).empty()) GTEST_SKIP() << "no FMA kernel on this CPU";
+  // Any machine, busy or not, does well over a GFLOP/s with one thread of vector FMAs.
+  EXPECT_GT(microbench::reference_fma_flops(1), 1e9);
 }
 
 TEST(HostDrift, ComputeShareAndSpread) {

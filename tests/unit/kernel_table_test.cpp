@@ -116,6 +116,34 @@ TEST(KernelTableFile, RoundTripsThroughADeviceFile) {
   ASSERT_TRUE(d->kernel_table.has_value());
   EXPECT_EQ(d->kernel_table->threads, 2);
   EXPECT_NEAR(d->kernel_table->classes.at("gemm").coef[1], 1.0, 1e-6);
+  EXPECT_EQ(d->kernel_table->host_clock_hz, 0);  // none written, none read
+}
+
+void expect_refused(const std::string& table, const std::string& field);
+
+TEST(KernelTableFile, TheHostReferenceRoundTripsWithItsClockAndFma) {
+  KernelTable t = small_table();
+  t.host_gemm_flops = 60e9;
+  t.host_stream_bytes = 30e9;
+  t.host_clock_hz = 4.5e9;
+  t.host_fma_flops = 550e9;
+  auto d = parse_device_json(device_text(kernel_table_json(t)), "cpu.json");
+  ASSERT_TRUE(d) << d.status().message();
+  EXPECT_DOUBLE_EQ(d->kernel_table->host_gemm_flops, 60e9);
+  EXPECT_DOUBLE_EQ(d->kernel_table->host_stream_bytes, 30e9);
+  EXPECT_DOUBLE_EQ(d->kernel_table->host_clock_hz, 4.5e9);
+  EXPECT_DOUBLE_EQ(d->kernel_table->host_fma_flops, 550e9);
+  auto j = nlohmann::json::parse(kernel_table_json(t));
+  j["host_reference"]["clock_hz"] = -1;
+  expect_refused(j.dump(), "host_reference.clock_hz");
+  j["host_reference"]["clock_hz"] = 4.5e9;
+  j["host_reference"]["fma_flops"] = "fast";
+  expect_refused(j.dump(), "host_reference.fma_flops");
+  j["host_reference"].erase("clock_hz");  // an older table: no clock or FMA, still read
+  j["host_reference"].erase("fma_flops");
+  auto old = parse_device_json(device_text(j.dump()), "cpu.json");
+  ASSERT_TRUE(old) << old.status().message();
+  EXPECT_EQ(old->kernel_table->host_clock_hz, 0);
 }
 
 void expect_refused(const std::string& table, const std::string& field) {

@@ -67,10 +67,12 @@ struct KernelTable {
   std::map<std::string, KernelFit> cold;
   double cache_bytes = 0;
   // The host-state reference (microbench/host_reference.h) while the table was measured:
-  // the fixed GEMM's FLOP/s and the DRAM triad's B/s, mean of before and after the probe;
-  // 0 in older tables. A prediction is scaled by the host's drift from these at measurement
-  // time, so that predicted and measured refer to the same machine state.
-  double host_gemm_flops = 0, host_stream_bytes = 0;
+  // the fixed GEMM's FLOP/s, the DRAM triad's B/s, one core's clock (Hz) and the FMA loop's
+  // FLOP/s, mean of before and after the probe; 0 in older tables (clock and FMA: in tables
+  // probed before 2026-12-03 16:00 UTC). A
+  // prediction is scaled by the host's drift from these at measurement time, so that predicted
+  // and measured refer to the same machine state.
+  double host_gemm_flops = 0, host_stream_bytes = 0, host_clock_hz = 0, host_fma_flops = 0;
 #if ROOFLENS_FIELDWISE_EQUALITY
   bool operator==(const KernelTable&) const = default;
 #endif

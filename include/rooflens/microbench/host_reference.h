@@ -18,8 +18,16 @@ struct HostReference {
   // shared host it moves with the load of other tenants while steal and the run queue do not
   // (docs/performance.md, "Repeatability, third reading"). 0 when the estimate failed.
   double clock_hz = 0;
+  // FLOP/s of the widest fp32 FMA loop (the probe's peak kernel: independent accumulators, no
+  // memory) on every thread, median of blocks of about 2 ms: the clock times the issue slots
+  // this guest really gets, which a hyperthread sibling busy with another tenant's work takes
+  // from it while the clock stays. 0 where the CPU has no FMA kernel.
+  double fma_flops = 0;
   double seconds = 0;  // wall time the reference took
 };
+
+// The FMA reading alone (HostReference::fma_flops) on `threads` threads; 0 without an FMA kernel.
+double reference_fma_flops(int threads);
 
 // Owns the triad's arrays (72 MiB, touched once) so that each reading costs only its timing.
 class HostReferenceProbe {

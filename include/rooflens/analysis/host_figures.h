@@ -1,0 +1,47 @@
+// The host's state around measurements on a CPU: the samplers and the baseline every
+// measurement of a session is normalised to, and each measurement set against that baseline
+// (the drift, the normalised throughput, the prediction scaled to the host's state). Used by
+// `measure`, `validate` and the Python module alike; docs/performance.md, "Measurements that
+// repeat", says what each figure is for.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "rooflens/analysis/validation.h"
+#include "rooflens/device/device.h"
+#include "rooflens/exec/measure.h"
+#include "rooflens/microbench/host_reference.h"
+#include "rooflens/perf/model.h"
+
+namespace rooflens {
+
+// One per session of measurements: the samplers and the baseline they are normalised to.
+struct HostContext {
+  std::unique_ptr<HostSampler> sampler;
+  std::unique_ptr<microbench::HostReferenceProbe> reference;  // null: no host-state reference
+  double max_move = 0.10;
+  bool adapt_threads = false;  // MeasureOptions::adapt_threads
+  HostRates baseline;
+  std::string baseline_source;  // "the kernel table's host reference (...)" or "the first reading of this run (...)"
+};
+
+// The baseline is the device's kernel table's host reference when it has one; otherwise the
+// first measurement sets it (host_figures).
+HostContext make_host_context(bool reference, double max_move, int threads, const DeviceSpec& dev);
+// Points the measure options at the context's sampler and reference.
+void attach_host(MeasureOptions& mo, const HostContext& ctx);
+
+// A measurement set against the baseline.
+struct HostFigures {
+  bool has_reference = false;
+  double compute_share = 0.5;        // of the prediction's layer time
+  double drift = 1;                  // host speed now / at the baseline (host_drift)
+  double normalized_throughput = 0;  // measured / drift: images/s at the baseline's host state
+  double predicted_at_state = 0;     // predicted x drift: the kernel table scaled to the host now
+  HostRates now;                     // the reference's reading (mean of before and after)
+};
+// The first measurement of a context without a kernel-table baseline sets the baseline.
+HostFigures host_figures(const Measurement& m, const Prediction& p, HostContext& ctx);
+
+}  // namespace rooflens

@@ -1,0 +1,53 @@
+// The host's state around measurements (see host_figures.h).
+#include "rooflens/analysis/host_figures.h"
+
+#include <fmt/format.h>
+
+namespace rooflens {
+
+HostContext make_host_context(bool reference, double max_move, int threads, const DeviceSpec& dev) {
+  HostContext c;
+  c.sampler = make_proc_host_sampler();
+  c.max_move = max_move;
+  if (reference) c.reference = std::make_unique<microbench::HostReferenceProbe>(threads);
+  if (dev.kernel_table && dev.kernel_table->host_gemm_flops > 0) {
+    c.baseline = {dev.kernel_table->host_gemm_flops, dev.kernel_table->host_stream_bytes,
+                  dev.kernel_table->host_clock_hz, dev.kernel_table->host_fma_flops};
+    c.baseline_source = "the kernel table's host reference (measured " + dev.kernel_table->measured + ")";
+  }
+  return c;
+}
+
+void attach_host(MeasureOptions& mo, const HostContext& ctx) {
+  mo.host_sampler = ctx.sampler.get();
+  mo.reference = ctx.reference.get();
+  mo.reference_max_move = ctx.max_move;
+  mo.adapt_threads = ctx.adapt_threads;
+}
+
+HostFigures host_figures(const Measurement& m, const Prediction& p, HostContext& ctx) {
+  HostFigures f;
+  std::vector<double> tc, tm, ts;
+  for (const auto& L : p.layers) {
+    tc.push_back(L.t_compute);
+    tm.push_back(L.t_memory);
+    ts.push_back(L.time_s);
+  }
+  f.compute_share = compute_share(tc, tm, ts);
+  if (!m.host) return f;
+  f.has_reference = true;
+  const HostRates now{m.host->gemm_flops(), m.host->stream_bytes(), m.host->clock_hz(), m.host->fma_flops()};
+  if (!ctx.baseline.known()) {
+    ctx.baseline = now;
+    ctx.baseline_source =
+        fmt::format("the first reading of this run (FMA {:.1f} GFLOP/s, clock {:.2f} GHz, triad {:.1f} GB/s)",
+                    now.fma_flops / 1e9, now.clock_hz / 1e9, now.stream_bytes / 1e9);
+  }
+  f.now = now;
+  f.drift = host_drift(now, ctx.baseline, f.compute_share);
+  f.normalized_throughput = m.throughput / f.drift;
+  f.predicted_at_state = p.throughput * f.drift;
+  return f;
+}
+
+}  // namespace rooflens
