@@ -461,13 +461,27 @@ Status gather(OneDnnBackend& b, const Node& n) {
   return Status::ok();
 }
 
-// Expand (numpy broadcast to a known shape) as a host copy.
+// Expand (numpy broadcast to a known shape) as a host copy: per output axis, the source offset
+// of each index (0 where the input's axis is 1 or missing), so each row costs one offset sum
+// and a gather of its inner run (Swin V2's normalisation expands [64, 3, 49, 1] to
+// [64, 3, 49, 32] twice per block: 0.6 ms each when every element worked out its index).
 Status expand(OneDnnBackend& b, const Node& n) {
   const Graph& g = b.graph();
-  auto src = b.rowmajor(n.inputs[0]);
-  if (!src) return src.status();
   const Shape xs = *g.value(n.inputs[0]).shape;
   const Shape ys = *g.value(n.outputs[0]).shape;
+  if (!ys.empty()) {
+    std::vector<std::vector<int64_t>> map(ys.size());
+    const size_t lead = ys.size() - xs.size();  // the input is right-aligned against the output
+    int64_t stride = 1;
+    for (size_t d = ys.size(); d-- > 0;) {
+      const int64_t in = d >= lead ? xs[d - lead] : 1;
+      for (int64_t o = 0; o < ys[d]; ++o) map[d].push_back(in == 1 ? 0 : o * stride);
+      stride *= in;
+    }
+    return host_index_copy(b, n, std::move(map), "host:expand");
+  }
+  auto src = b.rowmajor(n.inputs[0]);
+  if (!src) return src.status();
   memory dst = b.new_buffer(md_rowmajor(ys));
   memory s = *src;
   const int64_t count = ops::prod(ys);

@@ -58,7 +58,7 @@ Status lower_node(OneDnnBackend& b, NodeId id) {
     case OpKind::kBatchNormalization: return batchnorm(b, n);
     case OpKind::kLayerNormalization: return layernorm(b, n);
     case OpKind::kReduceMean: return reduce_mean(b, n);
-    case OpKind::kReduceL2: return reduction(b, n, algorithm::reduction_norm_lp_sum, 2.f);
+    case OpKind::kReduceL2: return reduce_l2(b, n);
     case OpKind::kSoftmax: return softmax(b, n);
     case OpKind::kConcat: return concat(b, n);
     case OpKind::kTranspose: return transpose(b, n);

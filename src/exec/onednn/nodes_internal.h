@@ -22,6 +22,7 @@ ValueId fusable_relu(const Graph& g, const LayerReport& L);
 Status layernorm(OneDnnBackend& b, const Node& n);
 Status reduce_mean(OneDnnBackend& b, const Node& n);
 Status reduction(OneDnnBackend& b, const Node& n, dnnl::algorithm alg, float p);
+Status reduce_l2(OneDnnBackend& b, const Node& n);
 Status softmax(OneDnnBackend& b, const Node& n);
 Status erf(OneDnnBackend& b, const Node& n);
 
