@@ -70,6 +70,18 @@ double max_error(Graph& g, std::string* why = nullptr, bool tune = true, std::ve
     EXPECT_LT(e, 1e-4);             \
   } while (0)
 
+// The same, and no layer ran on one of oneDNN's reference (ref:) kernels.
+#define EXPECT_MATCHES_REFERENCE_WITHOUT_REF_KERNELS(g)                                                                \
+  do {                                                                                                                 \
+    std::vector<LayerTiming> layers;                                                                                   \
+    std::string why;                                                                                                   \
+    const double e = max_error(g, &why, true, &layers);                                                                \
+    if (e < 0) GTEST_SKIP() << why;                                                                                    \
+    EXPECT_LT(e, 1e-4);                                                                                                \
+    ASSERT_FALSE(layers.empty());                                                                                      \
+    for (const LayerTiming& L : layers) EXPECT_EQ(L.impl.find("ref:"), std::string::npos) << L.name << ": " << L.impl; \
+  } while (0)
+
 TEST(OneDnn, ConvFamiliesWithFusedEpilogues) {
   GraphBuilder b;
   ValueId x = b.input("x", {2, 16, 15, 15});
@@ -392,13 +404,7 @@ TEST(OneDnn, SwinScoreBroadcastsAvoidReferenceKernels) {
   ValueId s4 = b.add1("Reshape", "s4", {m, b.ints("sh4", {W, H, N, N})});
   b.output(b.add1("MatMul", "av", {b.add1("Softmax", "softmax", {s4}, {{"axis", int64_t{-1}}}), v}));
   Graph g = b.finish();
-  std::vector<LayerTiming> layers;
-  std::string why;
-  const double e = max_error(g, &why, true, &layers);
-  if (e < 0) GTEST_SKIP() << why;
-  EXPECT_LT(e, 1e-4);
-  ASSERT_FALSE(layers.empty());
-  for (const LayerTiming& L : layers) EXPECT_EQ(L.impl.find("ref:"), std::string::npos) << L.name << ": " << L.impl;
+  EXPECT_MATCHES_REFERENCE_WITHOUT_REF_KERNELS(g);
 }
 
 // A node the CPU backend cannot run is refused before prepare, naming the node.
@@ -431,13 +437,8 @@ TEST(OneDnn, SwinV2CosineAttentionWithALoadTimeBias) {
   ValueId biased = b.add1("Add", "bias.add", {b.add1("Mul", "scale.mul", {scores, scale}), bias});
   b.output(b.add1("Softmax", "sm", {biased}, {{"axis", int64_t{-1}}}));
   Graph g = b.finish();
-  std::vector<LayerTiming> layers;
-  std::string why;
-  const double e = max_error(g, &why, true, &layers);
-  if (e < 0) GTEST_SKIP() << why;
-  EXPECT_LT(e, 1e-4);
   // The L2 norms run on a kernel of ours, not on oneDNN's reference reduction.
-  for (const LayerTiming& L : layers) EXPECT_EQ(L.impl.find("ref:"), std::string::npos) << L.name << ": " << L.impl;
+  EXPECT_MATCHES_REFERENCE_WITHOUT_REF_KERNELS(g);
   EXPECT_TRUE(g.node(g.value(bias).producer).folded);
   EXPECT_TRUE(g.node(g.value(scale).producer).folded);
 }

@@ -184,9 +184,10 @@ def test_measure_sets_the_run_against_the_host_state(alexnet):
     assert isinstance(h["flagged"], bool)
     # That device file has no kernel table: this call's first reading is the baseline, so the
     # host has not drifted from it and normalised equals measured.
-    assert r.drift == 1.0
-    assert r.normalized_throughput_img_per_s == r.throughput_img_per_s
-    assert r.predicted_at_host_state_img_per_s == r.predicted_img_per_s > 0
+    assert r.drift == pytest.approx(1.0, rel=1e-12)
+    assert r.normalized_throughput_img_per_s == pytest.approx(r.throughput_img_per_s, rel=1e-12)
+    assert r.predicted_img_per_s > 0
+    assert r.predicted_at_host_state_img_per_s == pytest.approx(r.predicted_img_per_s, rel=1e-12)
     assert "first reading" in r.host_baseline
     bare = rooflens.measure(alexnet, threads=1, max_seconds=0.2, tactic_cache="", host_reference=False)
     assert "host_reference" not in bare.keys() and "drift" not in bare.keys()
