@@ -97,10 +97,6 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-int hardware_threads(int given) {
-  return given > 0 ? given : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
 // The flags with their defaults filled in (they depend on --source) and checked.
 struct Setting {
   bool measured = false;
@@ -190,9 +186,9 @@ Expected<StudyOptions> study_options(const StudyArgs& a, const Setting& st) {
   o.utilization_measured_peak = a.util_peak == "measured";
   o.fold_factor = st.fold_factor;
   o.fold_below_cmr = !a.no_fold;
-  o.jobs = hardware_threads(a.jobs);
+  o.jobs = measure_threads(a.jobs);
   o.fold = [](const LoadedModel& l, int factor) { return fold_model(l, factor); };
-  const int threads = hardware_threads(a.threads);
+  const int threads = measure_threads(a.threads);
   if (st.measured && st.cuda) {
     o.source = StudySource::kMeasured;
     const BackendChoice choice{"cuda", st.dt, a.graph};

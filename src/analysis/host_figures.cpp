@@ -36,7 +36,7 @@ HostFigures host_figures(const Measurement& m, const Prediction& p, HostContext&
   f.compute_share = compute_share(tc, tm, ts);
   if (!m.host) return f;
   f.has_reference = true;
-  const HostRates now{m.host->gemm_flops(), m.host->stream_bytes(), m.host->clock_hz(), m.host->fma_flops()};
+  const HostRates now = m.host->mean();
   if (!ctx.baseline.known()) {
     ctx.baseline = now;
     ctx.baseline_source =

@@ -29,12 +29,6 @@ ValidationSummary summarize(const std::vector<ValidationPoint>& points) {
   return s;
 }
 
-double compute_ratio(const HostRates& now, const HostRates& baseline) {
-  if (now.fma_flops > 0 && baseline.fma_flops > 0) return now.fma_flops / baseline.fma_flops;
-  if (now.clock_hz > 0 && baseline.clock_hz > 0) return now.clock_hz / baseline.clock_hz;
-  return now.gemm_flops / baseline.gemm_flops;
-}
-
 double host_drift(const HostRates& now, const HostRates& baseline, double compute_share) {
   if (!now.known() || !baseline.known()) return 1.0;
   const double f = std::clamp(compute_share, 0.0, 1.0);

@@ -59,6 +59,13 @@ double fma_block(const ComputeKernel& k, int threads, uint64_t iters) {
 
 }  // namespace
 
+double compute_ratio(const HostReference& now, const HostReference& baseline) {
+  if (now.fma_flops > 0 && baseline.fma_flops > 0) return now.fma_flops / baseline.fma_flops;
+  if (now.clock_hz > 0 && baseline.clock_hz > 0) return now.clock_hz / baseline.clock_hz;
+  if (now.gemm_flops > 0 && baseline.gemm_flops > 0) return now.gemm_flops / baseline.gemm_flops;
+  return 1.0;
+}
+
 double reference_fma_flops(int threads) {
   const std::vector<ComputeKernel> kernels = compute_kernels(detect_isa());
   if (kernels.empty() || kernels.front().dtype != "fp32") return 0;

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "rooflens/microbench/host_reference.h"
 #include "rooflens/perf/model.h"
 
 #include "rooflens/util/rank_correlation.h"  // spearman
@@ -27,20 +28,10 @@ struct ValidationSummary {
 
 ValidationSummary summarize(const std::vector<ValidationPoint>& points);
 
-// The host's state while a model ran, against the state a baseline was taken in: the speed of
-// the host-state reference's kernels (a fixed GEMM, FLOP/s; a DRAM triad, B/s; the widest
-// fp32 FMA loop, FLOP/s) and one core's clock (Hz); 0 for a reading not taken.
-struct HostRates {
-  double gemm_flops = 0, stream_bytes = 0, clock_hz = 0, fma_flops = 0;
-  bool known() const { return gemm_flops > 0 && stream_bytes > 0; }
-};
-
-// The compute side of the drift: the FMA loop's ratio when both readings have one, else the
-// clock's, else the fixed GEMM's. The FMA loop sees what the clock sees and also the issue
-// slots a hyperthread sibling takes; the GEMM is the least steady (its few milliseconds per
-// block moved 16 -> 67 GFLOP/s within one run on the 2-vCPU host; docs/performance.md,
-// "Issue 30, fourth pass").
-double compute_ratio(const HostRates& now, const HostRates& baseline);
+// The host's state while a model ran, or when a baseline was taken: the host-state
+// reference's reading (microbench/host_reference.h); compute_ratio is its compute side.
+using HostRates = microbench::HostReference;
+using microbench::compute_ratio;
 
 // How much faster (> 1) or slower the host ran than at `baseline`, for a model that spends
 // `compute_share` of its time compute-bound: the harmonic mix of the compute and memory

@@ -58,24 +58,22 @@ struct HostStateReading {
   double move = 0;       // compute_move(): how far the host moved during the block
   bool flagged = false;  // move above the limit even in the kept block
   int blocks = 1;        // blocks timed: 1, plus one per repeat of a flagged block
-  // The mean of before and after: the host's state during the block.
-  double gemm_flops() const { return 0.5 * (before.gemm_flops + after.gemm_flops); }
-  double stream_bytes() const { return 0.5 * (before.stream_bytes + after.stream_bytes); }
-  // 0 unless both readings have one.
-  double clock_hz() const {
-    return before.clock_hz > 0 && after.clock_hz > 0 ? 0.5 * (before.clock_hz + after.clock_hz) : 0;
+  // The mean of before and after: the host's state during the block (clock and FMA: 0 unless
+  // both readings have one).
+  microbench::HostReference mean() const {
+    auto avg = [](double a, double b) { return a > 0 && b > 0 ? 0.5 * (a + b) : 0.0; };
+    microbench::HostReference m;
+    m.gemm_flops = 0.5 * (before.gemm_flops + after.gemm_flops);
+    m.stream_bytes = 0.5 * (before.stream_bytes + after.stream_bytes);
+    m.clock_hz = avg(before.clock_hz, after.clock_hz);
+    m.fma_flops = avg(before.fma_flops, after.fma_flops);
+    return m;
   }
-  double fma_flops() const {
-    return before.fma_flops > 0 && after.fma_flops > 0 ? 0.5 * (before.fma_flops + after.fma_flops) : 0;
-  }
-  // max of |after / before - 1| over the triad and the compute reading the drift uses (the FMA
-  // loop, else the clock, else the GEMM: analysis::compute_ratio's order).
+  // max of |after / before - 1| over the triad and the compute side the drift uses
+  // (microbench::compute_ratio).
   double compute_move() const {
-    auto rel = [](double a, double b) { return b > 0 ? std::abs(a / b - 1) : 0.0; };
-    const double c = fma_flops() > 0  ? rel(after.fma_flops, before.fma_flops)
-                     : clock_hz() > 0 ? rel(after.clock_hz, before.clock_hz)
-                                      : rel(after.gemm_flops, before.gemm_flops);
-    return std::max(c, rel(after.stream_bytes, before.stream_bytes));
+    const double triad = before.stream_bytes > 0 ? std::abs(after.stream_bytes / before.stream_bytes - 1) : 0.0;
+    return std::max(std::abs(microbench::compute_ratio(after, before) - 1), triad);
   }
 };
 

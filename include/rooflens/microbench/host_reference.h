@@ -24,7 +24,15 @@ struct HostReference {
   // from it while the clock stays. 0 where the CPU has no FMA kernel.
   double fma_flops = 0;
   double seconds = 0;  // wall time the reference took
+  bool known() const { return gemm_flops > 0 && stream_bytes > 0; }
 };
+
+// How much faster (> 1) the compute side of the host ran in `now` than in `baseline`: the FMA
+// loop's ratio when both readings have one, else the clock's, else the fixed GEMM's; 1 when
+// neither has any. The FMA loop sees what the clock sees and also the issue slots a hyperthread
+// sibling takes; the GEMM is the least steady (its few milliseconds per block moved 16 -> 67
+// GFLOP/s within one run on the 2-vCPU host; docs/performance.md, "Issue 30, fourth pass").
+double compute_ratio(const HostReference& now, const HostReference& baseline);
 
 // The FMA reading alone (HostReference::fma_flops) on `threads` threads; 0 without an FMA kernel.
 double reference_fma_flops(int threads);
