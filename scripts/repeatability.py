@@ -11,7 +11,8 @@ measurement in each run. With the per-run host readings (`host_per_run`, validat
 2026-12-03), also which reading moved as the models moved between the runs: the median ratio
 run 2 / run 1 of the throughput and of each reading (clock, triad, GEMM), their rank
 correlation over the models, and how many runs agree within +-5% when divided by each
-reading alone.
+reading alone. When the runs had several rounds (`validate --repeat N`), also the shares for
+the first round of each run alone, which is what a single-round run would have measured.
 """
 import json
 import statistics
@@ -72,6 +73,17 @@ def signals(r1, r2, names):
               f"{100 * agree:.0f}% (of {len(pairs)})")
 
 
+def first_round(r1, r2, names, share):
+    """With several rounds per run: the repeatability of the first round alone beside the median."""
+    rounds = min(len(r1[n].get("runs", [])) for n in names) if names else 0
+    if rounds < 2:
+        return
+    for key, label in (("runs", "raw"), ("runs_normalized", "normalised")):
+        ch = [change(r1[n][key][0], r2[n][key][0]) for n in names if r1[n].get(key) and r2[n].get(key)]
+        print(f"first round of each run alone ({label}): within +-5% {share(ch, 0.05):.0f}%, "
+              f"within +-10% {share(ch, 0.10):.0f}% (the lines above: the median of {rounds} rounds)")
+
+
 def change(a, b):
     return abs(a - b) / ((a + b) / 2) if a > 0 and b > 0 else float("inf")
 
@@ -121,6 +133,7 @@ def main(argv):
             print(f"run {i + 1}: prediction vs normalised measurement: median |error| "
                   f"{100 * statistics.median(e):.1f}%, within +-10% {share(e, 0.10):.0f}%, "
                   f"within +-25% {share(e, 0.25):.0f}% (of {len(e)})")
+    first_round(r1, r2, names, share)
     signals(r1, r2, names)
     return 0
 
