@@ -2,6 +2,7 @@
 #include "rooflens/microbench/host_cpu.h"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -245,6 +246,65 @@ std::vector<int> pinning_order(const std::vector<LogicalCpu>& cpus, const std::v
   return order;
 }
 
+namespace {
+
+// One item of a CPU list: "N" or "N-M" with N <= M; false when malformed.
+bool parse_cpu_item(const std::string& item, std::vector<int>* out) {
+  constexpr long kMaxCpu = 65535;
+  const auto number = [](const std::string& s, long* v) {
+    if (s.empty() || s.size() > 5 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+    *v = std::strtol(s.c_str(), nullptr, 10);
+    return *v <= kMaxCpu;
+  };
+  const auto dash = item.find('-');
+  long lo = 0, hi = 0;
+  if (!number(item.substr(0, dash), &lo)) return false;
+  if (dash == std::string::npos)
+    hi = lo;
+  else if (!number(item.substr(dash + 1), &hi) || hi < lo)
+    return false;
+  for (long c = lo; c <= hi; ++c) out->push_back(static_cast<int>(c));
+  return true;
+}
+
+}  // namespace
+
+std::vector<int> parse_cpu_list(const std::string& text) {
+  std::string s = text;
+  if (!s.empty() && s.back() == '\n') s.pop_back();
+  if (s.empty()) return {};
+  std::vector<int> cpus;
+  size_t begin = 0;
+  for (;;) {
+    const size_t comma = s.find(',', begin);
+    if (!parse_cpu_item(s.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin), &cpus))
+      return {};
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
+  }
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return cpus;
+}
+
+std::vector<int> usable_cpus() {
+  std::vector<int> cpus = parse_cpu_list(read_text("/sys/fs/cgroup/cpuset.cpus.effective"));
+  if (cpus.empty()) cpus = parse_cpu_list(read_text("/sys/devices/system/cpu/online"));
+  if (cpus.empty())
+    for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN); ++c) cpus.push_back(static_cast<int>(c));
+  return cpus;
+}
+
+std::vector<int> current_thread_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+
 Expected<HostCpu> detect_host_cpu() {
   HostCpu h;
   h.isa = detect_isa();
@@ -279,13 +339,7 @@ Expected<HostCpu> detect_host_cpu() {
   h.clock_reported_hz = ci.mhz * 1e6;
   if (ci.mhz <= 0) h.notes.push_back("/proc/cpuinfo has no 'cpu MHz'; no reported clock");
 
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> allowed;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-      if (CPU_ISSET(c, &set)) allowed.push_back(c);
-  }
+  const std::vector<int> allowed = current_thread_cpus();
   if (allowed.empty()) return Status::unavailable("cannot read this process's CPU affinity (sched_getaffinity)");
   h.threads = static_cast<int>(allowed.size());
   h.cpu_order = pinning_order(ci.cpus, allowed, &h.cores);

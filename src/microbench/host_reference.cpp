@@ -11,6 +11,7 @@
 #include "rooflens/microbench/host_cpu.h"
 #include "rooflens/microbench/kernels.h"
 #include "rooflens/microbench/probe.h"
+#include "rooflens/microbench/thread_team.h"
 
 namespace rooflens::microbench {
 namespace {
@@ -23,11 +24,17 @@ constexpr size_t kTriadBytesPerArray = 24u << 20;
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-// Runs fn(member) on `threads` threads (the caller is member 0); returns the wall time.
+// Runs fn(member) on `threads` threads (the caller is member 0); returns the wall time. Each
+// worker pins itself (reference_team_cpus) before its work; one that cannot runs where it is.
 double timed_parallel(int threads, const std::function<void(int)>& fn) {
+  const std::vector<int> plan = reference_team_cpus(threads, current_thread_cpus(), usable_cpus());
   std::vector<std::thread> team;
   const double t0 = now_s();
-  for (int m = 1; m < threads; ++m) team.emplace_back(fn, m);
+  for (int m = 1; m < threads; ++m)
+    team.emplace_back([&plan, &fn, m] {
+      if (!plan.empty()) pin_current_thread(plan[static_cast<size_t>(m)]);
+      fn(m);
+    });
   fn(0);
   for (auto& t : team) t.join();
   return now_s() - t0;
@@ -58,6 +65,18 @@ double fma_block(const ComputeKernel& k, int threads, uint64_t iters) {
 }
 
 }  // namespace
+
+std::vector<int> reference_team_cpus(int threads, const std::vector<int>& caller, const std::vector<int>& usable) {
+  if (threads <= 1 || caller.empty() || static_cast<int>(caller.size()) >= threads) return {};
+  std::vector<int> outside, inside;
+  for (int c : usable) (std::count(caller.begin(), caller.end(), c) ? inside : outside).push_back(c);
+  if (!inside.empty()) inside.erase(inside.begin());  // left to the caller
+  std::vector<int> plan{-1};
+  for (const std::vector<int>* part : {&outside, &inside})
+    for (size_t i = 0; i < part->size() && static_cast<int>(plan.size()) < threads; ++i) plan.push_back((*part)[i]);
+  if (static_cast<int>(plan.size()) < threads) return {};
+  return plan;
+}
 
 double compute_ratio(const HostReference& now, const HostReference& baseline) {
   if (now.fma_flops > 0 && baseline.fma_flops > 0) return now.fma_flops / baseline.fma_flops;

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <thread>
+#include <vector>
 
 #include "rooflens/analysis/validation.h"
 #include "rooflens/exec/host_state.h"
@@ -181,6 +182,38 @@ TEST(HostReference, ReadingHoldsGemmTriadAndClock) {
   if (r.clock_hz == 0) GTEST_SKIP() << "the clock estimate was refused as implausible (an extremely loaded machine)";
   EXPECT_GE(r.clock_hz, 1e8);
   EXPECT_LE(r.clock_hz, 1e10);
+}
+
+using Cpus = std::vector<int>;
+
+// OMP_PROC_BIND=true bound the caller to CPU 0 of 2: the worker goes to the other one.
+TEST(HostReferenceTeam, CallerBoundToOneOfTwoCpusGivesTheWorkerTheOther) {
+  EXPECT_EQ(microbench::reference_team_cpus(2, {0}, {0, 1}), (Cpus{-1, 1}));
+  EXPECT_EQ(microbench::reference_team_cpus(2, {1}, {0, 1}), (Cpus{-1, 0}));
+  // Outside the caller's mask first, then inside it but for the first, left to the caller.
+  EXPECT_EQ(microbench::reference_team_cpus(4, {0, 1}, {0, 1, 2, 3}), (Cpus{-1, 2, 3, 1}));
+  EXPECT_EQ(microbench::reference_team_cpus(3, {2, 5}, {2, 3, 5}), (Cpus{-1, 3, 5}));
+}
+
+TEST(HostReferenceTeam, CallerMaskWithEnoughCpusIsLeftAlone) {
+  EXPECT_TRUE(microbench::reference_team_cpus(2, {0, 1}, {0, 1}).empty());
+  EXPECT_TRUE(microbench::reference_team_cpus(2, {4, 5, 6}, {0, 1, 2, 3, 4, 5, 6, 7}).empty());  // a taskset
+  EXPECT_TRUE(microbench::reference_team_cpus(1, {0}, {0, 1}).empty());                          // no workers
+  EXPECT_TRUE(microbench::reference_team_cpus(2, {}, {0, 1}).empty());                           // mask unknown
+}
+
+TEST(HostReferenceTeam, TooFewUsableCpusIsLeftAlone) {
+  EXPECT_TRUE(microbench::reference_team_cpus(2, {0}, {0}).empty());
+  EXPECT_TRUE(microbench::reference_team_cpus(3, {0}, {0, 1}).empty());
+  EXPECT_TRUE(microbench::reference_team_cpus(2, {0}, {}).empty());
+}
+
+TEST(HostReferenceTeam, ParsesKernelCpuLists) {
+  EXPECT_EQ(microbench::parse_cpu_list("0-3,8,10-11\n"), (Cpus{0, 1, 2, 3, 8, 10, 11}));
+  EXPECT_EQ(microbench::parse_cpu_list("0"), (Cpus{0}));
+  EXPECT_EQ(microbench::parse_cpu_list("5-5,1,3-4,1"), (Cpus{1, 3, 4, 5}));  // sorted, no repeats
+  for (const char* bad : {"", "\n", "a", "1,,2", "1,", ",1", "3-1", "-1", "1-", "1-2-3", " 1", "1 ", "0-99999"})
+    EXPECT_TRUE(microbench::parse_cpu_list(bad).empty()) << "'" << bad << "'";
 }
 
 }  // namespace

@@ -47,6 +47,20 @@ CpuinfoText parse_cpuinfo(const std::string& text);
 // "48K", "1024K", "32M", "1G" (sysfs cache size) -> bytes; 0 when malformed.
 double parse_cache_size(const std::string& s);
 
+// A kernel CPU list ("0-3,8,10-11": sysfs `online`, cgroup `cpuset.cpus.effective`; one
+// trailing newline allowed) -> its CPUs in increasing order without repeats; empty when the
+// text is empty or malformed (a stray character, an empty item, a descending range, a CPU
+// number of 65536 or more). Pure.
+std::vector<int> parse_cpu_list(const std::string& text);
+
+// The logical CPUs this process may run on whatever its threads' affinity masks say: the
+// cgroup's /sys/fs/cgroup/cpuset.cpus.effective when readable, else the online CPUs
+// (/sys/devices/system/cpu/online, else 0 .. sysconf(_SC_NPROCESSORS_ONLN) - 1).
+std::vector<int> usable_cpus();
+
+// The calling thread's affinity mask (sched_getaffinity), increasing; empty when unreadable.
+std::vector<int> current_thread_cpus();
+
 // Orders logical CPUs for pinning: one per distinct (physical id, core id) first, then the
 // SMT siblings, restricted to `allowed` (the process affinity mask) in its order when the
 // topology is unknown. Returns the order and the number of distinct cores in it.

@@ -37,6 +37,17 @@ double compute_ratio(const HostReference& now, const HostReference& baseline);
 // The FMA reading alone (HostReference::fma_flops) on `threads` threads; 0 without an FMA kernel.
 double reference_fma_flops(int threads);
 
+// Where the reference's team of `threads` runs. `caller` is the calling thread's affinity
+// mask, `usable` the CPUs the process may use (usable_cpus). plan[m] is the CPU that member
+// m's thread pins itself to; plan[0] is -1: member 0 is the calling thread, never re-pinned
+// (its affinity is its caller's). New threads inherit the caller's mask, so a caller bound to
+// one CPU (OMP_PROC_BIND=true binds the main thread) would put the whole team on it and halve
+// the FMA reading on 2 CPUs. Workers take usable CPUs outside the caller's mask first, then
+// those inside it but the first of them (left to the caller). Empty, meaning every thread keeps the
+// mask it inherits: threads <= 1, `caller` empty (unknown) or holding >= threads CPUs (a
+// user's taskset is kept), or fewer than `threads` CPUs to go round. Pure.
+std::vector<int> reference_team_cpus(int threads, const std::vector<int>& caller, const std::vector<int>& usable);
+
 // Owns the triad's arrays (72 MiB, touched once) so that each reading costs only its timing.
 class HostReferenceProbe {
  public:
