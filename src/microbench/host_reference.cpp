@@ -2,6 +2,7 @@
 #include "rooflens/microbench/host_reference.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -24,20 +25,44 @@ constexpr size_t kTriadBytesPerArray = 24u << 20;
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-// Runs fn(member) on `threads` threads (the caller is member 0); returns the wall time. Each
-// worker pins itself (reference_team_cpus) before its work; one that cannot runs where it is.
-double timed_parallel(int threads, const std::function<void(int)>& fn) {
-  const std::vector<int> plan = reference_team_cpus(threads, current_thread_cpus(), usable_cpus());
+// Runs fn(member) on `threads` threads (the caller is member 0); returns the wall time.
+double timed_parallel_unpinned(int threads, const std::function<void(int)>& fn) {
   std::vector<std::thread> team;
   const double t0 = now_s();
-  for (int m = 1; m < threads; ++m)
-    team.emplace_back([&plan, &fn, m] {
-      if (!plan.empty()) pin_current_thread(plan[static_cast<size_t>(m)]);
-      fn(m);
-    });
+  for (int m = 1; m < threads; ++m) team.emplace_back(fn, m);
   fn(0);
   for (auto& t : team) t.join();
   return now_s() - t0;
+}
+
+// As timed_parallel_unpinned, each worker first pinned to plan[member]. A new thread starts on
+// its creator's CPU; when the creator is bound to one CPU (OMP_PROC_BIND) the worker would wait
+// there behind the creator's own timed work, so the clock starts only once every worker has
+// pinned itself and moved (the creator yields its CPU until then).
+double timed_parallel_pinned(int threads, const std::vector<int>& plan, const std::function<void(int)>& fn) {
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  std::vector<std::thread> team;
+  for (int m = 1; m < threads; ++m)
+    team.emplace_back([&, m] {
+      pin_current_thread(plan[static_cast<size_t>(m)]);
+      ready.fetch_add(1);
+      while (!go.load()) std::this_thread::yield();
+      fn(m);
+    });
+  while (ready.load() < threads - 1) std::this_thread::yield();
+  const double t0 = now_s();
+  go.store(true);
+  fn(0);
+  for (auto& t : team) t.join();
+  return now_s() - t0;
+}
+
+// The team runs on distinct CPUs where the caller is bound to fewer than `threads`
+// (reference_team_cpus), else where the scheduler puts it.
+double timed_parallel(int threads, const std::function<void(int)>& fn) {
+  const std::vector<int> plan = reference_team_cpus(threads, current_thread_cpus(), usable_cpus());
+  return plan.empty() ? timed_parallel_unpinned(threads, fn) : timed_parallel_pinned(threads, plan, fn);
 }
 
 double median(std::vector<double> v) {
