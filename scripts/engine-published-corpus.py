@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes data/engines/corpus/published.csv: published throughputs, each with its source URL
 and commit (TensorRT points of docs/validation.md; NVIDIA DeepLearningExamples PyTorch AMP
-ResNet-50; timm RTX 4090 eager and torch.compile, held out). Figures typed in from the
+ResNet-50; timm RTX 4090 eager and torch.compile, held out; TensorRT FP16 at batch 1 from
+torch2trt on a Jetson AGX Xavier and MMDeploy on a T4, held out). Figures typed in from the
 sources named in each row. Run from the repository root."""
 import csv
 A="https://github.com/alibaba/ai-matrix/blob/471c0d4/results/Inference/Nvidia_V100_052019/results_trt_fp16/README.md (Alibaba AI Matrix, TensorRT 5, Caffe models)"
@@ -65,3 +66,17 @@ with open("data/engines/corpus/published.csv","a",newline="") as f:
     w.writerow(dict(model="inception_v3",device="rtx-4090",dtype="fp16",batch=1024,engine="pytorch-eager",mode="eager",throughput=3636.22,split="heldout",source=TIMM,note="timm model at 299 px"))
     for m,tm,t,b in dyn:
         w.writerow(dict(model=m,device="rtx-4090",dtype="fp16",batch=b,engine="pytorch-compile",mode="",throughput=t,split="heldout",source=DYN,note=f"timm model {tm}"))
+X="https://github.com/NVIDIA-AI-IOT/torch2trt/blob/468012953a0a8d0c604c7faba39be1fd2584b9a6/benchmarks/JETSON_XAVIER.md (torch2trt: TensorRT engine with fp16_mode, float16 input 1x3x224x224; HELD OUT: never used to fit)"
+xavier=[("alexnet",580),("squeezenet1_0",890),("squeezenet1_1",1390),("resnet18",712),("resnet34",393),("resnet50",312),
+("resnet101",170),("resnet152",121),("densenet121",168),("densenet169",118),("densenet201",90.9),("densenet161",82.4),
+("vgg11",201),("vgg13",166),("vgg16",139),("vgg19",121),("vgg11_bn",201),("vgg13_bn",166),("vgg16_bn",140),("vgg19_bn",121)]
+MMD="https://github.com/open-mmlab/mmdeploy/blob/105acc9de90ea8b485305ed678bc14ecb97e9c54/docs/benchmark.md (MMDeploy latency benchmark: TensorRT 7.2.3.4 FP16, CUDA 11.3, T4, static 1x3x224x224; HELD OUT: never used to fit)"
+mmd=[("resnet50",791.89),("resnext50_32x4d",703.42),("shufflenet_v2_x1_0",841.36)]
+with open("data/engines/corpus/published.csv","a",newline="") as f:
+    w=csv.DictWriter(f,fieldnames=["model","device","dtype","batch","engine","mode","throughput","split","source","note"])
+    for m,t in xavier:
+        w.writerow(dict(model=m,device="jetson-agx-xavier",dtype="fp16",batch=1,engine="tensorrt",mode="",throughput=t,split="heldout",source=X,
+          note="batch 1, synchronised after every call (a latency given as FPS); JetPack 4.x TensorRT; the power mode is not stated"))
+    for m,t in mmd:
+        w.writerow(dict(model=m,device="t4",dtype="fp16",batch=1,engine="tensorrt",mode="",throughput=t,split="heldout",source=MMD,
+          note="batch 1, synchronised after each inference, mean of 100 images; MMClassification's ResNet-50, ResNeXt-50 32x4d, ShuffleNet V2 1.0x"))
