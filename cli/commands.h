@@ -132,7 +132,9 @@ struct ValidateArgs {
   std::string devices_dir;
   std::string engine;  // --engine: an engine profile id or .json file; empty: tensorrt on a GPU
   double max_seconds = 3;
-  int repeat = 1;  // rounds over the models, alternating them; each model's spread reported
+  int repeat = 1;                  // rounds over the models, alternating them; each model's spread reported
+  int max_repeat = 0;              // --max-repeat: more rounds, up to this many, for unsettled medians
+  double settle_tolerance = 0.05;  // --settle: the +-share a settled median's interval stays within
   bool no_host_reference = false;
   double reference_max_move = 0.10;
   std::string fit_out;          // fit efficiencies on half the models, write the device file here

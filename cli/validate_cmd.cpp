@@ -77,6 +77,14 @@ void add_validate(CLI::App& app, ValidateArgs& a) {
                   "spread, raw and normalised, are reported")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
+  cmd->add_option("--max-repeat", a.max_repeat,
+                  "after the --repeat rounds, more rounds (up to this many in all) for the models whose median is not "
+                  "settled: its order-statistic confidence interval (>= 87.5%) outside +-settle of the median "
+                  "(normalised runs where there are); 0: off")
+      ->check(CLI::Range(0, 1000));
+  cmd->add_option("--settle", a.settle_tolerance, "the share a settled median's interval stays within (--max-repeat)")
+      ->check(CLI::Range(0.001, 1.0))
+      ->capture_default_str();
   add_host_options(cmd, &a.no_host_reference, &a.reference_max_move);
 }
 
@@ -429,6 +437,57 @@ std::string validate_text(const ValidateRun& r, const ValidateResult& res, const
   return out;
 }
 
+// One measurement of a model into its runs; the first round's layers also go to the layer classes.
+void add_run(const Compared& c, bool first_round, ModelRuns* mr, ValidateResult* res) {
+  mr->predicted = c.p.throughput;
+  mr->raw.push_back(c.m.throughput);
+  if (c.host.has_reference) {
+    mr->normalized.push_back(c.host.normalized_throughput);
+    mr->host.push_back(c.host);
+  }
+  mr->contended += c.m.contention && c.m.contention->contended;
+  mr->flagged += c.m.host && c.m.host->flagged;
+  if (!first_round) return;
+  std::vector<std::pair<std::string, double>> measured;
+  for (const auto& ml : c.m.layers) measured.emplace_back(ml.name, ml.time_s);
+  for (auto& t : layer_class_times(c.p, measured)) res->class_times.push_back(std::move(t));
+}
+
+// One round over `models` (every other round in reverse order): each model's run is added to
+// res; a model that failed in the first round is skipped. Err only without --keep-going.
+Status measure_round(const ValidateRun& r, const std::vector<std::string>& models, int round, int rounds,
+                     ValidateResult* res, HostContext* host) {
+  for (size_t k = 0; k < models.size(); ++k) {
+    const std::string& name = models[round % 2 ? models.size() - 1 - k : k];
+    std::fprintf(stderr, "validate: %s (%zu/%zu, round %d/%d)\n", name.c_str(), k + 1, models.size(), round + 1,
+                 rounds);
+    if (round > 0 && !res->runs.count(name)) continue;  // failed in the first round
+    auto c = measure_modes(r, name, res, host);
+    if (!c) {
+      if (!r.a.keep_going) return c.status();
+      std::fprintf(stderr, "validate: %s failed: %s\n", name.c_str(), c.status().message().c_str());
+      if (round == 0) res->failures.emplace_back(name, c.status().message());
+      continue;
+    }
+    add_run(*c, round == 0, &res->runs[name], res);
+  }
+  return Status::ok();
+}
+
+// The models measured so far whose median (normalised where there is a host reference) is not
+// settled within +-tolerance (analysis::median_settled).
+std::vector<std::string> unsettled_models(const std::vector<std::string>& models, const ValidateResult& res,
+                                          double tolerance) {
+  std::vector<std::string> out;
+  for (const auto& name : models) {
+    const auto it = res.runs.find(name);
+    if (it == res.runs.end()) continue;
+    const ModelRuns& mr = it->second;
+    if (!median_settled(mr.normalized.empty() ? mr.raw : mr.normalized, tolerance)) out.push_back(name);
+  }
+  return out;
+}
+
 }  // namespace
 
 int run_validate(const ValidateArgs& args) {
@@ -452,32 +511,12 @@ int run_validate(const ValidateArgs& args) {
   res.host_baseline = host.baseline_source;
   const int rounds = std::max(1, r->a.repeat);
   for (int round = 0; round < rounds; ++round)
-    for (size_t k = 0; k < test.size(); ++k) {
-      const size_t i = round % 2 ? test.size() - 1 - k : k;  // alternate the order between rounds
-      std::fprintf(stderr, "validate: %s (%zu/%zu, round %d/%d)\n", test[i].c_str(), k + 1, test.size(), round + 1,
-                   rounds);
-      if (round > 0 && !res.runs.count(test[i])) continue;  // failed in the first round
-      auto c = measure_modes(*r, test[i], &res, &host);
-      if (!c) {
-        if (!r->a.keep_going) return report_error(c.status());
-        std::fprintf(stderr, "validate: %s failed: %s\n", test[i].c_str(), c.status().message().c_str());
-        if (round == 0) res.failures.emplace_back(test[i], c.status().message());
-        continue;
-      }
-      ModelRuns& mr = res.runs[test[i]];
-      mr.predicted = c->p.throughput;
-      mr.raw.push_back(c->m.throughput);
-      if (c->host.has_reference) {
-        mr.normalized.push_back(c->host.normalized_throughput);
-        mr.host.push_back(c->host);
-      }
-      mr.contended += c->m.contention && c->m.contention->contended;
-      mr.flagged += c->m.host && c->m.host->flagged;
-      if (round > 0) continue;
-      std::vector<std::pair<std::string, double>> measured;
-      for (const auto& ml : c->m.layers) measured.emplace_back(ml.name, ml.time_s);
-      for (auto& t : layer_class_times(c->p, measured)) res.class_times.push_back(std::move(t));
-    }
+    if (Status s = measure_round(*r, test, round, rounds, &res, &host); !s) return report_error(s);
+  for (int round = rounds; round < r->a.max_repeat; ++round) {
+    const std::vector<std::string> unsettled = unsettled_models(test, res, r->a.settle_tolerance);
+    if (unsettled.empty()) break;
+    if (Status s = measure_round(*r, unsettled, round, r->a.max_repeat, &res, &host); !s) return report_error(s);
+  }
   for (const auto& name : test) {
     const auto it = res.runs.find(name);
     if (it == res.runs.end()) continue;

@@ -59,6 +59,34 @@ Spread spread(const std::vector<double>& xs) {
   return s;
 }
 
+namespace {
+
+// The largest k >= 1 with P(Binomial(n, 1/2) < k) <= 1/16: [x(k), x(n+1-k)] covers the median
+// with probability >= 87.5% (the whole range of 4 runs); 0 where no such k exists (n < 4).
+size_t median_interval_rank(size_t n) {
+  double below = 0, term = std::pow(0.5, static_cast<double>(n));  // P(B = 0)
+  size_t k = 0;
+  for (size_t j = 0; j < n; ++j) {
+    below += term;  // P(B <= j)
+    if (below > 0.0625 + 1e-12) break;
+    k = j + 1;
+    term *= static_cast<double>(n - j) / static_cast<double>(j + 1);
+  }
+  return k;
+}
+
+}  // namespace
+
+bool median_settled(const std::vector<double>& xs, double tolerance) {
+  const size_t k = median_interval_rank(xs.size());
+  if (k == 0) return false;
+  std::vector<double> v = xs;
+  std::sort(v.begin(), v.end());
+  const double m = spread(v).median;
+  if (m <= 0) return false;
+  return v[k - 1] >= m * (1 - tolerance) && v[v.size() - k] <= m * (1 + tolerance);
+}
+
 std::string layer_class(const LayerPrediction& l) {
   if (l.bound == Bound::kNone) return "";
   if (l.t_compute < l.t_memory) return "memory";

@@ -162,6 +162,19 @@ TEST(HostDrift, ComputeShareAndSpread) {
   EXPECT_NEAR(s.max_dev, 1 - 90 / 102.5, 1e-12);
 }
 
+// The median's order-statistic interval: the whole range of 4-6 runs, the second smallest and
+// second largest of 7-9; fewer than 4 runs never settle.
+TEST(HostDrift, MedianSettledByItsOrderStatisticInterval) {
+  EXPECT_FALSE(median_settled({100, 100, 100}, 0.05));
+  EXPECT_TRUE(median_settled({97, 100, 101, 103}, 0.05));
+  EXPECT_FALSE(median_settled({60, 100, 101, 103}, 0.05));  // one slow run in four
+  // Eight runs: the extreme one on each side is outside the interval, the second is not.
+  EXPECT_TRUE(median_settled({60, 98, 99, 100, 100, 101, 102, 140}, 0.05));
+  EXPECT_FALSE(median_settled({60, 62, 99, 100, 100, 101, 102, 103}, 0.05));  // two slow of eight
+  EXPECT_TRUE(median_settled({60, 62, 99, 100, 100, 101, 102, 103}, 0.5));
+  EXPECT_FALSE(median_settled({0, 0, 0, 0}, 0.05));
+}
+
 TEST(HostReference, GemmIsAGemm) {
   const int n = 3;
   const float a[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, b[9] = {1, 0, 0, 0, 1, 0, 0, 0, 2};

@@ -49,6 +49,11 @@ struct Spread {
   size_t n = 0;
 };
 Spread spread(const std::vector<double>& xs);
+// Whether the median of repeated measurements xs is settled: its distribution-free confidence
+// interval of at least 87.5% (order statistics x(k) and x(n+1-k), k from Binomial(n, 1/2))
+// lies within +-tolerance of the median. Fewer than 4 runs never settle (no such interval).
+// validate --max-repeat adds rounds to the models whose median is not settled.
+bool median_settled(const std::vector<double>& xs, double tolerance);
 // The class a predicted layer is compared in: its kernel class (gemm, depthwise, ...) when
 // its compute roof binds, "memory" when its memory roof does ("other" and unbound layers
 // are left out: ""). The same split validate --fit fits efficiencies on.
