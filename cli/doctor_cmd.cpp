@@ -43,7 +43,8 @@ void add_doctor(CLI::App& app, DoctorArgs& a) {
   cmd->add_option("--backend", a.backend, "--measured: cpu (oneDNN) or cuda (cuDNN/cuBLAS on the GPU at hand)")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
-  cmd->add_option("--threads", a.threads, "--measured: threads (default: all cores)")->check(at_least_one("all cores"));
+  cmd->add_option("--threads", a.threads, "--measured: threads (default: every CPU this process may use)")
+      ->check(at_least_one("all cores"));
   cmd->add_option("--max-seconds", a.max_seconds, "--measured: time cap for the timed repeats")
       ->check(positive_seconds())
       ->capture_default_str();

@@ -122,7 +122,8 @@ void add_measure(CLI::App& app, MeasureArgs& a) {
   cmd->add_option("--batch", a.batch, "batch size, or max (the largest that fits the device's memory)")
       ->capture_default_str();
   add_input_shape_option(cmd, &a.input_shapes);
-  cmd->add_option("--threads", a.threads, "threads (default: all cores)")->check(at_least_one("all cores"));
+  cmd->add_option("--threads", a.threads, "threads (default: every CPU this process may use)")
+      ->check(at_least_one("all cores"));
   cmd->add_option("--device", a.device,
                   "device file or id for predictions and the peak (default: this machine's entry; `rooflens probe cpu "
                   "--out local.json` measures one)")

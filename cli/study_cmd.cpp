@@ -76,7 +76,7 @@ void add_study(CLI::App& app, StudyArgs& a) {
                   "stdout: summary, table, csv or json (default: from -o's extension, else summary)")
       ->check(CLI::IsMember({"summary", "table", "csv", "json"}));
   cmd->add_option("-o,--output", a.output, "write stdout's text to this file (atomically)");
-  cmd->add_option("--threads", a.threads, "threads for measured runs (default: all cores)")
+  cmd->add_option("--threads", a.threads, "threads for measured runs (default: every CPU this process may use)")
       ->check(at_least_one("all cores"));
   cmd->add_option("--max-seconds", a.max_seconds, "time cap per measured model")
       ->check(positive_seconds())

@@ -50,7 +50,8 @@ void add_validate(CLI::App& app, ValidateArgs& a) {
   cmd->add_flag("--zoo", a.zoo, "every bundled model");
   cmd->add_option("--models", a.models, "comma-separated model names from the zoo");
   cmd->add_option("--batch", a.batch, "batch size")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--threads", a.threads, "threads (default: all cores)")->check(at_least_one("all cores"));
+  cmd->add_option("--threads", a.threads, "threads (default: every CPU this process may use)")
+      ->check(at_least_one("all cores"));
   cmd->add_option("--max-seconds", a.max_seconds, "time cap per model")
       ->check(positive_seconds())
       ->capture_default_str();

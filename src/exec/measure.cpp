@@ -8,6 +8,10 @@
 #include <thread>
 #include <tuple>
 
+#if ROOFLENS_WITH_ONEDNN
+#include <omp.h>
+#endif
+
 #include "rooflens/exec/weights.h"
 
 namespace rooflens {
@@ -75,7 +79,14 @@ Expected<ThreadChoice> choose_threads(const Graph& g, const ModelAnalysis& fused
 }  // namespace
 
 int measure_threads(int asked) {
-  return asked > 0 ? asked : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (asked > 0) return asked;
+#if ROOFLENS_WITH_ONEDNN
+  // OpenMP's own default: the CPUs the process was started on (taskset), or OMP_NUM_THREADS;
+  // read before OMP_PROC_BIND binds this thread to one of them.
+  return std::max(1, omp_get_max_threads());
+#else
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+#endif
 }
 
 Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, Backend& backend,

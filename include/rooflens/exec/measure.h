@@ -99,7 +99,8 @@ struct Measurement {
   std::optional<ThreadChoice> thread_choice;   // with MeasureOptions::adapt_threads
 };
 
-// The threads a measurement runs on: `asked`, or every CPU of this machine when 0 or less.
+// The threads a measurement runs on: `asked`, or when 0 or less OpenMP's default (the CPUs the
+// process was started on, e.g. under taskset, or OMP_NUM_THREADS; every CPU otherwise).
 int measure_threads(int asked);
 
 // Prepares `backend` (weights reordered outside the timed loop) and times it.
