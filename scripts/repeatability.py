@@ -75,13 +75,15 @@ def signals(r1, r2, names):
 
 def first_round(r1, r2, names, share):
     """With several rounds per run: the repeatability of the first round alone beside the median."""
-    rounds = min(len(r1[n].get("runs", [])) for n in names) if names else 0
+    counts = [len(r[n].get("runs", [])) for r in (r1, r2) for n in names]
+    rounds = min(counts) if counts else 0
     if rounds < 2:
         return
+    told = f"{rounds}" if max(counts) == rounds else f"{rounds}-{max(counts)}"  # validate --max-repeat
     for key, label in (("runs", "raw"), ("runs_normalized", "normalised")):
         ch = [change(r1[n][key][0], r2[n][key][0]) for n in names if r1[n].get(key) and r2[n].get(key)]
         print(f"first round of each run alone ({label}): within +-5% {share(ch, 0.05):.0f}%, "
-              f"within +-10% {share(ch, 0.10):.0f}% (the lines above: the median of {rounds} rounds)")
+              f"within +-10% {share(ch, 0.10):.0f}% (the lines above: the median of each model's {told} rounds)")
 
 
 def change(a, b):
