@@ -7,7 +7,8 @@
 // step for 64 KiB) that follow the host's state, and its ~10 us mode coincided with the slow
 // windows of EfficientNet-B0 and ShuffleNet V2 at two threads, which the per-thread readings
 // (FMA loop, L2, L3, DRAM) do not see (docs/performance.md, "Issue 30, sixth pass";
-// bench/handoff_vs_model.sh alternates it with a model's measurement).
+// bench/handoff_vs_model.sh alternates it with a model's measurement). The modes need the
+// waiter to spin: a waiter that yields after a few thousand spins reads one steady value.
 //
 // Usage: rooflens_handoff [KIB=64] [STEPS=400] [BLOCKS=5]
 #include <algorithm>
