@@ -225,7 +225,7 @@ Expected<Compared> measure_modes(const ValidateRun& r, const std::string& name, 
       const std::string mode = r.a.backend != "cuda" ? r.a.backend : c.graph ? "graph" : "eager";
       ROOFLENS_RETURN_IF_ERROR(
           write_output(fmt::format("{}/{}-{}-b{}-{}.json", r.a.layers_dir, name, r.a.dtype, r.a.batch, mode),
-                       measure_json(ma, MeasureOutcome{*m, r.dev, no_max, r.gpu_name, std::nullopt, {}})));
+                       measure_json(ma, MeasureOutcome{*m, r.dev, no_max, r.gpu_name, std::nullopt, {}, nullptr, {}})));
     }
     if (first)
       res->graph_throughput[name] = m->m.throughput;
