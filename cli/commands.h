@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "rooflens/exec/measure.h"
+
 namespace rooflens::cli {
 
 struct AnalyzeArgs {
@@ -111,12 +113,12 @@ struct MeasureArgs {
   std::string output;
   std::string devices_dir;
   double max_seconds = 10;
-  std::vector<std::string> input_shapes;  // --input-shape (loading.h)
-  std::string dtype = "fp32";             // fp32, or fp16 on the CUDA backend
-  bool graph = false;                     // CUDA backend: replay the model as one CUDA graph
-  bool no_host_reference = false;         // skip the host-state reference around the runs
-  double reference_max_move = 0.10;       // a block whose reference moved more is flagged and repeated
-  bool fixed_threads = false;             // no fewer threads when the machine is contended
+  std::vector<std::string> input_shapes;                 // --input-shape (loading.h)
+  std::string dtype = "fp32";                            // fp32, or fp16 on the CUDA backend
+  bool graph = false;                                    // CUDA backend: replay the model as one CUDA graph
+  bool no_host_reference = false;                        // skip the host-state reference around the runs
+  double reference_max_move = kDefaultReferenceMaxMove;  // a block whose reference moved more is flagged and repeated
+  bool fixed_threads = false;                            // no fewer threads when the machine is contended
 };
 void add_measure(CLI::App& app, MeasureArgs& a);
 int run_measure(const MeasureArgs& a);
@@ -136,7 +138,7 @@ struct ValidateArgs {
   int max_repeat = 0;              // --max-repeat: more rounds, up to this many, for unsettled medians
   double settle_tolerance = 0.05;  // --settle: the +-share a settled median's interval stays within
   bool no_host_reference = false;
-  double reference_max_move = 0.10;
+  double reference_max_move = kDefaultReferenceMaxMove;
   std::string fit_out;          // fit efficiencies on half the models, write the device file here
   std::string backend = "cpu";  // cpu (oneDNN), reference, or cuda
   std::string dtype = "fp32";   // fp32, or fp16 on the CUDA backend

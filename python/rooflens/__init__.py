@@ -186,7 +186,8 @@ def devices() -> Table:
 
 def measure(model, backend: str = "onednn", batch: int = 1, threads: int = 0, max_seconds: float = 2.0,
             tune: bool = True, tactic_cache: Optional[str] = None, fixed_threads: bool = False,
-            device: Optional[str] = None, host_reference: bool = True) -> Measurement:
+            device: Optional[str] = None, host_reference: bool = True,
+            reference_max_move: Optional[float] = None) -> Measurement:
     """Runs the model on a backend and times it (`rooflens measure`): onednn (this CPU, fp32),
     cuda (a GPU, the model's dtype; rooflens.Unavailable without one) or reference.
 
@@ -199,7 +200,9 @@ def measure(model, backend: str = "onednn", batch: int = 1, threads: int = 0, ma
 
     host_reference (CPU): time a fixed GEMM, a DRAM triad and one core's clock before and after
     the runs (`host_reference`: the readings, `move`, `flagged`), as the CLI does unless
-    --no-host-reference. device (CPU): an id or a device file, ideally one from `rooflens probe
+    --no-host-reference. reference_max_move: how far (a share) the reference may move during
+    the runs before they are flagged and timed again, as --reference-max-move (None: the
+    library's default, 0.10). device (CPU): an id or a device file, ideally one from `rooflens probe
     cpu --kernels` on this machine; the measurement is then set against it:
     predicted_img_per_s, drift (the host's speed now over its speed when the device file's
     kernel table was probed), normalized_throughput_img_per_s (measured / drift, comparable
@@ -208,8 +211,9 @@ def measure(model, backend: str = "onednn", batch: int = 1, threads: int = 0, ma
     m = _model(model)
     if tactic_cache is None:
         tactic_cache = _tactic_cache_path()
+    extra = {} if reference_max_move is None else {"reference_max_move": float(reference_max_move)}
     return Measurement(_core.measure(m, backend, _batch(batch), int(threads), float(max_seconds), bool(tune),
-                                     tactic_cache, bool(fixed_threads), device or "", bool(host_reference)))
+                                     tactic_cache, bool(fixed_threads), device or "", bool(host_reference), **extra))
 
 
 def _tactic_cache_path() -> str:

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# validate --max-repeat: rounds past --repeat go only to models whose median is not settled,
-# and stop at the cap. Timing-independent: fewer than 4 runs never settle and, with --settle 1
-# (+-100%), any 4 positive runs do; so --repeat 2 --max-repeat 6 gives exactly 4 runs per model,
-# and a cap of 3 stops at 3.
+# validate --max-repeat: rounds past --repeat go to the models whose median is not settled,
+# and stop at the cap. Timing-independent: fewer than 4 runs never settle, so --repeat 2
+# --max-repeat 6 gives every model 4 to 6 runs, and a cap of 3 gives exactly 3. (When a median
+# settles is median_settled's, tested on fixed runs in tests/unit/host_state_test.cpp; here the
+# timings decide it.)
 # usage: validate_repeat.sh ROOFLENS
 set -euo pipefail
 bin=$1
@@ -13,8 +14,11 @@ runs() {
 }
 "$bin" validate --models squeezenet1_1,alexnet --repeat 2 --max-repeat 6 --settle 1 --max-seconds 0.05 \
   --no-host-reference --format json -o "$work/a.json" 2>/dev/null
-[[ $(runs "$work/a.json") == "4 4" ]] || { echo "expected 4 runs each, got: $(runs "$work/a.json")"; exit 1; }
+[[ $(runs "$work/a.json" | wc -w) == 2 ]] || { echo "expected two models, got: $(runs "$work/a.json")"; exit 1; }
+for n in $(runs "$work/a.json"); do
+  ((n >= 4 && n <= 6)) || { echo "expected 4 to 6 runs each, got: $(runs "$work/a.json")"; exit 1; }
+done
 "$bin" validate --models squeezenet1_1 --repeat 2 --max-repeat 3 --settle 1 --max-seconds 0.05 \
   --no-host-reference --format json -o "$work/b.json" 2>/dev/null
 [[ $(runs "$work/b.json") == "3" ]] || { echo "expected 3 runs (the cap), got: $(runs "$work/b.json")"; exit 1; }
-echo "validate --max-repeat: extra rounds until settled, at most the cap"
+echo "validate --max-repeat: at least 4 runs (none settles before), at most the cap"

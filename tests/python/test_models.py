@@ -193,6 +193,11 @@ def test_measure_sets_the_run_against_the_host_state(alexnet):
     assert "host_reference" not in bare.keys() and "drift" not in bare.keys()
 
 
+def test_measure_refuses_a_reference_move_outside_its_range(alexnet):
+    with pytest.raises(ValueError, match="reference_max_move"):
+        rooflens.measure(alexnet, threads=1, max_seconds=0.1, tactic_cache="", reference_max_move=-0.1)
+
+
 def test_calls_from_threads_agree(alexnet):
     want = rooflens.predict(alexnet, batch=32).throughput_img_per_s
     got = []

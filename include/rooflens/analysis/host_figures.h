@@ -20,7 +20,7 @@ namespace rooflens {
 struct HostContext {
   std::unique_ptr<HostSampler> sampler;
   std::unique_ptr<microbench::HostReferenceProbe> reference;  // null: no host-state reference
-  double max_move = 0.10;
+  double max_move = kDefaultReferenceMaxMove;
   bool adapt_threads = false;  // MeasureOptions::adapt_threads
   HostRates baseline;
   std::string baseline_source;  // "the kernel table's host reference (...)" or "the first reading of this run (...)"

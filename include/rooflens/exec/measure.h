@@ -16,6 +16,11 @@
 
 namespace rooflens {
 
+// How far (relative) the host-state reference may move between before and after a block of
+// runs before the block is flagged and timed again: the default of measure, validate and
+// Python's measure.
+inline constexpr double kDefaultReferenceMaxMove = 0.10;
+
 struct MeasureOptions {
   ExecOptions exec;
   TimingOptions timing;
@@ -32,7 +37,7 @@ struct MeasureOptions {
   // flagged and timed again, up to `reference_retries` times; the block whose reference moved
   // least is kept. Null: no reference.
   microbench::HostReferenceProbe* reference = nullptr;
-  double reference_max_move = 0.10;
+  double reference_max_move = kDefaultReferenceMaxMove;
   int reference_retries = 2;
   // With a host sampler and more than one thread: when a short trial after preparing finds
   // the machine contended, the model is prepared again on half the threads and tried, and
