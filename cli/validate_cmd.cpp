@@ -369,6 +369,8 @@ std::string validate_json(const ValidateRun& r, const ValidateResult& res, const
                          {"within_10", s.within_10},
                          {"within_25", s.within_25},
                          {"repeat", std::max(1, r.a.repeat)},
+                         {"max_repeat", std::max(std::max(1, r.a.repeat), r.a.max_repeat)},
+                         {"settle", r.a.settle_tolerance},
                          {"normalized", normalized_json(res)},
                          {"host_baseline", res.host_baseline},
                          {"host_baseline_rates",

@@ -21,4 +21,5 @@ done
 "$bin" validate --models squeezenet1_1 --repeat 2 --max-repeat 3 --settle 1 --max-seconds 0.05 \
   --no-host-reference --format json -o "$work/b.json" 2>/dev/null
 [[ $(runs "$work/b.json") == "3" ]] || { echo "expected 3 runs (the cap), got: $(runs "$work/b.json")"; exit 1; }
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if (j["repeat"], j["max_repeat"], j["settle"]) == (2, 3, 1) else "the output does not record --repeat 2 --max-repeat 3 --settle 1")' "$work/b.json"
 echo "validate --max-repeat: at least 4 runs (none settles before), at most the cap"
