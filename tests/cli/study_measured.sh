@@ -4,7 +4,11 @@
 # interquartile range (seen: +-15% between back-to-back runs of the same command), so the
 # two commands alternate for ROUNDS rounds and the check is: the median of the study's
 # numbers lies inside the spread `measure` reports over those rounds (from the lowest first
-# quartile to the highest third quartile). Prints every number it checked. Slow (label `slow`).
+# quartile to the highest third quartile), widened by 15% each way: a tight model's spread
+# (ResNet-18: 117.6..124.8 img/s) missed a study median of 115.2 once on the shared 2-vCPU
+# host (2026-12-04), and the check is for a study that measures something else (another batch,
+# thread count or unit: a factor, not a few percent). Prints every number it checked. Slow
+# (label `slow`).
 # Usage: [ROUNDS=3] [MAX_SECONDS=4] tests/cli/study_measured.sh BINARY [MODELS] [BATCH]
 set -euo pipefail
 BIN=$(cd "$(dirname -- "$1")" && pwd)/$(basename -- "$1")
@@ -33,7 +37,7 @@ for m in models:
     s = [st[m]["throughput"] for st in studies]
     ms = [json.load(open(f"{tmp}/{m}.{r}.json")) for r in range(rounds)]
     t = [x["throughput"] for x in ms]
-    lo, hi = min(x["throughput_q1"] for x in ms), max(x["throughput_q3"] for x in ms)
+    lo, hi = min(x["throughput_q1"] for x in ms) / 1.15, max(x["throughput_q3"] for x in ms) * 1.15
     med = statistics.median(s)
     ok = lo <= med <= hi and all(st[m]["batch"] == x["batch"] for st, x in zip(studies, ms))
     bad += not ok
