@@ -58,10 +58,12 @@ double timed_parallel_pinned(int threads, const std::vector<int>& plan, const st
   return now_s() - t0;
 }
 
-// The team runs on distinct CPUs where the caller is bound to fewer than `threads`
-// (reference_team_cpus), else where the scheduler puts it.
-double timed_parallel(int threads, const std::function<void(int)>& fn) {
-  const std::vector<int> plan = reference_team_cpus(threads, current_thread_cpus(), usable_cpus());
+// Where a reading's team of `threads` runs (reference_team_cpus for this thread, this
+// process): worked out once per reading, not per timed block.
+std::vector<int> team_plan(int threads) { return reference_team_cpus(threads, current_thread_cpus(), usable_cpus()); }
+
+// The team on the CPUs of `plan` (team_plan), or where the scheduler puts it when it is empty.
+double timed_parallel(const std::vector<int>& plan, int threads, const std::function<void(int)>& fn) {
   return plan.empty() ? timed_parallel_unpinned(threads, fn) : timed_parallel_pinned(threads, plan, fn);
 }
 
@@ -83,9 +85,9 @@ void gemm_fixed(const float* __restrict a, const float* __restrict b, float* __r
 }
 
 // One block of the widest fp32 FMA kernel on every thread: FLOP/s.
-double fma_block(const ComputeKernel& k, int threads, uint64_t iters) {
+double fma_block(const ComputeKernel& k, const std::vector<int>& plan, int threads, uint64_t iters) {
   std::vector<std::vector<float>> acc(static_cast<size_t>(threads), std::vector<float>(kMaxAccumulators * 16, 0.0f));
-  const double t = timed_parallel(threads, [&](int m) { k.run(iters, acc[static_cast<size_t>(m)].data()); });
+  const double t = timed_parallel(plan, threads, [&](int m) { k.run(iters, acc[static_cast<size_t>(m)].data()); });
   return k.ops(iters) * threads / t;
 }
 
@@ -116,9 +118,10 @@ double reference_fma_flops(int threads) {
   const ComputeKernel& k = kernels.front();  // the widest fp32 FMA
   // About 2 ms a block at 4 GHz: 2 FMA instructions per cycle, `accumulators` per iteration.
   const uint64_t iters = static_cast<uint64_t>(2e-3 * 4e9 * 2 / k.accumulators);
-  fma_block(k, threads, iters / 4);  // warm-up: wide-vector clock licence, thread start
+  const std::vector<int> plan = team_plan(threads);
+  fma_block(k, plan, threads, iters / 4);  // warm-up: wide-vector clock licence, thread start
   std::vector<double> v;
-  for (int blk = 0; blk < kBlocks; ++blk) v.push_back(fma_block(k, threads, iters));
+  for (int blk = 0; blk < kBlocks; ++blk) v.push_back(fma_block(k, plan, threads, iters));
   return median(v);
 }
 
@@ -153,6 +156,7 @@ HostReferenceProbe::~HostReferenceProbe() {
 
 HostReference HostReferenceProbe::measure() {
   const double start = now_s();
+  const std::vector<int> plan = team_plan(threads_);
   const size_t nn = static_cast<size_t>(kGemmN) * kGemmN;
   std::vector<std::vector<float>> mats(static_cast<size_t>(threads_), std::vector<float>(3 * nn));
   for (auto& m : mats)
@@ -160,7 +164,7 @@ HostReference HostReferenceProbe::measure() {
   std::vector<double> gemm, triad;
   const double gemm_flops = 2.0 * kGemmN * kGemmN * kGemmN * kGemmCalls * threads_;
   for (int blk = 0; blk < kBlocks; ++blk) {
-    const double t = timed_parallel(threads_, [&](int m) {
+    const double t = timed_parallel(plan, threads_, [&](int m) {
       float* p = mats[static_cast<size_t>(m)].data();
       for (int r = 0; r < kGemmCalls; ++r) gemm_fixed(p, p + nn, p + 2 * nn);
     });
@@ -169,7 +173,7 @@ HostReference HostReferenceProbe::measure() {
   const BandwidthKernels bk = bandwidth_kernels(detect_isa());
   const size_t per = n_ / static_cast<size_t>(threads_);
   for (int blk = 0; blk < kBlocks; ++blk) {
-    const double t = timed_parallel(threads_, [&](int m) {
+    const double t = timed_parallel(plan, threads_, [&](int m) {
       const size_t off = per * static_cast<size_t>(m);
       bk.triad(a_ + off, b_ + off, c_ + off, 0.5f, per, kTriadPasses);
     });
