@@ -267,7 +267,8 @@ void add_probe(CLI::App& app, ProbeArgs& a) {
       ->capture_default_str();
   cpu->add_flag("--kernels", a.kernels,
                 "also time the oneDNN backend's own primitives over sampled shapes per kernel class (conv, pointwise, "
-                "depthwise, gemm, pool, eltwise, move, reorder), fit a predictor per class and store it in the --out "
+                "depthwise, gemm, gemm_skinny, attention, pool, eltwise, move, reorder), fit a predictor per class and "
+                "store it in the --out "
                 "file as its kernel table (predict and validate then use it); about 3 minutes, 1 with --quick");
   cpu->add_flag("--quiet", a.quiet, "no progress lines on stderr");
   cpu->final_callback([&a] { a.target = "cpu"; });

@@ -115,26 +115,68 @@ KernelCase depthwise(Rng& r) {
   }
 }
 
-KernelCase gemm(Rng& r) {
+// Matrix products with weights. Skinny: classifier heads, a few rows (images) and wide K.
+// Otherwise, half each: the per-token linear layers of Vision Transformers (50-1576 tokens,
+// 768-4096 channels) and the per-pixel ones of ConvNeXt and Swin (rows = images x pixels,
+// 96-3072 channels).
+KernelCase gemm(Rng& r, bool skinny) {
   for (;;) {
-    // Classifier heads (a few rows, wide K) and the per-pixel linear layers of ConvNeXt
-    // (rows = images x pixels, 96-3072 channels).
-    const bool per_pixel = r.next() % 3 == 0;
-    const int64_t m = per_pixel ? r.pick(std::vector<int64_t>{49, 196, 784, 3136, 6272, 25088})
-                                : r.pick(std::vector<int64_t>{1, 1, 2, 4, 8, 8, 16, 32, 64});
-    const int64_t k = per_pixel
-                          ? r.pick(std::vector<int64_t>{96, 192, 384, 768, 1536, 3072})
-                          : r.pick(std::vector<int64_t>{256, 512, 576, 960, 1024, 1280, 1536, 2048, 4096, 9216, 25088});
-    const int64_t nn = per_pixel ? r.pick(std::vector<int64_t>{96, 192, 384, 768, 1536, 3072})
-                                 : r.pick(std::vector<int64_t>{10, 100, 1000, 1000, 1024, 2048, 4096});
+    int64_t m = 0, k = 0, nn = 0;
+    if (skinny) {
+      m = r.pick(std::vector<int64_t>{1, 1, 2, 4, 8, 8, 16, 32});
+      k = r.pick(std::vector<int64_t>{256, 512, 576, 960, 1024, 1280, 1536, 2048, 4096, 9216, 25088});
+      nn = r.pick(std::vector<int64_t>{10, 100, 1000, 1000, 1024, 2048, 4096});
+    } else if (r.next() % 2 == 0) {
+      m = r.pick(std::vector<int64_t>{50, 197, 197, 400, 1576});
+      k = r.pick(std::vector<int64_t>{768, 768, 1024, 3072, 4096});
+      nn = r.pick(std::vector<int64_t>{768, 1024, 2304, 3072, 4096});
+    } else {
+      m = r.pick(std::vector<int64_t>{49, 196, 784, 3136, 6272, 25088});
+      k = r.pick(std::vector<int64_t>{96, 192, 384, 768, 1536, 3072});
+      nn = r.pick(std::vector<int64_t>{96, 192, 384, 768, 1536, 3072});
+    }
     if (static_cast<double>(k) * static_cast<double>(nn) > 1.1e8) continue;
     if (2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(nn) > 3e9) continue;
+    // As torch exports them: Gemm for a classifier head's [N, K] input, MatMul + Add for a
+    // linear layer over tokens or pixels ([1, rows, K]); the backend runs the two as
+    // different primitives (inner product, matmul).
     GraphBuilder b("probe");
-    ValueId x = b.input("x", {m, k});
-    ValueId w = b.weight("probe.weight", {nn, k});
     ValueId bias = b.weight("probe.bias", {nn});
-    b.output(b.add1("Gemm", "probe", {x, w, bias}, {{"transB", int64_t{1}}}));
-    return {"gemm", b.finish(), "probe"};
+    if (skinny) {
+      ValueId x = b.input("x", {m, k});
+      b.output(b.add1("Gemm", "probe", {x, b.weight("probe.weight", {nn, k}), bias}, {{"transB", int64_t{1}}}));
+    } else {
+      ValueId y = b.add1("MatMul", "probe", {b.input("x", {1, m, k}), b.weight("probe.weight", {k, nn})});
+      b.output(b.add1("Add", "probe.bias_add", {y, bias}));
+    }
+    return {skinny ? "gemm_skinny" : "gemm", b.finish(), "probe"};
+  }
+}
+
+// Fused attention as Vision Transformers (12-16 heads, 50-257 tokens, head width 64) and
+// Swin (windows x heads = 24-768 matrices of 49 tokens, width 32) run it: Q.K^T, a scale,
+// then (Swin) a position bias and a mask, Softmax, A.V. Q, K^T and V come in row-major, as
+// the matrix products before them leave them.
+KernelCase attention(Rng& r) {
+  for (;;) {
+    const int64_t m = r.pick(std::vector<int64_t>{12, 16, 24, 48, 96, 192, 384, 768, 1536});
+    const int64_t q = r.pick(std::vector<int64_t>{49, 49, 50, 64, 197, 257});
+    const int64_t kv = r.next() % 4 == 0 ? r.pick(std::vector<int64_t>{49, 50, 64, 197, 257}) : q;
+    const int64_t d = r.pick(std::vector<int64_t>{32, 32, 64, 64, 80});
+    const int64_t ops = r.pick(std::vector<int64_t>{1, 1, 2, 3});
+    const double md = static_cast<double>(m);
+    if (4.0 * md * static_cast<double>(q * kv * d) > 3e9 || 4.0 * md * static_cast<double>(q * kv) > 1e8) continue;
+    GraphBuilder b("probe");
+    ValueId qv = b.input("q", {1, m, q, d});
+    ValueId kt = b.input("k_t", {1, m, d, kv});
+    ValueId v = b.input("v", {1, m, kv, d});
+    ValueId s = b.add1("MatMul", "probe", {qv, kt});
+    s = b.add1("Mul", "probe.scale", {s, b.reals("probe.scale_factor", {}, {0.125})});
+    if (ops >= 2) s = b.add1("Add", "probe.bias", {s, b.weight("probe.position_bias", {q, kv})});
+    if (ops >= 3) s = b.add1("Add", "probe.mask", {s, b.weight("probe.mask_values", {q, kv})});
+    ValueId p = b.add1("Softmax", "probe.softmax", {s}, {{"axis", int64_t{-1}}});
+    b.output(b.add1("MatMul", "probe.av", {p, v}));
+    return {"attention", b.finish(), "probe"};
   }
 }
 
@@ -218,8 +260,10 @@ std::vector<KernelCase> kernel_cases(const std::string& cls, int count, uint64_t
       out.push_back(dense_conv(r, true));
     else if (cls == "depthwise")
       out.push_back(depthwise(r));
-    else if (cls == "gemm")
-      out.push_back(gemm(r));
+    else if (cls == "gemm" || cls == "gemm_skinny")
+      out.push_back(gemm(r, cls == "gemm_skinny"));
+    else if (cls == "attention")
+      out.push_back(attention(r));
     else if (cls == "pool")
       out.push_back(pool(r));
     else if (cls == "eltwise")

@@ -14,6 +14,8 @@ const std::map<std::string, std::vector<std::string>>& kernel_class_features() {
       {"pointwise", {"log_rows", "log_cols", "log_k", "residual", "transcendental"}},
       {"depthwise", {"log_out", "log_in", "log_window", "transcendental"}},
       {"gemm", {"log_rows", "log_cols", "log_k"}},
+      {"gemm_skinny", {"log_rows", "log_cols", "log_k"}},
+      {"attention", {"log_matrices", "log_q", "log_kv", "log_d", "score_ops"}},
       {"pool", {"log_out", "log_in", "log_window"}},
       {"eltwise", {"log_bytes", "binary"}},
       {"move", {"log_bytes", "transpose"}},

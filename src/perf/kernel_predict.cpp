@@ -83,6 +83,34 @@ double transcendental(const Graph& g, const LayerReport& r) {
   return 0;
 }
 
+// A fused attention layer (passes/fuse.h rule 4): its score matrices are Q.K^T's output,
+// [..., q, kv], d is that product's K; score_ops counts the pointwise ops on the scores.
+std::optional<LayerKernel> attention_kernel(const Graph& g, const LayerReport& r) {
+  const Node& qk = g.node(r.nodes.front());
+  const GemmShape gs = gemm_shape(g, qk);
+  if (!gs.valid || qk.outputs.empty() || !g.value(qk.outputs[0]).shape) return std::nullopt;
+  const Shape& y = *g.value(qk.outputs[0]).shape;
+  if (y.size() < 2) return std::nullopt;
+  const double q = static_cast<double>(y[y.size() - 2]), kv = static_cast<double>(y.back());
+  const double matrices = static_cast<double>(numel(y)) / std::max(1.0, q * kv);
+  double score_ops = 0;
+  for (size_t i = 1; i < r.nodes.size(); ++i) {
+    const Node& n = g.node(r.nodes[i]);
+    if (n.kind == OpKind::kSoftmax || n.kind == OpKind::kMatMul || n.kind == OpKind::kEinsum || is_view_op(n.kind))
+      continue;
+    if (n.kind != OpKind::kUnknown &&
+        (op_info(n.kind).category == OpCategory::kElementwise || op_info(n.kind).category == OpCategory::kActivation))
+      ++score_ops;
+  }
+  LayerKernel k;
+  k.cls = "attention";
+  k.x = {log_pos(matrices), log_pos(q), log_pos(kv), log_pos(static_cast<double>(gs.k)), score_ops};
+  k.fallback_cls = "gemm";
+  k.fallback_x = {log_pos(static_cast<double>(gs.rows) * static_cast<double>(gs.groups)),
+                  log_pos(static_cast<double>(gs.cols)), log_pos(static_cast<double>(gs.k))};
+  return k;
+}
+
 }  // namespace
 
 std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r) {
@@ -94,6 +122,7 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r) 
   for (const auto& s : r.out_shapes) out_elems += static_cast<double>(numel(s));
   const double in_elems = r.in_shapes.empty() ? 0 : static_cast<double>(numel(r.in_shapes.front()));
   LayerKernel k;
+  if (r.attention) return attention_kernel(g, r);
   if (a.kind == OpKind::kConv || a.kind == OpKind::kGemm || a.kind == OpKind::kMatMul) {
     const GemmShape gs = gemm_shape(g, a);
     if (!gs.valid) return std::nullopt;
@@ -115,8 +144,12 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r) 
       k.x = {log_pos(rows), log_pos(static_cast<double>(gs.cols)), log_pos(static_cast<double>(gs.k)), resid,
              transcendental(g, r)};
     } else {
-      k.cls = "gemm";
+      k.cls = gs.rows <= kSkinnyGemmRows ? "gemm_skinny" : "gemm";
       k.x = {log_pos(rows), log_pos(static_cast<double>(gs.cols)), log_pos(static_cast<double>(gs.k))};
+      if (k.cls != "gemm") {
+        k.fallback_cls = "gemm";
+        k.fallback_x = k.x;
+      }
     }
     return k;
   }
@@ -138,6 +171,11 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r) 
   k.cls = "eltwise";
   k.x = {log_pos(bytes), activation_inputs >= 2 ? 1.0 : 0.0};
   return k;
+}
+
+LayerKernel timed_kernel(const std::map<std::string, KernelFit>& fits, const LayerKernel& k) {
+  if (fits.count(k.cls) || k.fallback_cls.empty()) return k;
+  return LayerKernel{k.fallback_cls, k.fallback_x, {}, {}};
 }
 
 std::vector<double> reorder_features(int64_t bytes, bool to_rowmajor) {
@@ -250,9 +288,10 @@ std::vector<std::vector<LayoutConversion>> layout_conversions(const Graph& g, co
 
 std::optional<double> table_layer_seconds(const KernelTable& t, const std::map<std::string, KernelFit>& fits,
                                           const LayerKernel& k, const std::vector<LayoutConversion>& conversions) {
-  auto it = fits.find(k.cls);
+  const LayerKernel use = timed_kernel(fits, k);
+  auto it = fits.find(use.cls);
   if (it == fits.end()) return std::nullopt;
-  return t.dispatch_s + it->second.kernel_seconds(k.x) + conversions_seconds(t, conversions);
+  return t.dispatch_s + it->second.kernel_seconds(use.x) + conversions_seconds(t, conversions);
 }
 
 double conversions_seconds(const KernelTable& t, const std::vector<LayoutConversion>& conversions) {

@@ -3,6 +3,7 @@
 // predictor classifies layers and counts the backend's layout conversions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -200,7 +201,7 @@ TEST(KernelTablePredict, ClassifiesLayersAndCountsConversions) {
   ASSERT_EQ(m.layers.size(), 4u);
   std::vector<std::string> classes;
   for (const auto& L : m.layers) classes.push_back(classify_layer(g, L)->cls);
-  EXPECT_EQ(classes, (std::vector<std::string>{"conv", "depthwise", "pool", "gemm"}));
+  EXPECT_EQ(classes, (std::vector<std::string>{"conv", "depthwise", "pool", "gemm_skinny"}));  // 2 rows
   auto conv = layout_conversions(g, m);
   ASSERT_EQ(conv[0].size(), 1u);  // the graph input into channels-last
   EXPECT_FALSE(conv[0][0].to_rowmajor);
@@ -210,8 +211,8 @@ TEST(KernelTablePredict, ClassifiesLayersAndCountsConversions) {
   ASSERT_EQ(conv[3].size(), 1u);  // the pooled [2, 32, 1, 1] seen row-major by Flatten
   EXPECT_TRUE(conv[3][0].to_rowmajor);
 
-  // With a table that has gemm and reorder only: the gemm layer is timed from it, the rest
-  // by the roofline, and the prediction says so.
+  // With a table that has gemm and reorder only: the skinny gemm layer is timed from its
+  // fallback, the gemm fit, the rest by the roofline, and the prediction says so.
   auto d = parse_device_json(device_text(kernel_table_json(small_table())), "cpu.json");
   ASSERT_TRUE(d) << d.status().message();
   PerfOptions o;
@@ -226,6 +227,10 @@ TEST(KernelTablePredict, ClassifiesLayersAndCountsConversions) {
   EXPECT_TRUE(noted);
   const auto lk = classify_layer(g, m.layers[3]);
   EXPECT_NEAR(p1->layers[3].time_s, *table_layer_seconds(*d->kernel_table, d->kernel_table->classes, *lk, conv[3]),
+              1e-15);
+  const KernelFit& gemm = d->kernel_table->classes.at("gemm");
+  EXPECT_NEAR(p1->layers[3].time_s,
+              d->kernel_table->dispatch_s + gemm.kernel_seconds(lk->x) + conversions_seconds(*d->kernel_table, conv[3]),
               1e-15);
   o.use_kernel_table = false;
   auto p2 = predict(g, m, *d, o);
@@ -335,6 +340,92 @@ TEST(KernelTablePredict, WeightsBeyondTheCacheTakeTheirStreamingTime) {
   auto small = predict_gemm(1, 256, t);  // 4 MiB: in cache, the fit's time (dispatch-sized)
   ASSERT_TRUE(small) << small.status().message();
   EXPECT_LT(small->layers[0].time_s, 256.0 * 4096 * 4 / bw);
+}
+
+// Fused attention over [1, 12, 50, 64] Q, K^T and V with a scale and a bias on the scores.
+struct AttentionGraph {
+  Graph g;
+  ModelAnalysis m;
+};
+AttentionGraph attention_graph() {
+  GraphBuilder b("attn");
+  ValueId s = b.add1("MatMul", "qk", {b.input("q", {1, 12, 50, 64}), b.input("k_t", {1, 12, 64, 50})});
+  s = b.add1("Mul", "scale", {s, b.reals("f", {}, {0.125})});
+  s = b.add1("Add", "bias", {s, b.weight("position_bias", {50, 50})});
+  ValueId p = b.add1("Softmax", "softmax", {s}, {{"axis", int64_t{-1}}});
+  b.output(b.add1("MatMul", "av", {p, b.input("v", {1, 12, 50, 64})}));
+  AttentionGraph a{b.finish(), {}};
+  auto inferred = infer_shapes(a.g);
+  EXPECT_TRUE(inferred);
+  if (inferred) a.m = analyze_graph(a.g, *inferred, AnalyzeOptions{});
+  return a;
+}
+
+// An attention layer is a kernel of its own class, features read off Q.K^T: 12 score
+// matrices of 50 x 50, head width 64, two ops on the scores. A table without the class (probed
+// before it existed) times it as before: the GEMM view of Q.K^T with the gemm fit.
+TEST(KernelTablePredict, AttentionHasItsClassAndOlderTablesTimeItAsAGemm) {
+  const AttentionGraph a = attention_graph();
+  ASSERT_EQ(a.m.layers.size(), 1u);
+  ASSERT_TRUE(a.m.layers[0].attention);
+  auto k = classify_layer(a.g, a.m.layers[0]);
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->cls, "attention");
+  const std::vector<double> want = {std::log(12.0), std::log(50.0), std::log(50.0), std::log(64.0), 2.0};
+  ASSERT_EQ(k->x.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(k->x[i], want[i], 1e-12) << i;
+  EXPECT_EQ(k->fallback_cls, "gemm");
+  const std::vector<double> gemm_view = {std::log(12.0 * 50), std::log(50.0), std::log(64.0)};
+  ASSERT_EQ(k->fallback_x.size(), gemm_view.size());
+  for (size_t i = 0; i < gemm_view.size(); ++i) EXPECT_NEAR(k->fallback_x[i], gemm_view[i], 1e-12) << i;
+
+  KernelTable older = small_table();
+  EXPECT_EQ(timed_kernel(older.classes, *k).cls, "gemm");
+  const double t_old = *table_layer_seconds(older, older.classes, *k, {});
+  EXPECT_NEAR(t_old, older.dispatch_s + older.classes.at("gemm").kernel_seconds(gemm_view), 1e-15);
+  KernelTable t = older;
+  t.classes["attention"] = *fit_kernel_class("attention", synthetic({-15.0, 1.0, 1.0, 1.0, 0.8, 0.1}, 2e-6, 5), 2e-6);
+  EXPECT_EQ(timed_kernel(t.classes, *k).cls, "attention");
+  EXPECT_NEAR(*table_layer_seconds(t, t.classes, *k, {}), t.dispatch_s + t.classes.at("attention").kernel_seconds(want),
+              1e-15);
+  auto d = parse_device_json(device_text(kernel_table_json(t)), "cpu.json");
+  ASSERT_TRUE(d) << d.status().message();
+  PerfOptions o;
+  o.dtype = "fp32";
+  auto p = predict(a.g, a.m, *d, o);
+  ASSERT_TRUE(p) << p.status().message();
+  EXPECT_EQ(p->layers[0].table_class, "attention");
+}
+
+// A matrix product over tokens whose weights do not stay in cache takes their streaming time
+// on top of its fit (with a table that has gemm_skinny); a skinny one (a classifier head)
+// and any GEMM with an older table take the larger of the two.
+TEST(KernelTablePredict, AGemmOverTokensBeyondTheCacheAddsItsWeightsStream) {
+  KernelTable t = small_table();
+  t.classes["gemm"] = *fit_kernel_class("gemm", synthetic({-24.0, 1.0, 0.9, 0.95}, 2e-6, 3), 2e-6);
+  t.cache_bytes = 32.0 * (1 << 20);
+  t.cold = t.classes;
+  double bw = 0;
+  auto older = predict_gemm(256, 4096, t, &bw);  // 64 MiB of weights, 256 rows
+  ASSERT_TRUE(older) << older.status().message();
+  const double stream = 4096.0 * 4096 * 4 / bw;
+  const double fit =
+      t.dispatch_s + t.classes.at("gemm").kernel_seconds({std::log(256.0), std::log(4096.0), std::log(4096.0)});
+  EXPECT_NEAR(older->layers[0].time_s, std::max(fit, stream), 1e-12);
+  t.classes["gemm_skinny"] = *fit_kernel_class("gemm_skinny", synthetic({-30.0, 0.5, 0.9, 1.0}, 2e-6, 3), 2e-6);
+  auto tokens = predict_gemm(256, 4096, t);
+  ASSERT_TRUE(tokens) << tokens.status().message();
+  EXPECT_EQ(tokens->layers[0].table_class, "gemm");
+  EXPECT_NEAR(tokens->layers[0].time_s, fit + stream, 1e-12);
+  bool noted = false;
+  for (const auto& n : tokens->notes) noted |= n.find("1 matrix product(s) over tokens") != std::string::npos;
+  EXPECT_TRUE(noted);
+  auto head = predict_gemm(8, 4096, t);  // skinny: the larger of its fit and the stream
+  ASSERT_TRUE(head) << head.status().message();
+  EXPECT_EQ(head->layers[0].table_class, "gemm_skinny");
+  const double head_fit =
+      t.dispatch_s + t.classes.at("gemm_skinny").kernel_seconds({std::log(8.0), std::log(4096.0), std::log(4096.0)});
+  EXPECT_NEAR(head->layers[0].time_s, std::max(head_fit, stream), 1e-12);
 }
 
 TEST(KernelProbeCases, EveryCaseKeepsItsProbedLayerInItsClass) {

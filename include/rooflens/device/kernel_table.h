@@ -8,10 +8,13 @@
 // x_i are the class's features: logs of sizes (log_rows: GEMM rows = images x output
 // pixels, log_bytes ...) or 0/1 indicators (residual). A log-linear model is a power law in
 // the sizes: exponent 1 on the work means constant efficiency, below 1 means efficiency
-// grows with size. The features per class are fixed (kernel_features in perf/); a table
-// whose feature list differs is refused as foreign.
+// grows with size. The features per class are fixed (kernel_class_features below); a table
+// whose feature list differs is refused as foreign. A class a table lacks (attention and
+// gemm_skinny, in tables probed before 2026-12-04) is predicted as the layer's fallback
+// class says (perf/kernel_predict.h): gemm, as those tables did.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
@@ -32,6 +35,10 @@
 namespace rooflens {
 
 inline constexpr const char* kKernelTableSchema = "rooflens.kernel_table/1";
+// A matrix product with at most this many rows reads each weight for a few rows only: its
+// time follows the weights, not the FLOPs, so it has a class of its own (gemm_skinny); one
+// power law across both regimes put ViT's two MLP layers, equal in FLOPs, 1.5x apart.
+inline constexpr int64_t kSkinnyGemmRows = 32;
 
 struct KernelFit {
   std::vector<std::string> features;  // names, in coefficient order after the intercept
@@ -83,7 +90,11 @@ struct KernelTable {
 //   conv       dense kxk convolution (k > 1):  log_rows, log_cols, log_k, residual, transcendental
 //   pointwise  1x1 convolution:                log_rows, log_cols, log_k, residual, transcendental
 //   depthwise  one filter per channel:         log_out, log_in, log_window, transcendental
-//   gemm       Gemm / MatMul:                   log_rows, log_cols, log_k
+//   gemm       Gemm / MatMul, more than kSkinnyGemmRows rows: log_rows, log_cols, log_k
+//   gemm_skinny Gemm / MatMul with at most kSkinnyGemmRows rows (classifier heads, weight-
+//              bound): log_rows, log_cols, log_k
+//   attention  fused attention (Q.K^T, its scale/bias/mask, Softmax, A.V): log_matrices,
+//              log_q, log_kv, log_d, score_ops
 //   pool       Max/Average/Global pooling, ReduceMean over H,W: log_out, log_in, log_window
 //   eltwise    elementwise, binary, softmax, normalisation: log_bytes, binary
 //   move       Concat, Transpose, Slice, Split, Pad (copies): log_bytes, transpose
@@ -91,7 +102,10 @@ struct KernelTable {
 // rows = images x output pixels (x groups), cols = output channels per group, k = input
 // channels per group x kernel area; residual = 1 when a residual Add is fused in;
 // transcendental = 1 when a fused activation evaluates exp/tanh/erf (SiLU, sigmoid, GELU,
-// tanh), which costs more per output than ReLU or clipping.
+// tanh), which costs more per output than ReLU or clipping. For attention: matrices = the
+// score matrices (images x heads x windows), q and kv = their rows and columns (query and
+// key tokens), d = the head width (K of Q.K^T), score_ops = the pointwise ops between Q.K^T
+// and the Softmax (scale, position bias, mask).
 const std::map<std::string, std::vector<std::string>>& kernel_class_features();
 
 // Parses the "kernel_table" object of a device file. An unknown class, another feature

@@ -17,9 +17,16 @@ namespace rooflens {
 struct LayerKernel {
   std::string cls;
   std::vector<double> x;
+  // The class and features to use when the table has no fit for `cls` (tables probed
+  // before the class existed): a fused attention layer falls back to the GEMM view of its
+  // Q.K^T product, a skinny GEMM to gemm, as those tables predicted them.
+  std::string fallback_cls;
+  std::vector<double> fallback_x;
 };
 // nullopt for layers that are not kernels (no work).
 std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r);
+// The kernel as `fits` can time it: `k` itself, or its fallback when `fits` lacks k's class.
+LayerKernel timed_kernel(const std::map<std::string, KernelFit>& fits, const LayerKernel& k);
 
 // Features of a layout conversion of `bytes` (channels-last <-> row-major).
 std::vector<double> reorder_features(int64_t bytes, bool to_rowmajor);
@@ -40,7 +47,8 @@ std::vector<std::vector<LayoutConversion>> layout_conversions(const Graph& g, co
 double conversions_seconds(const KernelTable& t, const std::vector<LayoutConversion>& conversions);
 
 // Predicted seconds of one layer from the table: dispatch per primitive + the class's
-// kernel time + each conversion's time. nullopt when the table has no fit for the class.
+// kernel time + each conversion's time. nullopt when the table has no fit for the class
+// (nor for its fallback).
 // `fits` is the set of fits to use (predict passes the warm ones); conversions use the warm
 // reorder fit (their input was just written).
 std::optional<double> table_layer_seconds(const KernelTable& t, const std::map<std::string, KernelFit>& fits,
