@@ -94,13 +94,11 @@ std::optional<LayerKernel> attention_kernel(const Graph& g, const LayerReport& r
   const double q = static_cast<double>(y[y.size() - 2]), kv = static_cast<double>(y.back());
   const double matrices = static_cast<double>(numel(y)) / std::max(1.0, q * kv);
   double score_ops = 0;
-  for (size_t i = 1; i < r.nodes.size(); ++i) {
-    const Node& n = g.node(r.nodes[i]);
-    if (n.kind == OpKind::kSoftmax || n.kind == OpKind::kMatMul || n.kind == OpKind::kEinsum || is_view_op(n.kind))
-      continue;
-    if (n.kind != OpKind::kUnknown &&
-        (op_info(n.kind).category == OpCategory::kElementwise || op_info(n.kind).category == OpCategory::kActivation))
-      ++score_ops;
+  for (size_t i = 1; i < r.nodes.size(); ++i) {  // Softmax (reduce), A.V (linear) and views are not counted
+    const OpKind kind = g.node(r.nodes[i]).kind;
+    if (kind == OpKind::kUnknown) continue;
+    const OpCategory c = op_info(kind).category;
+    if (c == OpCategory::kElementwise || c == OpCategory::kActivation) ++score_ops;
   }
   LayerKernel k;
   k.cls = "attention";
@@ -121,8 +119,8 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r) 
   double out_elems = 0;
   for (const auto& s : r.out_shapes) out_elems += static_cast<double>(numel(s));
   const double in_elems = r.in_shapes.empty() ? 0 : static_cast<double>(numel(r.in_shapes.front()));
-  LayerKernel k;
   if (r.attention) return attention_kernel(g, r);
+  LayerKernel k;
   if (a.kind == OpKind::kConv || a.kind == OpKind::kGemm || a.kind == OpKind::kMatMul) {
     const GemmShape gs = gemm_shape(g, a);
     if (!gs.valid) return std::nullopt;
@@ -144,9 +142,10 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r) 
       k.x = {log_pos(rows), log_pos(static_cast<double>(gs.cols)), log_pos(static_cast<double>(gs.k)), resid,
              transcendental(g, r)};
     } else {
-      k.cls = gs.rows <= kSkinnyGemmRows ? "gemm_skinny" : "gemm";
+      const bool skinny = gs.rows <= kSkinnyGemmRows;
+      k.cls = skinny ? "gemm_skinny" : "gemm";
       k.x = {log_pos(rows), log_pos(static_cast<double>(gs.cols)), log_pos(static_cast<double>(gs.k))};
-      if (k.cls != "gemm") {
+      if (skinny) {
         k.fallback_cls = "gemm";
         k.fallback_x = k.x;
       }

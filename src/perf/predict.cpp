@@ -118,12 +118,13 @@ class TableTiming {
     for (const auto& r : m.layers) weight_bytes_ += static_cast<double>(r.cost.bytes_weights);
     // The warm-cache fits (table->classes), always. Weights stay in cache from one run to
     // the next only when they and the largest set of live activations fit it together; when
-    // they do not, each layer takes at least the time to stream its weights from memory,
-    // and a matrix product over tokens or pixels takes it on top of its own (below). This replaced the cold-cache fits,
-    // which over-predicted: caches evicted before every sample are colder than a network's layers ever are
-    // (docs/validation.md, 2026-12-01 rerun).
+    // they do not, each layer takes at least the time to stream its weights from memory, and
+    // a matrix product over tokens or pixels takes it on top of its own (below). This
+    // replaced the cold-cache fits, which over-predicted: caches evicted before every sample
+    // are colder than a network's layers ever are (docs/validation.md, 2026-12-01 rerun).
     weights_stream_ = table_->cache_bytes > 0 && d.mem_bandwidth > 0 &&
                       weight_bytes_ + static_cast<double>(memory.activations) > table_->cache_bytes;
+    gemm_adds_stream_ = table_->classes.count("gemm_skinny") > 0;
   }
 
   bool active() const { return table_ != nullptr; }
@@ -144,7 +145,7 @@ class TableTiming {
     auto t_table = k ? table_layer_seconds(table, table.classes, *k, conversions_[i]) : std::nullopt;
     if (t_table && weights_stream_) {
       const double stream_s = static_cast<double>(r.cost.bytes_weights) / d_.mem_bandwidth;
-      if (classified->cls == "gemm" && table.classes.count("gemm_skinny")) {
+      if (classified->cls == "gemm" && gemm_adds_stream_) {
         // A matrix product over tokens or pixels does not hide its weights' stream behind
         // its FLOPs: measured on ViT-B/32 (Zen 5, batch 1), fc1 took 0.71 ms = the warm
         // fit's 0.52 + 9.4 MB at 48 GB/s (0.20); the max of the two missed the zoo's
@@ -203,6 +204,8 @@ class TableTiming {
   std::vector<std::vector<LayoutConversion>> conversions_;
   double weight_bytes_ = 0;
   bool weights_stream_ = false;  // weights exceed the cache: read from memory every run
+  // A gemm layer adds its stream rather than taking the max: tables that have gemm_skinny.
+  bool gemm_adds_stream_ = false;
   int table_layers_ = 0, roofline_layers_ = 0, table_floored_ = 0;
   int stream_bound_ = 0;   // layers held at their weights' streaming time
   int stream_added_ = 0;   // gemm layers that take their weights' streaming time on top
