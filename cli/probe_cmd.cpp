@@ -228,6 +228,7 @@ Status add_kernel_table(const ProbeArgs& a, const microbench::ProbeResult& r, nl
   KernelProbeOptions ko;
   ko.threads = r.dispatch.empty() ? 0 : static_cast<int>(r.dispatch.back().threads);
   ko.quick = a.quick;
+  ko.rounds = a.kernel_rounds > 0 ? a.kernel_rounds : a.quick ? 1 : 3;
   ko.tactic_cache = tactic_cache_path();
   ko.dispatch_s = dev->value("launch_overhead_s", 0.0);
   // Evict three last-level caches' worth before every run (at least 64 MiB, at most 1 GiB).
@@ -237,9 +238,10 @@ Status add_kernel_table(const ProbeArgs& a, const microbench::ProbeResult& r, nl
   if (!kt) return kt.status();
   (*dev)["kernel_table"] = nlohmann::ordered_json::parse(kernel_table_json(kt->table));
   (*dev)["sources"]["kernel_table"] = fmt::format(
-      "measured by rooflens probe cpu --kernels{} in {:.0f} s: the backend's primitives over sampled shapes per class, "
+      "measured by rooflens probe cpu --kernels{} in {:.0f} s: the backend's primitives over sampled shapes per class "
+      "(median of {} interleaved rounds), "
       "each fitted as t = dispatch + exp(c0 + sum c_i x_i) (docs/perf-model.md)",
-      a.quick ? " --quick" : "", kt->seconds);
+      a.quick ? " --quick" : "", kt->seconds, ko.rounds);
   return Status::ok();
 }
 
@@ -270,7 +272,11 @@ void add_probe(CLI::App& app, ProbeArgs& a) {
                 "conv_grouped, pointwise, "
                 "depthwise, gemm, gemm_skinny, attention, pool, eltwise, move, reorder), fit a predictor per class and "
                 "store it in the --out "
-                "file as its kernel table (predict and validate then use it); about 3 minutes, 1 with --quick");
+                "file as its kernel table (predict and validate then use it); about 4 minutes, 1 with --quick");
+  cpu->add_option("--kernel-rounds", a.kernel_rounds,
+                  "--kernels: time every shape this many times, the classes interleaved, and fit each shape's median "
+                  "(default 3, --quick 1; more rounds steady the table on a shared host)")
+      ->check(CLI::Range(1, 20));
   cpu->add_flag("--quiet", a.quiet, "no progress lines on stderr");
   cpu->final_callback([&a] { a.target = "cpu"; });
 
@@ -312,6 +318,8 @@ int run_probe(const ProbeArgs& a) {
   if (a.kernels && a.out.empty())
     return report_error(
         Status::invalid("--kernels: give --out FILE, the device file the kernel table is written into"));
+  if (a.kernel_rounds > 0 && !a.kernels)
+    return report_error(Status::invalid("--kernel-rounds: it sets how --kernels times its shapes; give --kernels too"));
   auto r = microbench::run_cpu_probe(o);
   if (!r) return report_error(r.status());
   if (!a.out.empty()) {

@@ -80,6 +80,48 @@ Expected<CaseTimes> run_case(Backend& backend, KernelCase& kc, const KernelTable
   return out;
 }
 
+// Every case of every class timed `o.rounds` times: each round runs the classes' cases
+// interleaved (one case of each class in turn), so that a slow window of the host (seconds
+// to minutes on a shared VM) falls on a few cases of every class rather than on one whole
+// class, and the median over rounds drops it. times[class][case][round].
+using CaseRounds = std::vector<CaseTimes>;
+Expected<std::vector<std::vector<CaseRounds>>> time_cases_in_rounds(
+    Backend& backend, std::vector<std::pair<std::string, std::vector<KernelCase>>>& classes, const KernelTable& table,
+    const KernelProbeOptions& o, std::vector<char>* flush, std::chrono::steady_clock::time_point t0) {
+  std::vector<std::vector<CaseRounds>> times;
+  size_t longest = 0, total = 0;
+  for (const auto& [cls, cases] : classes) {
+    times.emplace_back(cases.size());
+    longest = std::max(longest, cases.size());
+    total += cases.size();
+  }
+  const int rounds = std::max(1, o.rounds);
+  for (int r = 0; r < rounds; ++r) {
+    for (size_t i = 0; i < longest; ++i)
+      for (size_t c = 0; c < classes.size(); ++c) {
+        if (i >= classes[c].second.size()) continue;
+        auto s = run_case(backend, classes[c].second[i], table, o, flush);
+        if (!s) return s.status();
+        times[c][i].push_back(std::move(*s));
+      }
+    if (o.progress)
+      o.progress(fmt::format("kernels: round {}/{}, {} shapes in {} classes; {:.0f} s so far", r + 1, rounds, total,
+                             classes.size(),
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+  }
+  return times;
+}
+
+// A case's sample: its features and the median of its rounds' times (warm or cold).
+KernelSample median_sample(const CaseRounds& rounds, bool cold) {
+  std::vector<double> s;
+  for (const auto& r : rounds) s.push_back((cold ? r.cold : r.warm).seconds);
+  std::sort(s.begin(), s.end());
+  const size_t n = s.size();
+  const double median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+  return KernelSample{rounds.front().warm.x, median};
+}
+
 }  // namespace
 
 Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOptions& o,
@@ -116,15 +158,17 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
       {"depthwise", o.quick ? 10 : 30}, {"gemm", o.quick ? 10 : 32},        {"gemm_skinny", o.quick ? 8 : 24},
       {"attention", o.quick ? 8 : 24},  {"pool", o.quick ? 9 : 24},         {"eltwise", o.quick ? 9 : 24},
       {"move", o.quick ? 9 : 27}};
-  for (const auto& [cls, count] : plan) {
-    if (!wanted(cls)) continue;
-    auto cases = kernel_cases(cls, count, o.seed);
+  std::vector<std::pair<std::string, std::vector<KernelCase>>> classes;
+  for (const auto& [cls, count] : plan)
+    if (wanted(cls)) classes.emplace_back(cls, kernel_cases(cls, count, o.seed));
+  auto times = time_cases_in_rounds(backend, classes, t, o, &flush, t0);
+  if (!times) return times.status();
+  for (size_t c = 0; c < classes.size(); ++c) {
+    const std::string& cls = classes[c].first;
     std::vector<KernelSample> warm, cold;
-    for (auto& kc : cases) {
-      auto s = run_case(backend, kc, t, o, &flush);
-      if (!s) return s.status();
-      warm.push_back(std::move(s->warm));
-      cold.push_back(std::move(s->cold));
+    for (const auto& rounds : (*times)[c]) {
+      warm.push_back(median_sample(rounds, false));
+      cold.push_back(median_sample(rounds, true));
     }
     auto f = fit_kernel_class(cls, warm, o.dispatch_s);
     if (!f) return f.status();
@@ -135,11 +179,9 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
       t.cold[cls] = *fc;
     }
     if (o.progress)
-      o.progress(fmt::format(
-          "kernels: {}, {} shapes, fit median |error| warm {:.1f}% (max {:.0f}%), cold {:.1f}%; {:.0f} s so far", cls,
-          f->samples, 100 * f->median_abs_error, 100 * f->max_abs_error,
-          t.cold.count(cls) ? 100 * t.cold.at(cls).median_abs_error : 0.0,
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+      o.progress(fmt::format("kernels: {}, {} shapes, fit median |error| warm {:.1f}% (max {:.0f}%), cold {:.1f}%", cls,
+                             f->samples, 100 * f->median_abs_error, 100 * f->max_abs_error,
+                             t.cold.count(cls) ? 100 * t.cold.at(cls).median_abs_error : 0.0));
     res.samples[cls] = std::move(warm);
     if (!flush.empty()) res.samples[cls + ".cold"] = std::move(cold);
   }

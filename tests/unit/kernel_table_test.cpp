@@ -494,20 +494,24 @@ TEST(KernelProbeCases, EveryCaseKeepsItsProbedLayerInItsClass) {
 namespace rooflens {
 namespace {
 
-// The probe end to end on this machine's oneDNN, one cheap class: it runs, fits finite
-// coefficients, and its table survives a device file.
-TEST(KernelProbe, QuickEltwiseClassOnOneDnn) {
+// The probe end to end on this machine's oneDNN, two cheap classes in two interleaved rounds:
+// it runs, keeps one sample per shape (the median of its rounds), fits finite coefficients,
+// and its table survives a device file.
+TEST(KernelProbe, QuickEltwiseAndMoveClassesOnOneDnn) {
   auto backend = make_onednn_backend();
   if (!backend) GTEST_SKIP() << "built without oneDNN";
   KernelProbeOptions o;
   o.threads = 1;
   o.quick = true;
   o.dispatch_s = 2e-6;
-  o.classes = {"eltwise"};
+  o.classes = {"eltwise", "move"};
+  o.rounds = 2;
   o.flush_bytes = 32.0 * (1 << 20);
   auto r = probe_kernels(*backend, o, "oneDNN", "test host");
   ASSERT_TRUE(r) << r.status().message();
-  ASSERT_EQ(r->table.classes.size(), 2u);  // reorder (always) and eltwise
+  ASSERT_EQ(r->table.classes.size(), 3u);          // reorder (always), eltwise and move
+  EXPECT_EQ(r->samples.at("eltwise").size(), 9u);  // --quick's shapes, once each
+  EXPECT_EQ(r->samples.at("move.cold").size(), 9u);
   for (const auto& [cls, f] : r->table.classes) {
     EXPECT_GE(f.samples, 9) << cls;
     for (double c : f.coef) EXPECT_TRUE(std::isfinite(c)) << cls;

@@ -33,6 +33,9 @@ struct KernelProbeOptions {
   // before every run evict the caches, as in a network whose weights do not). Three times
   // the last-level cache; 0 times warm only. The table's cache_bytes is a third of it.
   double flush_bytes = 192.0 * (1 << 20);
+  // Rounds over all cases, the classes interleaved; each case's time is the median of its
+  // rounds (a slow window of a shared host then lands on no class as a whole).
+  int rounds = 3;
   std::vector<std::string> classes;                  // empty: every class
   std::string tactic_cache;                          // ExecOptions::tactic_cache of every run
   std::function<void(const std::string&)> progress;  // one line per finished class
