@@ -268,8 +268,7 @@ void add_probe(CLI::App& app, ProbeArgs& a) {
       ->check(CLI::IsMember({"auto", "avx2", "avx512"}))
       ->capture_default_str();
   cpu->add_flag("--kernels", a.kernels,
-                "also time the oneDNN backend's own primitives over sampled shapes per kernel class (conv, "
-                "conv_grouped, pointwise, "
+                "also time the oneDNN backend's own primitives over sampled shapes per kernel class (conv, pointwise, "
                 "depthwise, gemm, gemm_skinny, attention, pool, eltwise, move, reorder), fit a predictor per class and "
                 "store it in the --out "
                 "file as its kernel table (predict and validate then use it); about 4 minutes, 1 with --quick");

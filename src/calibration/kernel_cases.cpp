@@ -81,40 +81,22 @@ KernelCase dense_conv(Rng& r, bool pointwise) {
                                 : r.pick(std::vector<int64_t>{3, 3, 3, 5, 7});
     const bool residual = !stem && stride == 1 && r.next() % 3 == 0;
     const int64_t cout = residual ? cin : r.pick(kChannels);
+    // Grouped 3x3 convolutions (ResNeXt, RegNet: 2-64 groups of 4 or more channels).
+    int64_t group = 1;
+    if (!pointwise && !stem && k == 3 && r.next() % 3 == 0) group = r.pick(std::vector<int64_t>{2, 4, 8, 16, 32, 64});
+    if (cin % group || cout % group || cin / group < 4) group = 1;
     const int64_t hw_out = (hw + 2 * (k / 2) - k) / stride + 1;
-    const double f = conv_flops(n, hw_out, cin, cout, k);
+    const double f = conv_flops(n, hw_out, cin, cout, k, group);
     if (f > 3e9 || f < 2e5) continue;
     GraphBuilder b("probe");
     ValueId x = stem ? b.input("x", {n, cin, hw, hw}) : adapted_input(b, n, cin, hw);
-    ConvSpec s = spec_of(stride);
+    ConvSpec s = spec_of(stride, group);
     s.pad = k / 2;
     ValueId y = b.conv("probe", x, cin, cout, k, s);
     if (residual) y = b.add1("Add", "probe.add", {y, x});  // ResNet's identity shortcut
     y = activation(b, y, r);
     consume(b, y, cout);
     return {pointwise ? "pointwise" : "conv", b.finish(), "probe"};
-  }
-}
-
-// Grouped 3x3 convolutions as ResNeXt (32-64 groups of 4-32 channels) and RegNet (groups of
-// 8-528 channels) have them; no residual (they are a block's middle convolution).
-KernelCase grouped_conv(Rng& r) {
-  for (;;) {
-    const int64_t n = r.pick(kBatches), stride = r.pick(std::vector<int64_t>{1, 1, 1, 2}), hw = r.pick(kSpatial);
-    const int64_t width = r.pick(std::vector<int64_t>{4, 8, 8, 16, 16, 24, 32, 48, 56, 64, 112, 128, 232, 528});
-    const int64_t group = r.pick(std::vector<int64_t>{2, 4, 8, 16, 32, 32, 64});
-    const int64_t c = width * group;
-    if (c < 32 || c > 4096) continue;
-    const int64_t hw_out = (hw + 2 - 3) / stride + 1;
-    const double f = conv_flops(n, hw_out, c, c, 3, group);
-    if (f > 3e9 || f < 2e5) continue;
-    GraphBuilder b("probe");
-    ValueId x = adapted_input(b, n, c, hw);
-    ConvSpec s = spec_of(stride, group);
-    s.pad = 1;
-    ValueId y = activation(b, b.conv("probe", x, c, c, 3, s), r);
-    consume(b, y, c);
-    return {"conv_grouped", b.finish(), "probe"};
   }
 }
 
@@ -274,8 +256,6 @@ std::vector<KernelCase> kernel_cases(const std::string& cls, int count, uint64_t
   for (int i = 0; i < count; ++i) {
     if (cls == "conv")
       out.push_back(dense_conv(r, false));
-    else if (cls == "conv_grouped")
-      out.push_back(grouped_conv(r));
     else if (cls == "pointwise")
       out.push_back(dense_conv(r, true));
     else if (cls == "depthwise")

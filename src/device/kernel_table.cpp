@@ -11,7 +11,6 @@ using nlohmann::json;
 const std::map<std::string, std::vector<std::string>>& kernel_class_features() {
   static const std::map<std::string, std::vector<std::string>> m = {
       {"conv", {"log_rows", "log_cols", "log_k", "residual", "transcendental"}},
-      {"conv_grouped", {"log_rows", "log_cols", "log_k", "transcendental"}},
       {"pointwise", {"log_rows", "log_cols", "log_k", "residual", "transcendental"}},
       {"depthwise", {"log_out", "log_in", "log_window", "transcendental"}},
       {"gemm", {"log_rows", "log_cols", "log_k"}},

@@ -141,12 +141,6 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r) 
       k.cls = window == 1 ? "pointwise" : "conv";
       k.x = {log_pos(rows), log_pos(static_cast<double>(gs.cols)), log_pos(static_cast<double>(gs.k)), resid,
              transcendental(g, r)};
-      if (window > 1 && gs.groups > 1) {  // timed as a dense conv by tables without the class
-        k.fallback_cls = "conv";
-        k.fallback_x = k.x;
-        k.cls = "conv_grouped";
-        k.x = {k.x[0], k.x[1], k.x[2], k.x[4]};
-      }
     } else {
       const bool skinny = gs.rows <= kSkinnyGemmRows;
       k.cls = skinny ? "gemm_skinny" : "gemm";

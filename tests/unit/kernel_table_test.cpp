@@ -397,43 +397,6 @@ TEST(KernelTablePredict, AttentionHasItsClassAndOlderTablesTimeItAsAGemm) {
   EXPECT_EQ(p->layers[0].table_class, "attention");
 }
 
-// A 3x3 convolution in 8 groups of 4 channels (ResNeXt's shape) is a conv_grouped kernel:
-// rows = 2 images x 64 pixels x 8 groups, cols 4, K = 4 x 9, no residual flag. A table without
-// the class times it with the conv fit and conv's features, exactly as such tables did.
-TEST(KernelTablePredict, AGroupedConvHasItsClassAndOlderTablesTimeItAsAConv) {
-  GraphBuilder b("m");
-  ConvSpec s;
-  s.group = 8;
-  s.pad = 1;
-  b.output(b.add1("Relu", "c.relu", {b.conv("c", b.input("x", {2, 32, 8, 8}), 32, 32, 3, s)}));
-  Graph g = b.finish();
-  auto inferred = infer_shapes(g);
-  ASSERT_TRUE(inferred);
-  const ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
-  ASSERT_EQ(m.layers.size(), 1u);
-  auto k = classify_layer(g, m.layers[0]);
-  ASSERT_TRUE(k);
-  EXPECT_EQ(k->cls, "conv_grouped");
-  const std::vector<double> want = {std::log(2.0 * 64 * 8), std::log(4.0), std::log(36.0), 0.0};
-  ASSERT_EQ(k->x.size(), want.size());
-  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(k->x[i], want[i], 1e-12) << i;
-  EXPECT_EQ(k->fallback_cls, "conv");
-  const std::vector<double> as_conv = {want[0], want[1], want[2], 0.0, 0.0};
-  ASSERT_EQ(k->fallback_x.size(), as_conv.size());
-  for (size_t i = 0; i < as_conv.size(); ++i) EXPECT_NEAR(k->fallback_x[i], as_conv[i], 1e-12) << i;
-
-  KernelTable older = small_table();
-  older.classes["conv"] = *fit_kernel_class("conv", synthetic({-16.0, 1.0, 1.0, 1.0, 0.1, 0.2}, 2e-6, 5), 2e-6);
-  EXPECT_EQ(timed_kernel(older.classes, *k).cls, "conv");
-  EXPECT_NEAR(*table_layer_seconds(older, older.classes, *k, {}),
-              older.dispatch_s + older.classes.at("conv").kernel_seconds(as_conv), 1e-15);
-  KernelTable t = older;
-  t.classes["conv_grouped"] = *fit_kernel_class("conv_grouped", synthetic({-14.0, 0.9, 0.6, 0.7, 0.2}, 2e-6, 4), 2e-6);
-  EXPECT_EQ(timed_kernel(t.classes, *k).cls, "conv_grouped");
-  EXPECT_NEAR(*table_layer_seconds(t, t.classes, *k, {}),
-              t.dispatch_s + t.classes.at("conv_grouped").kernel_seconds(want), 1e-15);
-}
-
 // A matrix product over tokens whose weights do not stay in cache takes their streaming time
 // on top of its fit (with a table that has gemm_skinny); a skinny one (a classifier head)
 // and any GEMM with an older table take the larger of the two.

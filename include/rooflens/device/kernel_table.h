@@ -10,9 +10,8 @@
 // the sizes: exponent 1 on the work means constant efficiency, below 1 means efficiency
 // grows with size. The features per class are fixed (kernel_class_features below); a table
 // whose feature list differs is refused as foreign. A class a table lacks (attention and
-// gemm_skinny in tables probed before 2026-12-04 02:00 UTC, conv_grouped before 10:00 UTC
-// that day) is predicted as the layer's fallback class says (perf/kernel_predict.h): gemm,
-// or conv for a grouped convolution, as those tables did.
+// gemm_skinny, in tables probed before 2026-12-04) is predicted as the layer's fallback
+// class says (perf/kernel_predict.h): gemm, as those tables did.
 #pragma once
 
 #include <cstdint>
@@ -89,9 +88,6 @@ struct KernelTable {
 // The kernel classes and their features, in coefficient order: the one definition that
 // the probe, the fit, the predictor and the parser share.
 //   conv       dense kxk convolution (k > 1):  log_rows, log_cols, log_k, residual, transcendental
-//   conv_grouped kxk convolution (k > 1) in 2 or more groups, not depthwise (ResNeXt, RegNet;
-//              oneDNN runs them on other primitives than dense ones, 1.4-2.6x slower per FLOP
-//              than the dense fit): log_rows, log_cols, log_k, transcendental
 //   pointwise  1x1 convolution:                log_rows, log_cols, log_k, residual, transcendental
 //   depthwise  one filter per channel:         log_out, log_in, log_window, transcendental
 //   gemm       Gemm / MatMul, more than kSkinnyGemmRows rows: log_rows, log_cols, log_k

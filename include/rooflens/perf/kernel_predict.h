@@ -19,8 +19,7 @@ struct LayerKernel {
   std::vector<double> x;
   // The class and features to use when the table has no fit for `cls` (tables probed
   // before the class existed): a fused attention layer falls back to the GEMM view of its
-  // Q.K^T product, a skinny GEMM to gemm, a grouped convolution to conv, as those tables
-  // predicted them.
+  // Q.K^T product, a skinny GEMM to gemm, as those tables predicted them.
   std::string fallback_cls;
   std::vector<double> fallback_x;
 };
