@@ -274,7 +274,7 @@ void add_probe(CLI::App& app, ProbeArgs& a) {
                 "file as its kernel table (predict and validate then use it); about 4 minutes, 1 with --quick");
   cpu->add_option("--kernel-rounds", a.kernel_rounds,
                   "--kernels: time every shape this many times, the classes interleaved, and fit each shape's median "
-                  "(default 3, --quick 1; more rounds steady the table on a shared host)")
+                  "(default 3, --quick 1)")
       ->check(CLI::Range(1, 20));
   cpu->add_flag("--quiet", a.quiet, "no progress lines on stderr");
   cpu->final_callback([&a] { a.target = "cpu"; });
