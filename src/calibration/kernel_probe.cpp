@@ -12,6 +12,7 @@
 #include "rooflens/exec/dispatch_probe.h"
 #include "rooflens/exec/measure.h"
 #include "rooflens/microbench/host_reference.h"
+#include "rooflens/microbench/stats.h"
 #include "rooflens/passes/infer_shapes.h"
 #include "rooflens/util/utc_time.h"
 
@@ -116,10 +117,7 @@ Expected<std::vector<std::vector<CaseRounds>>> time_cases_in_rounds(
 KernelSample median_sample(const CaseRounds& rounds, bool cold) {
   std::vector<double> s;
   for (const auto& r : rounds) s.push_back((cold ? r.cold : r.warm).seconds);
-  std::sort(s.begin(), s.end());
-  const size_t n = s.size();
-  const double median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-  return KernelSample{rounds.front().warm.x, median};
+  return KernelSample{rounds.front().warm.x, microbench::summarize(std::move(s), false).median};
 }
 
 }  // namespace
