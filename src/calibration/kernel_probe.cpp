@@ -56,7 +56,7 @@ Expected<CaseTimes> run_case(Backend& backend, KernelCase& kc, const KernelTable
   for (size_t i = 0; i < m.layers.size(); ++i)
     if (m.layers[i].name == kc.layer) idx = i;
   if (idx == m.layers.size()) return Status::internal("kernel probe: layer '" + kc.layer + "' not found after fusion");
-  auto k = classify_layer(kc.graph, m.layers[idx]);
+  auto k = classify_layer(kc.graph, m.layers[idx], table.simd_lanes);
   if (!k || k->cls != kc.cls)
     return Status::internal("kernel probe: a " + kc.cls + " case classified as " + (k ? k->cls : "nothing") + " (" +
                             m.layers[idx].op + ")");
@@ -132,6 +132,7 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
   t.measured = utc_now();
   t.threads = o.threads;
   t.dispatch_s = o.dispatch_s;
+  t.simd_lanes = onednn_fp32_lanes();
   t.cache_bytes = o.flush_bytes / 3;
   auto wanted = [&](const std::string& c) {
     return o.classes.empty() || std::find(o.classes.begin(), o.classes.end(), c) != o.classes.end();

@@ -10,8 +10,8 @@ using nlohmann::json;
 
 const std::map<std::string, std::vector<std::string>>& kernel_class_features() {
   static const std::map<std::string, std::vector<std::string>> m = {
-      {"conv", {"log_rows", "log_cols", "log_k", "residual", "transcendental"}},
-      {"pointwise", {"log_rows", "log_cols", "log_k", "residual", "transcendental"}},
+      {"conv", {"log_rows", "log_cols", "log_k", "residual", "transcendental", "log_cols_fill"}},
+      {"pointwise", {"log_rows", "log_cols", "log_k", "residual", "transcendental", "log_cols_fill"}},
       {"depthwise", {"log_out", "log_in", "log_window", "transcendental"}},
       {"gemm", {"log_rows", "log_cols", "log_k"}},
       {"gemm_skinny", {"log_rows", "log_cols", "log_k"}},
@@ -53,24 +53,31 @@ Expected<KernelFit> parse_fit(const json& c, const std::string& file, const std:
     if (!s.is_string()) return field_error(file, path + ".features", "must be a list of names");
     f.features.push_back(s.get<std::string>());
   }
-  if (f.features != want) {
+  // A table fitted before a feature was appended to its class reads with that feature's
+  // coefficient 0: it predicts as it did.
+  const size_t fitted = f.features.size();
+  const bool older =
+      fitted > 0 && fitted < want.size() && std::equal(f.features.begin(), f.features.end(), want.begin());
+  if (f.features != want && !older) {
     std::string w;
     for (const auto& s : want) w += (w.empty() ? "" : ", ") + s;
     return field_error(file, path + ".features", "foreign feature list; this version fits [" + w + "]");
   }
   if (!c.contains("coef") || !c["coef"].is_array()) return field_error(file, path + ".coef", "missing or not a list");
-  if (c["coef"].size() != want.size() + 1)
+  if (c["coef"].size() != fitted + 1)
     return field_error(file, path + ".coef",
-                       "expected " + std::to_string(want.size() + 1) +
-                           " coefficients (intercept + one per feature), got " + std::to_string(c["coef"].size()));
+                       "expected " + std::to_string(fitted + 1) + " coefficients (intercept + one per feature), got " +
+                           std::to_string(c["coef"].size()));
   for (size_t i = 0; i < c["coef"].size(); ++i) {
     auto v = finite(c["coef"][i], file, path + ".coef[" + std::to_string(i) + "]");
     if (!v) return v.status();
     f.coef.push_back(*v);
   }
+  f.features = want;
+  f.coef.resize(want.size() + 1, 0.0);
   if (!c.contains("samples") || !c["samples"].is_number_integer() ||
-      c["samples"].get<int>() < static_cast<int>(want.size()) + 1)
-    return field_error(file, path + ".samples", "must be an integer of at least " + std::to_string(want.size() + 1));
+      c["samples"].get<int>() < static_cast<int>(fitted) + 1)
+    return field_error(file, path + ".samples", "must be an integer of at least " + std::to_string(fitted + 1));
   f.samples = c["samples"].get<int>();
   if (c.contains("fixed_s")) {
     auto v = finite(c["fixed_s"], file, path + ".fixed_s");
@@ -125,6 +132,12 @@ Expected<KernelTable> parse_kernel_table(const std::string& json_text, const std
   if (!disp) return disp.status();
   if (*disp < 0) return field_error(file, "dispatch_s", "must not be negative");
   t.dispatch_s = *disp;
+  if (j.contains("simd_lanes")) {  // optional: tables probed before 2026-12-04 15:00 UTC have none
+    const auto& l = j["simd_lanes"];
+    if (!l.is_number_integer() || l.get<int>() < 1 || l.get<int>() > 64)
+      return field_error(file, "simd_lanes", "must be an integer from 1 to 64");
+    t.simd_lanes = l.get<int>();
+  }
   if (!j.contains("classes") || !j["classes"].is_object() || j["classes"].empty())
     return field_error(file, "classes", "missing or empty");
   const auto& known = kernel_class_features();
@@ -181,6 +194,7 @@ std::string kernel_table_json(const KernelTable& t) {
   j["dtype"] = t.dtype;
   j["model"] = "t = dispatch_s + fixed_s + exp(coef[0] + sum_i coef[i] * feature_i), per class";
   j["dispatch_s"] = t.dispatch_s;
+  if (t.simd_lanes > 0) j["simd_lanes"] = t.simd_lanes;
   if (!t.cold.empty()) j["cache_bytes"] = t.cache_bytes;
   if (t.host_gemm_flops > 0 && t.host_stream_bytes > 0) {
     j["host_reference"] = {{"gemm_flops", t.host_gemm_flops}, {"stream_bytes", t.host_stream_bytes}};

@@ -13,6 +13,8 @@ Expected<DispatchOverhead> measure_onednn_dispatch(int) {
 }  // namespace rooflens
 namespace rooflens {
 std::string onednn_version_text() { return "none"; }
+
+int onednn_fp32_lanes() { return 0; }
 Expected<double> time_onednn_reorder(int64_t, int64_t, int64_t, int64_t, bool, int, double) {
   return Status::unavailable("built without oneDNN (ROOFLENS_WITH_ONEDNN=OFF)");
 }

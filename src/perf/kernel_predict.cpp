@@ -30,6 +30,15 @@ int64_t window_of(const Node& n, const Shape& in) {
   return w;
 }
 
+// log(cols / cols rounded up to a multiple of `lanes`): oneDNN's convolutions block output
+// channels (per group) by the vector width, so 24 channels on AVX-512 take the time of 32
+// (measured: the conv fit's held-out median error 15% -> 6% with it, docs/perf-model.md).
+double cols_fill(int64_t cols, int lanes) {
+  if (lanes <= 0 || cols <= 0) return 0;
+  const int64_t padded = (cols + lanes - 1) / lanes * lanes;
+  return std::log(static_cast<double>(cols) / static_cast<double>(padded));
+}
+
 bool is_activation(const Value& v) { return !v.is_stored && !v.ints && !v.reals && v.shape.has_value(); }
 
 // A fused binary op (after the anchor) that reads a full-size activation from outside the
@@ -111,7 +120,7 @@ std::optional<LayerKernel> attention_kernel(const Graph& g, const LayerReport& r
 
 }  // namespace
 
-std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r) {
+std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r, int simd_lanes) {
   if (r.status != LayerStatus::kOk || r.nodes.empty()) return std::nullopt;
   if (r.cost.flops == 0 && r.cost.bytes_in == 0 && r.cost.bytes_out == 0) return std::nullopt;
   const Node& a = g.node(r.nodes.front());
@@ -139,8 +148,8 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r) 
       int64_t window = 1;
       for (size_t i = 2; i < w.size(); ++i) window *= w[i];
       k.cls = window == 1 ? "pointwise" : "conv";
-      k.x = {log_pos(rows), log_pos(static_cast<double>(gs.cols)), log_pos(static_cast<double>(gs.k)), resid,
-             transcendental(g, r)};
+      k.x = {log_pos(rows),        log_pos(static_cast<double>(gs.cols)), log_pos(static_cast<double>(gs.k)), resid,
+             transcendental(g, r), cols_fill(gs.cols, simd_lanes)};
     } else {
       const bool skinny = gs.rows <= kSkinnyGemmRows;
       k.cls = skinny ? "gemm_skinny" : "gemm";

@@ -140,7 +140,7 @@ class TableTiming {
       ++table_layers_;
       return;
     }
-    const auto classified = classify_layer(g_, r);
+    const auto classified = classify_layer(g_, r, table.simd_lanes);
     const auto k = classified ? std::optional<LayerKernel>(timed_kernel(table.classes, *classified)) : std::nullopt;
     auto t_table = k ? table_layer_seconds(table, table.classes, *k, conversions_[i]) : std::nullopt;
     if (t_table && weights_stream_) {

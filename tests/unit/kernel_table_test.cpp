@@ -11,6 +11,7 @@
 
 #include "rooflens/calibration/kernel_probe.h"
 #include "rooflens/device/device.h"
+#include "rooflens/exec/dispatch_probe.h"
 #include "rooflens/ir/graph_builder.h"
 #include "rooflens/perf/kernel_predict.h"
 #include "rooflens/perf/model.h"
@@ -28,8 +29,11 @@ std::vector<KernelSample> synthetic(const std::vector<double>& coef, double disp
     for (size_t j = 0; j < nfeat; ++j) {
       s = s * 6364136223846793005ull + 1442695040888963407ull;
       const double u = static_cast<double>(s >> 11) / 9007199254740992.0;
-      // Features 3 and 4 of conv classes are 0/1 indicators; the others are logs of sizes.
-      k.x.push_back(j >= 3 ? (u < 0.5 ? 0.0 : 1.0) : std::log(8.0) + u * std::log(4096.0));
+      // Features 3 and 4 of conv classes are 0/1 indicators, 5 the log of a lane fill in
+      // (1/4, 1]; the others are logs of sizes.
+      k.x.push_back(j >= 5   ? std::log(0.25 + 0.75 * u)
+                    : j >= 3 ? (u < 0.5 ? 0.0 : 1.0)
+                             : std::log(8.0) + u * std::log(4096.0));
     }
     double lin = coef[0];
     for (size_t j = 0; j < nfeat; ++j) lin += coef[j + 1] * k.x[j];
@@ -42,8 +46,8 @@ std::vector<KernelSample> synthetic(const std::vector<double>& coef, double disp
 }
 
 TEST(KernelTableFit, RecoversKnownCoefficients) {
-  const std::vector<double> coef = {-14.0, 0.92, 0.85, 0.97, 0.18, 0.3};  // kernels well above the dispatch
-  auto f = fit_kernel_class("conv", synthetic(coef, 3e-6, 5), 3e-6);
+  const std::vector<double> coef = {-14.0, 0.92, 0.85, 0.97, 0.18, 0.3, -1.0};  // kernels well above the dispatch
+  auto f = fit_kernel_class("conv", synthetic(coef, 3e-6, 6), 3e-6);
   ASSERT_TRUE(f) << f.status().message();
   ASSERT_EQ(f->coef.size(), coef.size());
   for (size_t i = 0; i < coef.size(); ++i) EXPECT_NEAR(f->coef[i], coef[i], 1e-6) << "coefficient " << i;
@@ -177,6 +181,71 @@ TEST(KernelTableFile, RefusesCorruptOrForeignTables) {
   expect_refused("[1, 2, 3]", "kernel_table");
 }
 
+// The lane fill appended to the conv classes: simd_lanes round-trips, and a table fitted before
+// the feature existed (its conv list one shorter) is read with that coefficient 0, so it
+// predicts as it did; a list that is not a leading part of the class's is still foreign.
+TEST(KernelTableFile, ATableFittedBeforeTheLaneFillReadsItsCoefficientAsZero) {
+  KernelTable t = small_table();
+  t.simd_lanes = 16;
+  t.classes["conv"] = *fit_kernel_class("conv", synthetic({-14.0, 0.9, 0.85, 0.97, 0.2, 0.3, -1.0}, 2e-6, 6), 2e-6);
+  auto j = nlohmann::json::parse(kernel_table_json(t));
+  auto d = parse_device_json(device_text(j.dump()), "cpu.json");
+  ASSERT_TRUE(d) << d.status().message();
+  EXPECT_EQ(d->kernel_table->simd_lanes, 16);
+  EXPECT_NEAR(d->kernel_table->classes.at("conv").coef.back(), -1.0, 1e-6);
+  auto old = j;
+  old.erase("simd_lanes");
+  old["classes"]["conv"]["features"].erase(5);
+  old["classes"]["conv"]["coef"].erase(6);
+  auto o = parse_device_json(device_text(old.dump()), "cpu.json");
+  ASSERT_TRUE(o) << o.status().message();
+  EXPECT_EQ(o->kernel_table->simd_lanes, 0);
+  const KernelFit& c = o->kernel_table->classes.at("conv");
+  EXPECT_EQ(c.features, kernel_class_features().at("conv"));
+  ASSERT_EQ(c.coef.size(), 7u);
+  EXPECT_EQ(c.coef.back(), 0.0);
+  const std::vector<double> x = {5.0, 4.0, 6.0, 0.0, 1.0, std::log(0.75)};
+  const std::vector<double> x_before = {5.0, 4.0, 6.0, 0.0, 1.0};
+  EXPECT_DOUBLE_EQ(c.kernel_seconds(x), c.kernel_seconds(x_before));
+  auto shuffled = j;
+  shuffled["classes"]["conv"]["features"] = {"log_cols", "log_rows"};
+  shuffled["classes"]["conv"]["coef"] = {1.0, 2.0, 3.0};
+  expect_refused(shuffled.dump(), "kernel_table.classes.conv.features");
+  auto none = j;
+  none["classes"]["conv"]["features"] = nlohmann::json::array();
+  none["classes"]["conv"]["coef"] = {1.0};
+  expect_refused(none.dump(), "kernel_table.classes.conv.features");
+  for (auto bad : {nlohmann::json(0), nlohmann::json("16"), nlohmann::json(100)}) {
+    auto l = j;
+    l["simd_lanes"] = bad;
+    expect_refused(l.dump(), "kernel_table.simd_lanes");
+  }
+}
+
+// Output channels per group are counted in blocks of the table's vector lanes: 24 of 32 on
+// AVX-512, all of them on AVX2; a grouped conv's fill is its group's; no lanes, no fill.
+TEST(KernelTablePredict, ConvOutputChannelsFillVectorBlocks) {
+  GraphBuilder b("m");
+  ValueId x = b.input("x", {1, 16, 8, 8});
+  ValueId c24 = b.conv("c24", x, 16, 24, 3, ConvSpec{});
+  ValueId p32 = b.conv("p32", c24, 24, 32, 1, ConvSpec{});
+  ConvSpec g2;
+  g2.group = 2;
+  b.output(b.conv("g48", p32, 32, 48, 3, g2));
+  Graph g = b.finish();
+  auto inferred = infer_shapes(g);
+  ASSERT_TRUE(inferred);
+  const ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
+  ASSERT_EQ(m.layers.size(), 3u);
+  auto fill = [&](size_t i, int lanes) { return classify_layer(g, m.layers[i], lanes)->x.back(); };
+  EXPECT_NEAR(fill(0, 16), std::log(24.0 / 32), 1e-12);
+  EXPECT_EQ(fill(0, 8), 0.0);
+  EXPECT_EQ(fill(0, 0), 0.0);
+  EXPECT_EQ(fill(1, 16), 0.0);
+  EXPECT_EQ(classify_layer(g, m.layers[1], 16)->cls, "pointwise");
+  EXPECT_NEAR(fill(2, 16), std::log(24.0 / 32), 1e-12);  // 48 channels in 2 groups of 24
+}
+
 // Conv -> Flatten -> Gemm: the conv reads the row-major graph input (a conversion to
 // channels-last) and the Gemm reads the conv's channels-last output through a view (a
 // conversion to row-major).
@@ -200,7 +269,7 @@ TEST(KernelTablePredict, ClassifiesLayersAndCountsConversions) {
   const ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
   ASSERT_EQ(m.layers.size(), 4u);
   std::vector<std::string> classes;
-  for (const auto& L : m.layers) classes.push_back(classify_layer(g, L)->cls);
+  for (const auto& L : m.layers) classes.push_back(classify_layer(g, L, 16)->cls);
   EXPECT_EQ(classes, (std::vector<std::string>{"conv", "depthwise", "pool", "gemm_skinny"}));  // 2 rows
   auto conv = layout_conversions(g, m);
   ASSERT_EQ(conv[0].size(), 1u);  // the graph input into channels-last
@@ -225,7 +294,7 @@ TEST(KernelTablePredict, ClassifiesLayersAndCountsConversions) {
   bool noted = false;
   for (const auto& n : p1->notes) noted |= n.find("kernel table") != std::string::npos;
   EXPECT_TRUE(noted);
-  const auto lk = classify_layer(g, m.layers[3]);
+  const auto lk = classify_layer(g, m.layers[3], d->kernel_table->simd_lanes);
   EXPECT_NEAR(p1->layers[3].time_s, *table_layer_seconds(*d->kernel_table, d->kernel_table->classes, *lk, conv[3]),
               1e-15);
   const KernelFit& gemm = d->kernel_table->classes.at("gemm");
@@ -368,7 +437,7 @@ TEST(KernelTablePredict, AttentionHasItsClassAndOlderTablesTimeItAsAGemm) {
   const AttentionGraph a = attention_graph();
   ASSERT_EQ(a.m.layers.size(), 1u);
   ASSERT_TRUE(a.m.layers[0].attention);
-  auto k = classify_layer(a.g, a.m.layers[0]);
+  auto k = classify_layer(a.g, a.m.layers[0], 16);
   ASSERT_TRUE(k);
   EXPECT_EQ(k->cls, "attention");
   const std::vector<double> want = {std::log(12.0), std::log(50.0), std::log(50.0), std::log(64.0), 2.0};
@@ -441,7 +510,7 @@ TEST(KernelProbeCases, EveryCaseKeepsItsProbedLayerInItsClass) {
       for (const auto& L : m.layers)
         if (L.name == kc.layer) {
           found = true;
-          auto k = classify_layer(kc.graph, L);
+          auto k = classify_layer(kc.graph, L, 16);
           ASSERT_TRUE(k) << cls;
           EXPECT_EQ(k->cls, cls) << L.op;
           EXPECT_EQ(k->x.size(), feats.size());
@@ -481,8 +550,14 @@ TEST(KernelProbe, QuickEltwiseAndMoveClassesOnOneDnn) {
   }
   // Larger tensors take longer: the log-bytes exponent is positive.
   EXPECT_GT(r->table.classes.at("reorder").coef[1], 0);
+  // The lanes oneDNN's kernels use here are recorded (every x86 CPU oneDNN runs on has SSE4.1).
+  EXPECT_EQ(r->table.simd_lanes, onednn_fp32_lanes());
+#if defined(__x86_64__)
+  EXPECT_GE(r->table.simd_lanes, 4);
+#endif
   auto d = parse_device_json(device_text(kernel_table_json(r->table)), "probed.json");
   ASSERT_TRUE(d) << d.status().message();
+  EXPECT_EQ(d->kernel_table->simd_lanes, r->table.simd_lanes);
 }
 
 }  // namespace

@@ -8,8 +8,10 @@
 // x_i are the class's features: logs of sizes (log_rows: GEMM rows = images x output
 // pixels, log_bytes ...) or 0/1 indicators (residual). A log-linear model is a power law in
 // the sizes: exponent 1 on the work means constant efficiency, below 1 means efficiency
-// grows with size. The features per class are fixed (kernel_class_features below); a table
-// whose feature list differs is refused as foreign. A class a table lacks (attention and
+// grows with size. The features per class are fixed (kernel_class_features below) and only
+// ever appended to: a table whose list is a leading part of its class's (fitted before a
+// feature was added) reads with the missing coefficients 0; any other list is refused as
+// foreign. A class a table lacks (attention and
 // gemm_skinny, in tables probed before 2026-12-04) is predicted as the layer's fallback
 // class says (perf/kernel_predict.h): gemm, as those tables did.
 #pragma once
@@ -64,6 +66,10 @@ struct KernelTable {
   int threads = 0;       // threads the primitives ran with
   std::string dtype = "fp32";
   double dispatch_s = 0;  // per-primitive overhead added to every kernel (from the probe)
+  // fp32 lanes of the vector instructions the backend's kernels ran with (16 for AVX-512, 8
+  // for AVX2): the block that output channels are padded to (log_cols_fill). 0 in tables
+  // probed before 2026-12-04 15:00 UTC, which have no log_cols_fill either.
+  int simd_lanes = 0;
   // Fits with warm caches (the sample's weights and input in cache) and cold (caches
   // evicted before each run). `predict` uses the warm fits; when a network's weights and
   // live activations exceed `cache_bytes` (the last-level cache), it holds each layer at
@@ -87,8 +93,10 @@ struct KernelTable {
 
 // The kernel classes and their features, in coefficient order: the one definition that
 // the probe, the fit, the predictor and the parser share.
-//   conv       dense kxk convolution (k > 1):  log_rows, log_cols, log_k, residual, transcendental
-//   pointwise  1x1 convolution:                log_rows, log_cols, log_k, residual, transcendental
+//   conv       dense kxk convolution (k > 1):  log_rows, log_cols, log_k, residual, transcendental,
+//              log_cols_fill
+//   pointwise  1x1 convolution:                log_rows, log_cols, log_k, residual, transcendental,
+//              log_cols_fill
 //   depthwise  one filter per channel:         log_out, log_in, log_window, transcendental
 //   gemm       Gemm / MatMul, more than kSkinnyGemmRows rows: log_rows, log_cols, log_k
 //   gemm_skinny Gemm / MatMul with at most kSkinnyGemmRows rows (classifier heads, weight-
@@ -102,7 +110,9 @@ struct KernelTable {
 // rows = images x output pixels (x groups), cols = output channels per group, k = input
 // channels per group x kernel area; residual = 1 when a residual Add is fused in;
 // transcendental = 1 when a fused activation evaluates exp/tanh/erf (SiLU, sigmoid, GELU,
-// tanh), which costs more per output than ReLU or clipping. For attention: matrices = the
+// tanh), which costs more per output than ReLU or clipping; log_cols_fill = log(cols /
+// cols rounded up to the table's simd_lanes), <= 0: the share of the vector lanes the output
+// channels fill (0 when they fill every lane, or when the table has no simd_lanes). For attention: matrices = the
 // score matrices (images x heads x windows), q and kv = their rows and columns (query and
 // key tokens), d = the head width (K of Q.K^T), score_ops = the pointwise ops between Q.K^T
 // and the Softmax (scale, position bias, mask).

@@ -24,6 +24,11 @@ Expected<DispatchOverhead> measure_onednn_dispatch(int threads);
 // "oneDNN 2.7.3 (cpu)" as linked, or "none" without oneDNN.
 std::string onednn_version_text();
 
+// fp32 lanes of the widest vector instructions oneDNN's kernels use on this CPU (its
+// effective ISA, which ONEDNN_MAX_CPU_ISA can lower): 16 for AVX-512, 8 for AVX/AVX2, 4 for
+// SSE4.1; 0 without oneDNN or for an ISA it does not name.
+int onednn_fp32_lanes();
+
 Expected<double> time_onednn_reorder(int64_t n, int64_t c, int64_t h, int64_t w, bool to_rowmajor, int threads,
                                      double max_seconds);
 

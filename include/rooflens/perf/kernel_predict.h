@@ -23,8 +23,10 @@ struct LayerKernel {
   std::string fallback_cls;
   std::vector<double> fallback_x;
 };
-// nullopt for layers that are not kernels (no work).
-std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r);
+// nullopt for layers that are not kernels (no work). `simd_lanes` is the table's
+// (KernelTable::simd_lanes): the block convolutions pad their output channels to; 0 leaves
+// log_cols_fill 0.
+std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r, int simd_lanes);
 // The kernel as `fits` can time it: `k` itself, or its fallback when `fits` lacks k's class.
 LayerKernel timed_kernel(const std::map<std::string, KernelFit>& fits, const LayerKernel& k);
 

@@ -18,6 +18,21 @@ std::string onednn_version_text() {
          " (cpu)";
 }
 
+int onednn_fp32_lanes() {
+  using isa = dnnl::cpu_isa;
+  switch (dnnl::get_effective_cpu_isa()) {
+    case isa::sse41: return 4;
+    case isa::avx:
+    case isa::avx2:
+    case isa::avx2_vnni: return 8;
+    case isa::avx512_core:
+    case isa::avx512_core_vnni:
+    case isa::avx512_core_bf16:
+    case isa::avx512_core_amx: return 16;
+    default: return 0;
+  }
+}
+
 Expected<double> time_onednn_reorder(int64_t n, int64_t c, int64_t h, int64_t w, bool to_rowmajor, int threads,
                                      double max_seconds) {
   try {
