@@ -77,8 +77,9 @@ struct ProbeArgs {
   std::string isa = "auto";
   std::string format = "table";
   bool quiet = false;
-  bool kernels = false;   // probe cpu: also measure the kernel table into the --out file
-  int kernel_rounds = 0;  // probe cpu --kernels: rounds over the shapes (0: 3, --quick 1)
+  bool kernels = false;        // probe cpu: also measure the kernel table into the --out file
+  int kernel_rounds = 0;       // probe cpu --kernels: rounds over the shapes (0: 3, --quick 1)
+  std::string kernel_samples;  // probe cpu --kernels: also write every timed shape here (JSON)
   // probe jpeg: decode at the model's input size and at a typical source photo size.
   std::string jpeg_size = "224x224";
   std::string jpeg_source_size = "500x375";

@@ -23,6 +23,8 @@ nlohmann::json host_json(const Measurement& m, const HostFigures& f, const HostC
                            {"clock_hz_after", h.after.clock_hz},
                            {"fma_flops_before", h.before.fma_flops},
                            {"fma_flops_after", h.after.fma_flops},
+                           {"dispatch_s_before", h.before.dispatch_s},
+                           {"dispatch_s_after", h.after.dispatch_s},
                            {"move", h.move},
                            {"flagged", h.flagged},
                            {"blocks", h.blocks},
@@ -31,6 +33,8 @@ nlohmann::json host_json(const Measurement& m, const HostFigures& f, const HostC
                            {"baseline_stream_bytes", ctx.baseline.stream_bytes},
                            {"baseline_clock_hz", ctx.baseline.clock_hz},
                            {"baseline_fma_flops", ctx.baseline.fma_flops},
+                           {"baseline_dispatch_s", ctx.baseline.dispatch_s},
+                           {"same_state", f.same_state},
                            {"compute_ratio", compute_ratio(f.now, ctx.baseline)},
                            {"baseline", ctx.baseline_source},
                            {"compute_share", f.compute_share},
@@ -52,6 +56,14 @@ std::string host_text(const Measurement& m, const HostFigures& f, const HostCont
         h.before.fma_flops / 1e9, h.after.fma_flops / 1e9, h.before.clock_hz / 1e9, h.after.clock_hz / 1e9,
         h.before.stream_bytes / 1e9, h.after.stream_bytes / 1e9, h.before.gemm_flops / 1e9, h.after.gemm_flops / 1e9,
         100 * h.move, h.flagged ? fmt::format(", above {:.0f}%: flagged", 100 * ctx.max_move) : "", h.blocks);
+    if (h.before.dispatch_s > 0 && h.after.dispatch_s > 0)
+      out += fmt::format("  dispatch        {:.2f} -> {:.2f} us before -> after{}\n", h.before.dispatch_s * 1e6,
+                         h.after.dispatch_s * 1e6,
+                         f.same_state || !(ctx.baseline.dispatch_s > 0)
+                             ? std::string()
+                             : fmt::format("; the baseline read {:.2f} us: the host is in another dispatch state, "
+                                           "small models run slower in it and no drift factor carries them over",
+                                           ctx.baseline.dispatch_s * 1e6));
     out += fmt::format("  normalised      {:>10.1f} images/s  (host {:.3f}x its state at {}; {:.0f}% compute-bound)\n",
                        f.normalized_throughput, f.drift, ctx.baseline_source, 100 * f.compute_share);
     out += fmt::format(

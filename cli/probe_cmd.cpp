@@ -236,6 +236,8 @@ Status add_kernel_table(const ProbeArgs& a, const microbench::ProbeResult& r, nl
   if (!a.quiet) ko.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   auto kt = probe_kernels(*backend, ko, onednn_version_text(), r.cpu.model_name);
   if (!kt) return kt.status();
+  if (!a.kernel_samples.empty())
+    if (Status w = write_output(a.kernel_samples, kernel_samples_json(*kt)); !w) return w;
   (*dev)["kernel_table"] = nlohmann::ordered_json::parse(kernel_table_json(kt->table));
   (*dev)["sources"]["kernel_table"] = fmt::format(
       "measured by rooflens probe cpu --kernels{} in {:.0f} s: the backend's primitives over sampled shapes per class "
@@ -276,6 +278,10 @@ void add_probe(CLI::App& app, ProbeArgs& a) {
                   "--kernels: time every shape this many times, the classes interleaved, and fit each shape's median "
                   "(default 3, --quick 1)")
       ->check(CLI::Range(1, 20));
+  cpu->add_option(
+      "--kernel-samples", a.kernel_samples,
+      "--kernels: also write every timed shape (problem, features, warm and cold seconds) to this JSON file, "
+      "to refit or try features of one's own");
   cpu->add_flag("--quiet", a.quiet, "no progress lines on stderr");
   cpu->final_callback([&a] { a.target = "cpu"; });
 
@@ -301,6 +307,11 @@ int run_probe(const ProbeArgs& a) {
   // Before minutes of measuring: the files it ends by writing must be writable as files.
   if (Status s = check_output_file(a.out, {}, "--out"); !s) return report_error(s);
   if (Status s = check_output_file(a.json_out, {a.out}, "--json"); !s) return report_error(s);
+  if (Status s = check_output_file(a.kernel_samples, {}, "--kernel-samples"); !s) return report_error(s);
+  if (a.kernel_samples == "-" ||
+      (!a.kernel_samples.empty() && (a.kernel_samples == a.out || a.kernel_samples == a.json_out)))
+    return report_error(Status::invalid("--kernel-samples '" + a.kernel_samples +
+                                        "': give a file of its own, not stdout, --out or --json"));
   if (!a.out.empty() && a.out != "-" && a.out == a.json_out)
     return report_error(Status::invalid("--out and --json name the same file '" + a.out + "': give two names"));
   if (a.target == "jpeg") return run_probe_jpeg(a);
@@ -319,6 +330,8 @@ int run_probe(const ProbeArgs& a) {
         Status::invalid("--kernels: give --out FILE, the device file the kernel table is written into"));
   if (a.kernel_rounds > 0 && !a.kernels)
     return report_error(Status::invalid("--kernel-rounds: it sets how --kernels times its shapes; give --kernels too"));
+  if (!a.kernel_samples.empty() && !a.kernels)
+    return report_error(Status::invalid("--kernel-samples: it writes the shapes --kernels times; give --kernels too"));
   auto r = microbench::run_cpu_probe(o);
   if (!r) return report_error(r.status());
   if (!a.out.empty()) {

@@ -278,6 +278,8 @@ void add_host_figures(py::dict& d, const Measurement& r, const LoadedModel& l, c
   ref["clock_hz_after"] = h.after.clock_hz;
   ref["fma_flops_before"] = h.before.fma_flops;
   ref["fma_flops_after"] = h.after.fma_flops;
+  ref["dispatch_s_before"] = h.before.dispatch_s;
+  ref["dispatch_s_after"] = h.after.dispatch_s;
   ref["move"] = h.move;
   ref["flagged"] = h.flagged;
   d["host_reference"] = ref;
@@ -289,6 +291,7 @@ void add_host_figures(py::dict& d, const Measurement& r, const LoadedModel& l, c
   d["predicted_img_per_s"] = p.throughput;
   d["host_baseline"] = host.baseline_source;
   d["drift"] = f.drift;
+  d["same_dispatch_state"] = f.same_state;
   d["normalized_throughput_img_per_s"] = f.normalized_throughput;
   d["predicted_at_host_state_img_per_s"] = f.predicted_at_state;
 }

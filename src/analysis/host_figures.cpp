@@ -12,7 +12,7 @@ HostContext make_host_context(bool reference, double max_move, int threads, cons
   if (reference) c.reference = std::make_unique<microbench::HostReferenceProbe>(threads);
   if (dev.kernel_table && dev.kernel_table->host_gemm_flops > 0) {
     c.baseline = {dev.kernel_table->host_gemm_flops, dev.kernel_table->host_stream_bytes,
-                  dev.kernel_table->host_clock_hz, dev.kernel_table->host_fma_flops};
+                  dev.kernel_table->host_clock_hz, dev.kernel_table->host_fma_flops, dev.kernel_table->host_dispatch_s};
     c.baseline_source = "the kernel table's host reference (measured " + dev.kernel_table->measured + ")";
   }
   return c;
@@ -44,10 +44,18 @@ HostFigures host_figures(const Measurement& m, const Prediction& p, HostContext&
                     now.fma_flops / 1e9, now.clock_hz / 1e9, now.stream_bytes / 1e9);
   }
   f.now = now;
+  f.same_state = microbench::same_dispatch_state(now, ctx.baseline);
   f.drift = host_drift(now, ctx.baseline, f.compute_share);
   f.normalized_throughput = m.throughput / f.drift;
   f.predicted_at_state = p.throughput * f.drift;
   return f;
+}
+
+std::vector<double> runs_in_baseline_state(const std::vector<double>& values, const std::vector<HostFigures>& host) {
+  std::vector<double> same;
+  for (size_t i = 0; i < values.size() && i < host.size(); ++i)
+    if (host[i].same_state) same.push_back(values[i]);
+  return same.empty() ? values : same;
 }
 
 }  // namespace rooflens

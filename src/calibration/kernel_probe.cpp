@@ -2,6 +2,9 @@
 #include "rooflens/calibration/kernel_probe.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -37,9 +40,22 @@ Expected<std::vector<KernelSample>> reorder_samples(const KernelProbeOptions& o)
     const bool to_rowmajor = i % 2 == 0;
     auto t = time_onednn_reorder(n, c, hw, hw, to_rowmajor, o.threads, o.quick ? 0.03 : 0.1);
     if (!t) return t.status();
-    out.push_back({reorder_features(n * c * hw * hw * 4, to_rowmajor), *t});
+    out.push_back({reorder_features(n * c * hw * hw * 4, to_rowmajor), *t,
+                   fmt::format("mb{}ic{}ih{}iw{} {}", n, c, hw, hw, to_rowmajor ? "acdb->abcd" : "abcd->acdb")});
   }
   return out;
+}
+
+// The sampled problem: oneDNN's descriptor where the cost model writes one (convolutions,
+// matrix products), else the layer's ops and shapes ("Mul [8,96,14,14] [8,96,1,1] -> [8,96,14,14]").
+std::string problem_of(const LayerReport& r) {
+  if (!r.desc.empty()) return r.desc;
+  auto shapes = [](const std::vector<Shape>& v) {
+    std::string s;
+    for (const Shape& x : v) s += fmt::format(" [{}]", fmt::join(x, ","));
+    return s;
+  };
+  return r.op + shapes(r.in_shapes) + " ->" + shapes(r.out_shapes);
 }
 
 // The probed layer's kernel time (its conversions removed), warm and cold.
@@ -76,7 +92,7 @@ Expected<CaseTimes> run_case(Backend& backend, KernelCase& kc, const KernelTable
     auto meas = measure_model(kc.graph, m, backend, mo);
     if (!meas) return meas.status().with_context("kernel probe case " + kc.cls + " " + m.layers[idx].desc);
     const double t = meas->layers[idx].time_s;
-    (cold ? out.cold : out.warm) = KernelSample{k->x, std::max(t - conv, 0.25 * t)};
+    (cold ? out.cold : out.warm) = KernelSample{k->x, std::max(t - conv, 0.25 * t), problem_of(m.layers[idx])};
   }
   return out;
 }
@@ -117,7 +133,8 @@ Expected<std::vector<std::vector<CaseRounds>>> time_cases_in_rounds(
 KernelSample median_sample(const CaseRounds& rounds, bool cold) {
   std::vector<double> s;
   for (const auto& r : rounds) s.push_back((cold ? r.cold : r.warm).seconds);
-  return KernelSample{rounds.front().warm.x, microbench::summarize(std::move(s), false).median};
+  return KernelSample{rounds.front().warm.x, microbench::summarize(std::move(s), false).median,
+                      rounds.front().warm.desc};
 }
 
 }  // namespace
@@ -140,7 +157,7 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
   // The host-state reference before and after: the machine state the table describes.
   microbench::HostReferenceProbe reference(
       o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-  const microbench::HostReference ref0 = reference.measure();
+  const microbench::HostReference ref0 = reference_reading(reference, o.threads);
   std::vector<char> flush(static_cast<size_t>(std::max(0.0, o.flush_bytes)), 0);
   // Conversions first: every other class has them removed before its fit.
   auto ro = reorder_samples(o);
@@ -183,13 +200,46 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
     res.samples[cls] = std::move(warm);
     if (!flush.empty()) res.samples[cls + ".cold"] = std::move(cold);
   }
-  const microbench::HostReference ref1 = reference.measure();
+  const microbench::HostReference ref1 = reference_reading(reference, o.threads);
   t.host_gemm_flops = 0.5 * (ref0.gemm_flops + ref1.gemm_flops);
   t.host_stream_bytes = 0.5 * (ref0.stream_bytes + ref1.stream_bytes);
   if (ref0.clock_hz > 0 && ref1.clock_hz > 0) t.host_clock_hz = 0.5 * (ref0.clock_hz + ref1.clock_hz);
   if (ref0.fma_flops > 0 && ref1.fma_flops > 0) t.host_fma_flops = 0.5 * (ref0.fma_flops + ref1.fma_flops);
+  if (ref0.dispatch_s > 0 && ref1.dispatch_s > 0) t.host_dispatch_s = 0.5 * (ref0.dispatch_s + ref1.dispatch_s);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
+}
+
+std::string kernel_samples_json(const KernelProbeResult& r) {
+  const KernelTable& t = r.table;
+  nlohmann::ordered_json j;
+  j["schema"] = "rooflens.kernel_samples/1";
+  j["backend"] = t.backend;
+  j["host"] = t.host;
+  j["measured"] = t.measured;
+  j["threads"] = t.threads;
+  j["dispatch_s"] = t.dispatch_s;
+  j["simd_lanes"] = t.simd_lanes;
+  j["seconds"] = "warm_s and cold_s: the shape's median over rounds, its layout conversions removed, dispatch included";
+  nlohmann::ordered_json classes = nlohmann::ordered_json::object();
+  for (const auto& [cls, warm] : r.samples) {
+    if (cls.find('.') != std::string::npos) continue;  // "<class>.cold", joined below
+    auto cold = r.samples.find(cls + ".cold");
+    nlohmann::ordered_json c;
+    c["features"] = kernel_class_features().at(cls);
+    c["samples"] = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < warm.size(); ++i) {
+      nlohmann::ordered_json s;
+      s["desc"] = warm[i].desc;
+      s["x"] = warm[i].x;
+      s["warm_s"] = warm[i].seconds;
+      if (cold != r.samples.end() && i < cold->second.size()) s["cold_s"] = cold->second[i].seconds;
+      c["samples"].push_back(std::move(s));
+    }
+    classes[cls] = std::move(c);
+  }
+  j["classes"] = std::move(classes);
+  return j.dump(1) + "\n";
 }
 
 }  // namespace rooflens

@@ -173,12 +173,15 @@ Expected<KernelTable> parse_kernel_table(const std::string& json_text, const std
       if (*v <= 0) return field_error(file, std::string("host_reference.") + k, "must be positive");
       (std::string(k) == "gemm_flops" ? t.host_gemm_flops : t.host_stream_bytes) = *v;
     }
-    for (const char* k : {"clock_hz", "fma_flops"}) {  // optional: older tables have neither
+    // Optional: older tables have none of these.
+    for (auto [k, out] : {std::pair<const char*, double*>{"clock_hz", &t.host_clock_hz},
+                          {"fma_flops", &t.host_fma_flops},
+                          {"dispatch_s", &t.host_dispatch_s}}) {
       if (!h.contains(k)) continue;
       auto v = finite(h[k], file, std::string("host_reference.") + k);
       if (!v) return v.status();
       if (*v <= 0) return field_error(file, std::string("host_reference.") + k, "must be positive");
-      (std::string(k) == "clock_hz" ? t.host_clock_hz : t.host_fma_flops) = *v;
+      *out = *v;
     }
   }
   return t;
@@ -200,6 +203,7 @@ std::string kernel_table_json(const KernelTable& t) {
     j["host_reference"] = {{"gemm_flops", t.host_gemm_flops}, {"stream_bytes", t.host_stream_bytes}};
     if (t.host_clock_hz > 0) j["host_reference"]["clock_hz"] = t.host_clock_hz;
     if (t.host_fma_flops > 0) j["host_reference"]["fma_flops"] = t.host_fma_flops;
+    if (t.host_dispatch_s > 0) j["host_reference"]["dispatch_s"] = t.host_dispatch_s;
   }
   auto fits_json = [](const std::map<std::string, KernelFit>& fits) {
     nlohmann::ordered_json classes = nlohmann::ordered_json::object();

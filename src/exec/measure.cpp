@@ -12,6 +12,7 @@
 #include <omp.h>
 #endif
 
+#include "rooflens/exec/dispatch_probe.h"
 #include "rooflens/exec/weights.h"
 
 namespace rooflens {
@@ -78,6 +79,12 @@ Expected<ThreadChoice> choose_threads(const Graph& g, const ModelAnalysis& fused
 
 }  // namespace
 
+microbench::HostReference reference_reading(microbench::HostReferenceProbe& probe, int threads) {
+  microbench::HostReference r = probe.measure();
+  if (auto d = measure_onednn_dispatch(threads)) r.dispatch_s = d->median_s;
+  return r;
+}
+
 int measure_threads(int asked) {
   if (asked > 0) return asked;
 #if ROOFLENS_WITH_ONEDNN
@@ -125,7 +132,7 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
   const int blocks = o.reference ? 1 + std::max(0, o.reference_retries) : 1;
   for (int blk = 0; blk < blocks; ++blk) {
     HostStateReading h;
-    if (o.reference) h.before = o.reference->measure();
+    if (o.reference) h.before = reference_reading(*o.reference, threads);
     per_layer.clear();
     HostSample s0;
     if (o.host_sampler) s0 = o.host_sampler->sample();
@@ -134,12 +141,13 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
     std::optional<ContentionReport> c;
     if (o.host_sampler) c = assess_contention(s0, o.host_sampler->sample(), threads, o.contention);
     if (o.reference) {
-      h.after = o.reference->measure();
+      h.after = reference_reading(*o.reference, threads);
       h.move = h.compute_move();
-      h.flagged = h.move > o.reference_max_move;
+      h.flagged = h.move > o.reference_max_move || h.state_changed();
       h.blocks = blk + 1;
     }
-    const bool better = !host || h.move < host->move;
+    const bool better = !host || (!h.state_changed() && host->state_changed()) ||
+                        (h.state_changed() == host->state_changed() && h.move < host->move);
     if (blk == 0 || better) {
       timing = std::move(t);
       contention = c;

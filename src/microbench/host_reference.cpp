@@ -105,6 +105,12 @@ std::vector<int> reference_team_cpus(int threads, const std::vector<int>& caller
   return plan;
 }
 
+bool same_dispatch_state(const HostReference& a, const HostReference& b) {
+  if (!(a.dispatch_s > 0) || !(b.dispatch_s > 0)) return true;
+  const double r = a.dispatch_s / b.dispatch_s;
+  return r < kDispatchStateRatio && r > 1 / kDispatchStateRatio;
+}
+
 double compute_ratio(const HostReference& now, const HostReference& baseline) {
   if (now.fma_flops > 0 && baseline.fma_flops > 0) return now.fma_flops / baseline.fma_flops;
   if (now.clock_hz > 0 && baseline.clock_hz > 0) return now.clock_hz / baseline.clock_hz;

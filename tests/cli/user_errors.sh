@@ -70,6 +70,8 @@ bad sss_onnx_into_directory "--onnx '.': is a directory" -- sss 8:8:8:8:8 --onnx
 bad probe_out_directory "--out '.': is a directory" -- probe cpu --quick --quiet --out .
 bad probe_json_same_as_out "name the same file" -- probe cpu --quick --quiet --out dev.json --json dev.json
 bad probe_rounds_without_kernels "--kernel-rounds: it sets how --kernels times its shapes" -- probe cpu --quick --quiet --out dev.json --kernel-rounds 2
+bad probe_samples_without_kernels "--kernel-samples: it writes the shapes --kernels times" -- probe cpu --quick --quiet --out dev.json --kernel-samples s.json
+bad probe_samples_same_as_out "give a file of its own" -- probe cpu --quick --quiet --kernels --out dev.json --kernel-samples dev.json
 bad validate_fit_over_device "--fit 'plain.txt': is also an input" -- validate --models alexnet --device plain.txt --fit plain.txt
 
 # ---- -o names a format that --format contradicts, or one the command cannot write

@@ -14,8 +14,11 @@
 #include <thread>
 #include <vector>
 
+#include "rooflens/analysis/host_figures.h"
 #include "rooflens/analysis/validation.h"
+#include "rooflens/exec/dispatch_probe.h"
 #include "rooflens/exec/host_state.h"
+#include "rooflens/exec/measure.h"
 #include "rooflens/microbench/host_cpu.h"
 #include "rooflens/microbench/host_reference.h"
 #include "rooflens/microbench/kernels.h"
@@ -173,6 +176,44 @@ TEST(HostDrift, MedianSettledByItsOrderStatisticInterval) {
   EXPECT_FALSE(median_settled({60, 62, 99, 100, 100, 101, 102, 103}, 0.05));  // two slow of eight
   EXPECT_TRUE(median_settled({60, 62, 99, 100, 100, 101, 102, 103}, 0.5));
   EXPECT_FALSE(median_settled({0, 0, 0, 0}, 0.05));
+}
+
+// The dispatch has two levels on a shared VM (0.8-0.95 and 1.7-2.4 us on the Zen 5 host): a
+// reading within 1.4x of the baseline is the same state, one twice as slow is not, and a
+// reading without a dispatch (an older table, no oneDNN) takes no side.
+TEST(HostDispatchState, TwoLevelsApartAreTwoStates) {
+  HostRates base{100e9, 40e9, 4.0e9, 500e9, 0.85e-6};
+  EXPECT_TRUE(microbench::same_dispatch_state({100e9, 40e9, 4.0e9, 500e9, 0.95e-6}, base));
+  EXPECT_TRUE(microbench::same_dispatch_state({100e9, 40e9, 4.0e9, 500e9, 0.80e-6}, base));
+  EXPECT_FALSE(microbench::same_dispatch_state({100e9, 40e9, 4.0e9, 500e9, 2.0e-6}, base));
+  EXPECT_FALSE(microbench::same_dispatch_state(base, {100e9, 40e9, 4.0e9, 500e9, 2.0e-6}));
+  EXPECT_TRUE(microbench::same_dispatch_state({100e9, 40e9, 4.0e9, 500e9, 0}, base));
+  base.dispatch_s = 0;
+  EXPECT_TRUE(microbench::same_dispatch_state({100e9, 40e9, 4.0e9, 500e9, 2.0e-6}, base));
+}
+
+// Repeats of one model: the median is taken over the runs in the baseline's state; when no run
+// is, over all of them.
+TEST(HostDispatchState, RepeatsKeepTheRunsInTheBaselinesState) {
+  auto fig = [](bool same) {
+    HostFigures f;
+    f.same_state = same;
+    return f;
+  };
+  const std::vector<double> runs = {500, 350, 520, 360};
+  EXPECT_EQ(runs_in_baseline_state(runs, {fig(true), fig(false), fig(true), fig(false)}),
+            (std::vector<double>{500, 520}));
+  EXPECT_EQ(runs_in_baseline_state(runs, {fig(false), fig(false), fig(false), fig(false)}), runs);
+  EXPECT_EQ(runs_in_baseline_state(runs, {}), runs);
+}
+
+// A reading through the executor carries its dispatch: positive on a build with oneDNN.
+TEST(HostDispatchState, AReadingThroughTheExecutorHasItsDispatch) {
+  if (!measure_onednn_dispatch(1)) GTEST_SKIP() << "built without oneDNN";
+  microbench::HostReferenceProbe probe(1);
+  const microbench::HostReference r = reference_reading(probe, 1);
+  EXPECT_GT(r.dispatch_s, 0);
+  EXPECT_TRUE(std::isfinite(r.dispatch_s));
 }
 
 TEST(HostReference, GemmIsAGemm) {

@@ -132,20 +132,26 @@ TEST(KernelTableFile, TheHostReferenceRoundTripsWithItsClockAndFma) {
   t.host_stream_bytes = 30e9;
   t.host_clock_hz = 4.5e9;
   t.host_fma_flops = 550e9;
+  t.host_dispatch_s = 0.85e-6;
   auto d = parse_device_json(device_text(kernel_table_json(t)), "cpu.json");
   ASSERT_TRUE(d) << d.status().message();
   EXPECT_DOUBLE_EQ(d->kernel_table->host_gemm_flops, 60e9);
   EXPECT_DOUBLE_EQ(d->kernel_table->host_stream_bytes, 30e9);
   EXPECT_DOUBLE_EQ(d->kernel_table->host_clock_hz, 4.5e9);
   EXPECT_DOUBLE_EQ(d->kernel_table->host_fma_flops, 550e9);
+  EXPECT_DOUBLE_EQ(d->kernel_table->host_dispatch_s, 0.85e-6);
   auto j = nlohmann::json::parse(kernel_table_json(t));
   j["host_reference"]["clock_hz"] = -1;
   expect_refused(j.dump(), "host_reference.clock_hz");
   j["host_reference"]["clock_hz"] = 4.5e9;
   j["host_reference"]["fma_flops"] = "fast";
   expect_refused(j.dump(), "host_reference.fma_flops");
-  j["host_reference"].erase("clock_hz");  // an older table: no clock or FMA, still read
+  j["host_reference"]["fma_flops"] = 550e9;
+  j["host_reference"]["dispatch_s"] = 0;
+  expect_refused(j.dump(), "host_reference.dispatch_s");
+  j["host_reference"].erase("clock_hz");  // an older table: no clock, FMA or dispatch, still read
   j["host_reference"].erase("fma_flops");
+  j["host_reference"].erase("dispatch_s");
   auto old = parse_device_json(device_text(j.dump()), "cpu.json");
   ASSERT_TRUE(old) << old.status().message();
   EXPECT_EQ(old->kernel_table->host_clock_hz, 0);
@@ -558,6 +564,22 @@ TEST(KernelProbe, QuickEltwiseAndMoveClassesOnOneDnn) {
   auto d = parse_device_json(device_text(kernel_table_json(r->table)), "probed.json");
   ASSERT_TRUE(d) << d.status().message();
   EXPECT_EQ(d->kernel_table->simd_lanes, r->table.simd_lanes);
+  // Every timed shape, as written for --kernel-samples: per class its features and samples,
+  // each with its problem, features and warm and cold seconds.
+  const auto js = nlohmann::json::parse(kernel_samples_json(*r));
+  EXPECT_EQ(js["schema"], "rooflens.kernel_samples/1");
+  EXPECT_EQ(js["simd_lanes"], r->table.simd_lanes);
+  ASSERT_EQ(js["classes"].size(), 3u);  // no "move.cold" of its own
+  const auto& move = js["classes"]["move"];
+  EXPECT_EQ(move["features"], nlohmann::json(kernel_class_features().at("move")));
+  ASSERT_EQ(move["samples"].size(), 9u);
+  for (const auto& s : move["samples"]) {
+    EXPECT_FALSE(s["desc"].get<std::string>().empty());
+    EXPECT_EQ(s["x"].size(), 2u);
+    EXPECT_GT(s["warm_s"].get<double>(), 0);
+    EXPECT_GT(s["cold_s"].get<double>(), 0);
+  }
+  EXPECT_EQ(js["classes"]["reorder"]["samples"].size(), r->samples.at("reorder").size());
 }
 
 }  // namespace

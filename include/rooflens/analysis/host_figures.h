@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "rooflens/analysis/validation.h"
 #include "rooflens/device/device.h"
@@ -40,8 +41,16 @@ struct HostFigures {
   double normalized_throughput = 0;  // measured / drift: images/s at the baseline's host state
   double predicted_at_state = 0;     // predicted x drift: the kernel table scaled to the host now
   HostRates now;                     // the reference's reading (mean of before and after)
+  // The host in the baseline's dispatch state (microbench::same_dispatch_state): false when
+  // its dispatch reads another level, where no drift factor carries a measurement over.
+  bool same_state = true;
 };
 // The first measurement of a context without a kernel-table baseline sets the baseline.
 HostFigures host_figures(const Measurement& m, const Prediction& p, HostContext& ctx);
+
+// Of repeated runs of one model (values[i] measured with host[i]), those in the baseline's
+// dispatch state, or all of them when none is: what a median over repeats is taken of, so
+// that runs in the other state neither move it nor are dropped in silence (pure).
+std::vector<double> runs_in_baseline_state(const std::vector<double>& values, const std::vector<HostFigures>& host);
 
 }  // namespace rooflens

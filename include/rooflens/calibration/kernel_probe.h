@@ -57,6 +57,12 @@ struct KernelProbeResult {
   double seconds = 0;                                        // wall time of the probe
 };
 
+// Every timed shape of a probe as JSON (schema rooflens.kernel_samples/1): per class its
+// feature names and, per shape, the problem (oneDNN's notation), its features and its warm
+// and cold seconds (conversions removed, dispatch included), beside the table's host,
+// dispatch and simd_lanes. For refitting or trying features of one's own (docs/perf-model.md).
+std::string kernel_samples_json(const KernelProbeResult& r);
+
 // Runs every class on `backend` (the oneDNN backend) and fits the table. `backend_name`
 // and `host` are recorded in it.
 Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOptions& o,

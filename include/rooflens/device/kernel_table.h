@@ -86,6 +86,9 @@ struct KernelTable {
   // prediction is scaled by the host's drift from these at measurement time, so that predicted
   // and measured refer to the same machine state.
   double host_gemm_flops = 0, host_stream_bytes = 0, host_clock_hz = 0, host_fma_flops = 0;
+  // The executor's dispatch in the same readings (HostReference::dispatch_s): the host's
+  // dispatch state the table describes. 0 in tables probed before 2026-12-04 15:00 UTC.
+  double host_dispatch_s = 0;
 #if ROOFLENS_FIELDWISE_EQUALITY
   bool operator==(const KernelTable&) const = default;
 #endif

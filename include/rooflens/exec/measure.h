@@ -61,7 +61,7 @@ struct ThreadChoice {
 struct HostStateReading {
   microbench::HostReference before, after;
   double move = 0;       // compute_move(): how far the host moved during the block
-  bool flagged = false;  // move above the limit even in the kept block
+  bool flagged = false;  // move above the limit, or the dispatch state changed, even in the kept block
   int blocks = 1;        // blocks timed: 1, plus one per repeat of a flagged block
   // The mean of before and after: the host's state during the block (clock and FMA: 0 unless
   // both readings have one).
@@ -72,8 +72,11 @@ struct HostStateReading {
     m.stream_bytes = 0.5 * (before.stream_bytes + after.stream_bytes);
     m.clock_hz = avg(before.clock_hz, after.clock_hz);
     m.fma_flops = avg(before.fma_flops, after.fma_flops);
+    m.dispatch_s = avg(before.dispatch_s, after.dispatch_s);
     return m;
   }
+  // The host changed dispatch state during the block (microbench::same_dispatch_state).
+  bool state_changed() const { return !microbench::same_dispatch_state(before, after); }
   // max of |after / before - 1| over the triad and the compute side the drift uses
   // (microbench::compute_ratio).
   double compute_move() const {
@@ -103,6 +106,10 @@ struct Measurement {
   std::optional<HostStateReading> host;        // with MeasureOptions::reference
   std::optional<ThreadChoice> thread_choice;   // with MeasureOptions::adapt_threads
 };
+
+// One reading of the host-state reference with the executor's dispatch on `threads` threads
+// (HostReference::dispatch_s; 0 without oneDNN).
+microbench::HostReference reference_reading(microbench::HostReferenceProbe& probe, int threads);
 
 // The threads a measurement runs on: `asked`, or when 0 or less OpenMP's default (the CPUs the
 // process was started on, e.g. under taskset, or OMP_NUM_THREADS; every CPU otherwise).

@@ -23,9 +23,24 @@ struct HostReference {
   // this guest really gets, which a hyperthread sibling busy with another tenant's work takes
   // from it while the clock stays. 0 where the CPU has no FMA kernel.
   double fma_flops = 0;
+  // The executor's per-primitive dispatch now (oneDNN: one tiny primitive run on the thread
+  // team, median; exec/dispatch_probe.h): what one fork and join of the team costs. Filled by
+  // the caller that owns the executor (exec/measure.cpp, the kernel probe); 0 where unknown.
+  // On a shared VM it has two levels, 0.8-0.95 us and 1.7-2.4 us on the 2-vCPU Zen 5 host,
+  // that persist for minutes, switch with no change in clock, FMA or GEMM, and set how fast
+  // small models run (MnasNet 1.0: 510-540 vs 320-390 images/s); docs/performance.md, "Issue
+  // 30, ninth pass". No single factor rescales one level into the other.
+  double dispatch_s = 0;
   double seconds = 0;  // wall time the reference took
   bool known() const { return gemm_flops > 0 && stream_bytes > 0; }
 };
+
+// Dispatch readings more than this factor apart describe two different states of the host
+// (same_dispatch_state).
+inline constexpr double kDispatchStateRatio = 1.4;
+// Whether `a` and `b` read the host in the same dispatch state: their dispatch_s within
+// kDispatchStateRatio of each other; true when either has none.
+bool same_dispatch_state(const HostReference& a, const HostReference& b);
 
 // How much faster (> 1) the compute side of the host ran in `now` than in `baseline`: the FMA
 // loop's ratio when both readings have one, else the clock's, else the fixed GEMM's; 1 when

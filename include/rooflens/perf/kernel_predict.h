@@ -59,6 +59,7 @@ std::optional<double> table_layer_seconds(const KernelTable& t, const std::map<s
 struct KernelSample {
   std::vector<double> x;
   double seconds = 0;  // measured, dispatch included
+  std::string desc;    // the sampled problem (LayerReport::desc, oneDNN's notation); may be empty
 };
 // Least squares of log(seconds - dispatch) on [1, x] (a tiny ridge keeps features that do
 // not vary at 0). Errors: fewer samples than coefficients, or a non-positive time.
