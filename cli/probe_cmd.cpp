@@ -238,6 +238,10 @@ Status add_kernel_table(const ProbeArgs& a, const microbench::ProbeResult& r, nl
   if (!kt) return kt.status();
   if (!a.kernel_samples.empty())
     if (Status w = write_output(a.kernel_samples, kernel_samples_json(*kt)); !w) return w;
+  for (const std::string& w : kt->warnings) {
+    std::fprintf(stderr, "probe: warning: %s\n", w.c_str());
+    (*dev)["sources"]["kernel_table_warning"] = w;
+  }
   (*dev)["kernel_table"] = nlohmann::ordered_json::parse(kernel_table_json(kt->table));
   (*dev)["sources"]["kernel_table"] = fmt::format(
       "measured by rooflens probe cpu --kernels{} in {:.0f} s: the backend's primitives over sampled shapes per class "

@@ -144,12 +144,12 @@ struct ModelRuns {
   std::vector<double> raw, normalized;
   std::vector<HostFigures> host;  // per run with a host reference: its reading and drift
   int contended = 0, flagged = 0;
-  // The normalised runs in the baseline's dispatch state (HostFigures::same_state), or all of
-  // them when none is: the runs a normalised median is taken over.
-  std::vector<double> kept_normalized() const { return runs_in_baseline_state(normalized, host); }
-  int other_state() const {
+  // The normalised runs read in the dispatch state `level` (ValidateResult::dispatch_level),
+  // or all of them when none is: the runs a normalised median is taken over.
+  std::vector<double> kept_normalized(double level) const { return runs_in_dispatch_state(normalized, host, level); }
+  int other_state(double level) const {
     int n = 0;
-    for (const auto& h : host) n += !h.same_state;
+    for (const auto& h : host) n += !in_dispatch_state(h, level);
     return n;
   }
 };
@@ -165,6 +165,9 @@ struct ValidateResult {
   std::vector<std::pair<std::string, std::string>> failures;  // model, error
   std::vector<std::string> train;
   std::map<std::string, double> fitted;
+  // The faster dispatch state: the least dispatch read by the table's reference or any run
+  // (0: none read). Normalised medians are taken over the runs read in it.
+  double dispatch_level = 0;
 };
 
 Expected<ValidateRun> resolve_validate(const ValidateArgs& args) {
@@ -291,19 +294,19 @@ std::string repeats_text(const ValidateResult& res) {
     const auto it = res.runs.find(p.name);
     if (it == res.runs.end()) continue;
     const ModelRuns& m = it->second;
-    const Spread raw = spread(m.raw), norm = spread(m.kept_normalized());
+    const Spread raw = spread(m.raw), norm = spread(m.kept_normalized(res.dispatch_level));
     const bool hn = !m.normalized.empty();
     t.rows.push_back({p.name, std::to_string(m.raw.size()), report::fmt_fixed(100 * raw.rel_range, 1),
                       hn ? report::fmt_fixed(norm.median, 1) : "-",
                       hn && norm.median > 0 ? report::fmt_fixed(100 * (m.predicted / norm.median - 1), 1) : "-",
                       hn ? report::fmt_fixed(100 * norm.rel_range, 1) : "-",
                       fmt::format("{}/{}", m.contended, m.raw.size()),
-                      fmt::format("{}/{}", m.other_state(), m.host.size())});
+                      fmt::format("{}/{}", m.other_state(res.dispatch_level), m.host.size())});
   }
   std::string out =
-      "\nRepeats and host state (normalised: the host's drift against its baseline divided out, over the runs in the "
-      "baseline's dispatch state; other state: runs whose dispatch read another level, left out when any run is in "
-      "the baseline's):\n" +
+      "\nRepeats and host state (normalised: the host's drift against its baseline divided out, median over the runs "
+      "in the faster dispatch state; other state: runs whose dispatch read the slower level, left out when any run "
+      "is in the faster):\n" +
       report::render_text(t);
   if (!res.pts_normed.empty()) {
     const ValidationSummary sn = summarize(res.pts_normed);
@@ -329,12 +332,12 @@ std::string validate_json(const ValidateRun& r, const ValidateResult& res, const
       m["contended_runs"] = mr.contended;
       m["flagged_runs"] = mr.flagged;
       if (!mr.normalized.empty()) {
-        const Spread n = spread(mr.kept_normalized());
+        const Spread n = spread(mr.kept_normalized(res.dispatch_level));
         m["normalized"] = n.median;
         m["error_normalized"] = n.median > 0 ? p.predicted / n.median - 1 : 0;
         m["runs_normalized"] = mr.normalized;
         m["spread_normalized"] = n.rel_range;
-        m["other_state_runs"] = mr.other_state();
+        m["other_state_runs"] = mr.other_state(res.dispatch_level);
         nlohmann::json h = nlohmann::json::array();
         for (const HostFigures& f : mr.host)
           h.push_back({{"gemm_flops", f.now.gemm_flops},
@@ -342,7 +345,7 @@ std::string validate_json(const ValidateRun& r, const ValidateResult& res, const
                        {"clock_hz", f.now.clock_hz},
                        {"fma_flops", f.now.fma_flops},
                        {"dispatch_s", f.now.dispatch_s},
-                       {"same_state", f.same_state},
+                       {"in_dispatch_state", in_dispatch_state(f, res.dispatch_level)},
                        {"compute_share", f.compute_share},
                        {"drift", f.drift}});
         m["host_per_run"] = h;
@@ -388,6 +391,7 @@ std::string validate_json(const ValidateRun& r, const ValidateResult& res, const
                          {"max_repeat", std::max(std::max(1, r.a.repeat), r.a.max_repeat)},
                          {"settle", r.a.settle_tolerance},
                          {"normalized", normalized_json(res)},
+                         {"dispatch_level_s", res.dispatch_level},
                          {"host_baseline", res.host_baseline},
                          {"host_baseline_rates",
                           {{"gemm_flops", res.host_baseline_rates.gemm_flops},
@@ -463,6 +467,8 @@ void add_run(const Compared& c, bool first_round, ModelRuns* mr, ValidateResult*
   if (c.host.has_reference) {
     mr->normalized.push_back(c.host.normalized_throughput);
     mr->host.push_back(c.host);
+    const double d = c.host.now.dispatch_s;
+    if (d > 0 && (res->dispatch_level == 0 || d < res->dispatch_level)) res->dispatch_level = d;
   }
   mr->contended += c.m.contention && c.m.contention->contended;
   mr->flagged += c.m.host && c.m.host->flagged;
@@ -504,8 +510,10 @@ std::vector<std::string> unsettled_models(const std::vector<std::string>& models
     const ModelRuns& mr = it->second;
     // A model whose every normalised run read another dispatch state is not settled either:
     // more rounds may catch the baseline's.
-    const bool none_in_state = !mr.host.empty() && mr.other_state() == static_cast<int>(mr.host.size());
-    if (none_in_state || !median_settled(mr.normalized.empty() ? mr.raw : mr.kept_normalized(), tolerance))
+    const bool none_in_state =
+        !mr.host.empty() && mr.other_state(res.dispatch_level) == static_cast<int>(mr.host.size());
+    if (none_in_state ||
+        !median_settled(mr.normalized.empty() ? mr.raw : mr.kept_normalized(res.dispatch_level), tolerance))
       out.push_back(name);
   }
   return out;
@@ -521,6 +529,8 @@ int run_validate(const ValidateArgs& args) {
     const KernelTable& kt = *r->dev.kernel_table;
     std::fprintf(stderr, "validate: predictions from the measured kernel table of %s (%s, %d thread(s), %s)\n",
                  r->dev.file.c_str(), kt.backend.c_str(), kt.threads, kt.measured.c_str());
+    if (auto w = r->dev.sources.find("kernel_table_warning"); w != r->dev.sources.end())
+      std::fprintf(stderr, "validate: warning: %s: %s\n", r->dev.file.c_str(), w->second.c_str());
     if (kt.threads != r->threads)
       std::fprintf(stderr, "validate: warning: the kernel table was measured with %d thread(s), this run uses %d\n",
                    kt.threads, r->threads);
@@ -532,6 +542,7 @@ int run_validate(const ValidateArgs& args) {
   HostContext host =
       make_host_context(!r->a.no_host_reference && r->a.backend != "cuda", r->a.reference_max_move, r->threads, r->dev);
   res.host_baseline = host.baseline_source;
+  res.dispatch_level = host.baseline.dispatch_s;
   const int rounds = std::max(1, r->a.repeat);
   for (int round = 0; round < rounds; ++round)
     if (Status s = measure_round(*r, test, round, rounds, &res, &host); !s) return report_error(s);
@@ -545,9 +556,19 @@ int run_validate(const ValidateArgs& args) {
     if (it == res.runs.end()) continue;
     res.pts.push_back({name, spread(it->second.raw).median, it->second.predicted});
     if (!it->second.normalized.empty())
-      res.pts_normed.push_back({name, spread(it->second.kept_normalized()).median, it->second.predicted});
+      res.pts_normed.push_back(
+          {name, spread(it->second.kept_normalized(res.dispatch_level)).median, it->second.predicted});
   }
   if (host.baseline_source.size()) res.host_baseline = host.baseline_source;
+  if (host.baseline.dispatch_s > 0 && !microbench::same_dispatch_state(host.baseline, [&] {
+        HostRates l;
+        l.dispatch_s = res.dispatch_level;
+        return l;
+      }()))
+    std::fprintf(stderr,
+                 "validate: warning: the kernel table was probed with the dispatch at %.2f us, this run read %.2f us "
+                 "at best: the table describes the slower dispatch state, the normalised medians the faster\n",
+                 host.baseline.dispatch_s * 1e6, res.dispatch_level * 1e6);
   res.host_baseline_rates = host.baseline;
   const ValidationSummary s = summarize(res.pts);
   const std::vector<LayerClassSummary> classes = summarize_layer_classes(res.class_times);

@@ -11,7 +11,9 @@ measurement in each run. With the per-run host readings (`host_per_run`, validat
 2026-12-03), also which reading moved as the models moved between the runs: the median ratio
 run 2 / run 1 of the throughput and of each reading (clock, triad, GEMM), their rank
 correlation over the models, and how many runs agree within +-5% when divided by each
-reading alone. When the runs had several rounds (`validate --repeat N`), also the shares for
+reading alone (the dispatch, validate since 2026-12-04 15:00 UTC, reads slower in the slow
+state: its ratio runs against the throughput's). Runs in another dispatch state than the
+baseline's (`other_state_runs`) are counted per run. When the runs had several rounds (`validate --repeat N`), also the shares for
 the first round of each run alone, which is what a single-round run would have measured.
 """
 import json
@@ -53,7 +55,7 @@ def signals(r1, r2, names):
     """Which host reading moved as the models moved between the two runs."""
     thr_all = [r2[n]["measured"] / r1[n]["measured"] for n in names if r1[n]["measured"] > 0 and r2[n]["measured"] > 0]
     header = False
-    for k in ("fma_flops", "clock_hz", "stream_bytes", "gemm_flops"):
+    for k in ("fma_flops", "clock_hz", "stream_bytes", "gemm_flops", "dispatch_s"):
         pairs = []
         for n in names:
             a, b = r1[n], r2[n]
@@ -135,6 +137,14 @@ def main(argv):
             print(f"run {i + 1}: prediction vs normalised measurement: median |error| "
                   f"{100 * statistics.median(e):.1f}%, within +-10% {share(e, 0.10):.0f}%, "
                   f"within +-25% {share(e, 0.25):.0f}% (of {len(e)})")
+    for i, r in enumerate((r1, r2)):
+        runs = sum(len(r[n].get("host_per_run") or []) for n in names)
+        other = sum(r[n].get("other_state_runs", 0) for n in names)
+        if any("other_state_runs" in r[n] for n in names):
+            none_in = sum(1 for n in names if r[n].get("host_per_run") and
+                          r[n].get("other_state_runs", 0) == len(r[n]["host_per_run"]))
+            print(f"run {i + 1}: {other} of {runs} runs in another dispatch state than the baseline's; "
+                  f"{none_in} models with none in the baseline's")
     first_round(r1, r2, names, share)
     signals(r1, r2, names)
     return 0

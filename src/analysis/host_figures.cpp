@@ -51,10 +51,17 @@ HostFigures host_figures(const Measurement& m, const Prediction& p, HostContext&
   return f;
 }
 
-std::vector<double> runs_in_baseline_state(const std::vector<double>& values, const std::vector<HostFigures>& host) {
+bool in_dispatch_state(const HostFigures& f, double level) {
+  HostRates at;
+  at.dispatch_s = level;
+  return microbench::same_dispatch_state(f.now, at);
+}
+
+std::vector<double> runs_in_dispatch_state(const std::vector<double>& values, const std::vector<HostFigures>& host,
+                                           double level) {
   std::vector<double> same;
   for (size_t i = 0; i < values.size() && i < host.size(); ++i)
-    if (host[i].same_state) same.push_back(values[i]);
+    if (in_dispatch_state(host[i], level)) same.push_back(values[i]);
   return same.empty() ? values : same;
 }
 

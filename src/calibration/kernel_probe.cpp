@@ -61,6 +61,7 @@ std::string problem_of(const LayerReport& r) {
 // The probed layer's kernel time (its conversions removed), warm and cold.
 struct CaseTimes {
   KernelSample warm, cold;
+  double dispatch_s = 0;  // the executor's dispatch just before (0: not read)
 };
 
 Expected<CaseTimes> run_case(Backend& backend, KernelCase& kc, const KernelTable& table, const KernelProbeOptions& o,
@@ -78,6 +79,7 @@ Expected<CaseTimes> run_case(Backend& backend, KernelCase& kc, const KernelTable
                             m.layers[idx].op + ")");
   const double conv = conversions_seconds(table, layout_conversions(kc.graph, m)[idx]);
   CaseTimes out;
+  if (auto d = measure_onednn_dispatch(o.threads)) out.dispatch_s = d->median_s;
   for (bool cold : {false, true}) {
     MeasureOptions mo;
     mo.exec.threads = o.threads;
@@ -129,10 +131,31 @@ Expected<std::vector<std::vector<CaseRounds>>> time_cases_in_rounds(
   return times;
 }
 
-// A case's sample: its features and the median of its rounds' times (warm or cold).
-KernelSample median_sample(const CaseRounds& rounds, bool cold) {
+// The fastest dispatch state the probe saw: the least dispatch read before any case (0: none).
+double fastest_dispatch(const std::vector<std::vector<CaseRounds>>& times) {
+  double best = 0;
+  for (const auto& cls : times)
+    for (const auto& rounds : cls)
+      for (const auto& r : rounds)
+        if (r.dispatch_s > 0 && (best == 0 || r.dispatch_s < best)) best = r.dispatch_s;
+  return best;
+}
+
+bool in_state(const CaseTimes& r, double level) {
+  microbench::HostReference a, b;
+  a.dispatch_s = r.dispatch_s;
+  b.dispatch_s = level;
+  return microbench::same_dispatch_state(a, b);
+}
+
+// A case's sample: its features and the median of its rounds' times (warm or cold), over the
+// rounds read in the dispatch state `level` (fastest_dispatch), or all when none was.
+KernelSample median_sample(const CaseRounds& rounds, bool cold, double level) {
   std::vector<double> s;
-  for (const auto& r : rounds) s.push_back((cold ? r.cold : r.warm).seconds);
+  for (const auto& r : rounds)
+    if (in_state(r, level)) s.push_back((cold ? r.cold : r.warm).seconds);
+  if (s.empty())
+    for (const auto& r : rounds) s.push_back((cold ? r.cold : r.warm).seconds);
   return KernelSample{rounds.front().warm.x, microbench::summarize(std::move(s), false).median,
                       rounds.front().warm.desc};
 }
@@ -178,12 +201,31 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
     if (wanted(cls)) classes.emplace_back(cls, kernel_cases(cls, count, o.seed));
   auto times = time_cases_in_rounds(backend, classes, t, o, &flush, t0);
   if (!times) return times.status();
+  // A shared VM's dispatch has two levels that last minutes (HostReference::dispatch_s): the
+  // table describes the faster one, each shape from its rounds read in it.
+  const double level = fastest_dispatch(*times);
+  std::vector<double> level_readings;
+  int left_out = 0, timings = 0;
+  for (const auto& cls : *times)
+    for (const auto& rounds : cls)
+      for (const auto& r : rounds) {
+        ++timings;
+        if (in_state(r, level))
+          level_readings.push_back(r.dispatch_s);
+        else
+          ++left_out;
+      }
+  if (o.progress && left_out > 0)
+    o.progress(
+        fmt::format("kernels: {} of {} shape timings read the slower dispatch state (above {:.2f} us) and are "
+                    "left out where the shape has one in the faster",
+                    left_out, timings, level * microbench::kDispatchStateRatio * 1e6));
   for (size_t c = 0; c < classes.size(); ++c) {
     const std::string& cls = classes[c].first;
     std::vector<KernelSample> warm, cold;
     for (const auto& rounds : (*times)[c]) {
-      warm.push_back(median_sample(rounds, false));
-      cold.push_back(median_sample(rounds, true));
+      warm.push_back(median_sample(rounds, false, level));
+      cold.push_back(median_sample(rounds, true, level));
     }
     auto f = fit_kernel_class(cls, warm, o.dispatch_s);
     if (!f) return f.status();
@@ -205,7 +247,13 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
   t.host_stream_bytes = 0.5 * (ref0.stream_bytes + ref1.stream_bytes);
   if (ref0.clock_hz > 0 && ref1.clock_hz > 0) t.host_clock_hz = 0.5 * (ref0.clock_hz + ref1.clock_hz);
   if (ref0.fma_flops > 0 && ref1.fma_flops > 0) t.host_fma_flops = 0.5 * (ref0.fma_flops + ref1.fma_flops);
-  if (ref0.dispatch_s > 0 && ref1.dispatch_s > 0) t.host_dispatch_s = 0.5 * (ref0.dispatch_s + ref1.dispatch_s);
+  // The state the fits describe: the dispatch of the faster level the shapes were read in.
+  if (!level_readings.empty()) t.host_dispatch_s = microbench::summarize(level_readings, false).median;
+  if (!level_readings.empty() && 2 * left_out > timings)
+    res.warnings.push_back(fmt::format(
+        "{} of {} shape timings read the slower dispatch state: most shapes rest on one round or on rounds in the "
+        "slower state; probe again when the host is quieter",
+        left_out, timings));
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }

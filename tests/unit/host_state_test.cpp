@@ -192,19 +192,23 @@ TEST(HostDispatchState, TwoLevelsApartAreTwoStates) {
   EXPECT_TRUE(microbench::same_dispatch_state({100e9, 40e9, 4.0e9, 500e9, 2.0e-6}, base));
 }
 
-// Repeats of one model: the median is taken over the runs in the baseline's state; when no run
-// is, over all of them.
-TEST(HostDispatchState, RepeatsKeepTheRunsInTheBaselinesState) {
-  auto fig = [](bool same) {
+// Repeats of one model: the median is taken over the runs read in the faster dispatch state;
+// when no run is, over all of them.
+TEST(HostDispatchState, RepeatsKeepTheRunsInTheFasterState) {
+  auto fig = [](double dispatch) {
     HostFigures f;
-    f.same_state = same;
+    f.now.dispatch_s = dispatch;
     return f;
   };
   const std::vector<double> runs = {500, 350, 520, 360};
-  EXPECT_EQ(runs_in_baseline_state(runs, {fig(true), fig(false), fig(true), fig(false)}),
-            (std::vector<double>{500, 520}));
-  EXPECT_EQ(runs_in_baseline_state(runs, {fig(false), fig(false), fig(false), fig(false)}), runs);
-  EXPECT_EQ(runs_in_baseline_state(runs, {}), runs);
+  const std::vector<HostFigures> mixed = {fig(0.85e-6), fig(2.0e-6), fig(0.9e-6), fig(1.9e-6)};
+  EXPECT_EQ(runs_in_dispatch_state(runs, mixed, 0.8e-6), (std::vector<double>{500, 520}));
+  EXPECT_EQ(runs_in_dispatch_state(runs, mixed, 1.8e-6), (std::vector<double>{350, 360}));
+  EXPECT_EQ(runs_in_dispatch_state(runs, {fig(2.0e-6), fig(2.1e-6), fig(1.9e-6), fig(2.0e-6)}, 0.8e-6), runs);
+  EXPECT_EQ(runs_in_dispatch_state(runs, mixed, 0), runs);  // no level: every run
+  EXPECT_EQ(runs_in_dispatch_state(runs, {}, 0.8e-6), runs);
+  EXPECT_FALSE(in_dispatch_state(fig(2.0e-6), 0.85e-6));
+  EXPECT_TRUE(in_dispatch_state(fig(0), 0.85e-6));
 }
 
 // A reading through the executor carries its dispatch: positive on a build with oneDNN.

@@ -48,9 +48,13 @@ struct HostFigures {
 // The first measurement of a context without a kernel-table baseline sets the baseline.
 HostFigures host_figures(const Measurement& m, const Prediction& p, HostContext& ctx);
 
-// Of repeated runs of one model (values[i] measured with host[i]), those in the baseline's
-// dispatch state, or all of them when none is: what a median over repeats is taken of, so
-// that runs in the other state neither move it nor are dropped in silence (pure).
-std::vector<double> runs_in_baseline_state(const std::vector<double>& values, const std::vector<HostFigures>& host);
+// Of repeated runs of one model (values[i] measured with host[i]), those read in the dispatch
+// state `level` (seconds: microbench::same_dispatch_state against it), or all of them when
+// none is or `level` is 0: what a median over repeats is taken of, so that runs in the other
+// state neither move it nor are dropped in silence (pure).
+std::vector<double> runs_in_dispatch_state(const std::vector<double>& values, const std::vector<HostFigures>& host,
+                                           double level);
+// Whether one reading is in the dispatch state `level` (true when either is 0).
+bool in_dispatch_state(const HostFigures& f, double level);
 
 }  // namespace rooflens

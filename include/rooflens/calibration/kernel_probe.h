@@ -55,6 +55,9 @@ struct KernelProbeResult {
   KernelTable table;
   std::map<std::string, std::vector<KernelSample>> samples;  // kernel time, conversions removed
   double seconds = 0;                                        // wall time of the probe
+  // What the table cannot be trusted for: the host changed dispatch state between the
+  // readings before and after (microbench::same_dispatch_state), so the table mixes two.
+  std::vector<std::string> warnings;
 };
 
 // Every timed shape of a probe as JSON (schema rooflens.kernel_samples/1): per class its
