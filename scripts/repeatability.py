@@ -11,9 +11,10 @@ measurement in each run. With the per-run host readings (`host_per_run`, validat
 2026-12-03), also which reading moved as the models moved between the runs: the median ratio
 run 2 / run 1 of the throughput and of each reading (clock, triad, GEMM), their rank
 correlation over the models, and how many runs agree within +-5% when divided by each
-reading alone (the dispatch, validate since 2026-12-04 15:00 UTC, reads slower in the slow
-state: its ratio runs against the throughput's). Runs in another dispatch state than the
-baseline's (`other_state_runs`) are counted per run. When the runs had several rounds (`validate --repeat N`), also the shares for
+reading alone (the dispatch, validate since 2026-12-04 15:00 UTC, reads higher in the slow
+state: its ratio runs against the throughput's). Runs in the slower dispatch state
+(`other_state_runs`, left out of the normalised medians) are counted per run. When the runs
+had several rounds (`validate --repeat N`), also the shares for
 the first round of each run alone, which is what a single-round run would have measured.
 """
 import json
@@ -143,8 +144,8 @@ def main(argv):
         if any("other_state_runs" in r[n] for n in names):
             none_in = sum(1 for n in names if r[n].get("host_per_run") and
                           r[n].get("other_state_runs", 0) == len(r[n]["host_per_run"]))
-            print(f"run {i + 1}: {other} of {runs} runs in another dispatch state than the baseline's; "
-                  f"{none_in} models with none in the baseline's")
+            print(f"run {i + 1}: {other} of {runs} runs in the slower dispatch state (left out of the normalised medians); "
+                  f"{none_in} models with none in the faster")
     first_round(r1, r2, names, share)
     signals(r1, r2, names)
     return 0
