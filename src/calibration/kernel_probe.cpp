@@ -259,15 +259,12 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
 }
 
 std::string kernel_samples_json(const KernelProbeResult& r) {
-  const KernelTable& t = r.table;
   nlohmann::ordered_json j;
   j["schema"] = "rooflens.kernel_samples/1";
-  j["backend"] = t.backend;
-  j["host"] = t.host;
-  j["measured"] = t.measured;
-  j["threads"] = t.threads;
-  j["dispatch_s"] = t.dispatch_s;
-  j["simd_lanes"] = t.simd_lanes;
+  // Which table the samples were fitted into, as the table's own writer words it.
+  const auto table = nlohmann::ordered_json::parse(kernel_table_json(r.table));
+  for (const char* k : {"backend", "host", "measured", "threads", "dispatch_s", "simd_lanes"})
+    if (table.contains(k)) j[k] = table[k];
   j["seconds"] = "warm_s and cold_s: the shape's median over rounds, its layout conversions removed, dispatch included";
   nlohmann::ordered_json classes = nlohmann::ordered_json::object();
   for (const auto& [cls, warm] : r.samples) {
