@@ -211,6 +211,28 @@ TEST(HostDispatchState, RepeatsKeepTheRunsInTheFasterState) {
   EXPECT_TRUE(in_dispatch_state(fig(0), 0.85e-6));
 }
 
+// A measurement's dispatch is set against the baseline's only on the baseline's thread count:
+// one thread forks no team, and its 0.16 us is no state of the two-thread team.
+TEST(HostDispatchState, OnlyTheBaselinesThreadCountIsCompared) {
+  HostContext ctx;
+  ctx.baseline = {100e9, 40e9, 4.0e9, 500e9, 0.8e-6};
+  ctx.baseline_threads = 2;
+  Measurement m;
+  m.throughput = 100;
+  m.host = HostStateReading{};
+  m.host->before = m.host->after = {100e9, 40e9, 4.0e9, 500e9, 2.0e-6};
+  m.threads = 2;
+  const Prediction p;
+  HostFigures f = host_figures(m, p, ctx);
+  EXPECT_FALSE(f.same_state);
+  EXPECT_DOUBLE_EQ(f.now.dispatch_s, 2.0e-6);
+  m.host->before = m.host->after = {100e9, 40e9, 4.0e9, 500e9, 0.16e-6};
+  m.threads = 1;
+  f = host_figures(m, p, ctx);
+  EXPECT_TRUE(f.same_state);
+  EXPECT_EQ(f.now.dispatch_s, 0.0);
+}
+
 // A reading through the executor carries its dispatch: positive on a build with oneDNN.
 TEST(HostDispatchState, AReadingThroughTheExecutorHasItsDispatch) {
   if (!measure_onednn_dispatch(1)) GTEST_SKIP() << "built without oneDNN";

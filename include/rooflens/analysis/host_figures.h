@@ -24,6 +24,9 @@ struct HostContext {
   double max_move = kDefaultReferenceMaxMove;
   bool adapt_threads = false;  // MeasureOptions::adapt_threads
   HostRates baseline;
+  // Threads the baseline was read with (the table's, or the first measurement's): a dispatch
+  // read on another count is another quantity (one thread forks no team) and is not compared.
+  int baseline_threads = 0;
   std::string baseline_source;  // "the kernel table's host reference (...)" or "the first reading of this run (...)"
 };
 
@@ -40,7 +43,8 @@ struct HostFigures {
   double drift = 1;                  // host speed now / at the baseline (host_drift)
   double normalized_throughput = 0;  // measured / drift: images/s at the baseline's host state
   double predicted_at_state = 0;     // predicted x drift: the kernel table scaled to the host now
-  HostRates now;                     // the reference's reading (mean of before and after)
+  HostRates now;                     // the reference's reading (mean of before and after); its
+                                     // dispatch 0 when read on another thread count than the baseline
   // The host in the baseline's dispatch state (microbench::same_dispatch_state): false when
   // its dispatch reads another level, where no drift factor carries a measurement over.
   bool same_state = true;
