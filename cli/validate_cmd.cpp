@@ -560,11 +560,7 @@ int run_validate(const ValidateArgs& args) {
           {name, spread(it->second.kept_normalized(res.dispatch_level)).median, it->second.predicted});
   }
   if (host.baseline_source.size()) res.host_baseline = host.baseline_source;
-  if (host.baseline.dispatch_s > 0 && !microbench::same_dispatch_state(host.baseline, [&] {
-        HostRates l;
-        l.dispatch_s = res.dispatch_level;
-        return l;
-      }()))
+  if (!microbench::same_dispatch_level(host.baseline.dispatch_s, res.dispatch_level))
     std::fprintf(stderr,
                  "validate: warning: the kernel table was probed with the dispatch at %.2f us, this run read %.2f us "
                  "at best: the table describes the slower dispatch state, the normalised medians the faster\n",

@@ -55,17 +55,14 @@ HostFigures host_figures(const Measurement& m, const Prediction& p, HostContext&
 }
 
 bool in_dispatch_state(const HostFigures& f, double level) {
-  HostRates at;
-  at.dispatch_s = level;
-  return microbench::same_dispatch_state(f.now, at);
+  return microbench::same_dispatch_level(f.now.dispatch_s, level);
 }
 
 std::vector<double> runs_in_dispatch_state(const std::vector<double>& values, const std::vector<HostFigures>& host,
                                            double level) {
-  std::vector<double> same;
-  for (size_t i = 0; i < values.size() && i < host.size(); ++i)
-    if (in_dispatch_state(host[i], level)) same.push_back(values[i]);
-  return same.empty() ? values : same;
+  std::vector<double> dispatch;
+  for (const HostFigures& f : host) dispatch.push_back(f.now.dispatch_s);
+  return microbench::values_at_dispatch_level(values, dispatch, level);
 }
 
 }  // namespace rooflens

@@ -141,21 +141,15 @@ double fastest_dispatch(const std::vector<std::vector<CaseRounds>>& times) {
   return best;
 }
 
-bool in_state(const CaseTimes& r, double level) {
-  microbench::HostReference a, b;
-  a.dispatch_s = r.dispatch_s;
-  b.dispatch_s = level;
-  return microbench::same_dispatch_state(a, b);
-}
-
 // A case's sample: its features and the median of its rounds' times (warm or cold), over the
 // rounds read in the dispatch state `level` (fastest_dispatch), or all when none was.
 KernelSample median_sample(const CaseRounds& rounds, bool cold, double level) {
-  std::vector<double> s;
-  for (const auto& r : rounds)
-    if (in_state(r, level)) s.push_back((cold ? r.cold : r.warm).seconds);
-  if (s.empty())
-    for (const auto& r : rounds) s.push_back((cold ? r.cold : r.warm).seconds);
+  std::vector<double> s, dispatch;
+  for (const auto& r : rounds) {
+    s.push_back((cold ? r.cold : r.warm).seconds);
+    dispatch.push_back(r.dispatch_s);
+  }
+  s = microbench::values_at_dispatch_level(s, dispatch, level);
   return KernelSample{rounds.front().warm.x, microbench::summarize(std::move(s), false).median,
                       rounds.front().warm.desc};
 }
@@ -210,7 +204,7 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
     for (const auto& rounds : cls)
       for (const auto& r : rounds) {
         ++timings;
-        if (in_state(r, level))
+        if (microbench::same_dispatch_level(r.dispatch_s, level))
           level_readings.push_back(r.dispatch_s);
         else
           ++left_out;

@@ -105,10 +105,22 @@ std::vector<int> reference_team_cpus(int threads, const std::vector<int>& caller
   return plan;
 }
 
-bool same_dispatch_state(const HostReference& a, const HostReference& b) {
-  if (!(a.dispatch_s > 0) || !(b.dispatch_s > 0)) return true;
-  const double r = a.dispatch_s / b.dispatch_s;
+bool same_dispatch_level(double a, double b) {
+  if (!(a > 0) || !(b > 0)) return true;
+  const double r = a / b;
   return r < kDispatchStateRatio && r > 1 / kDispatchStateRatio;
+}
+
+bool same_dispatch_state(const HostReference& a, const HostReference& b) {
+  return same_dispatch_level(a.dispatch_s, b.dispatch_s);
+}
+
+std::vector<double> values_at_dispatch_level(const std::vector<double>& values, const std::vector<double>& dispatch,
+                                             double level) {
+  std::vector<double> same;
+  for (size_t i = 0; i < values.size() && i < dispatch.size(); ++i)
+    if (same_dispatch_level(dispatch[i], level)) same.push_back(values[i]);
+  return same.empty() ? values : same;
 }
 
 double compute_ratio(const HostReference& now, const HostReference& baseline) {

@@ -38,9 +38,16 @@ struct HostReference {
 // Dispatch readings more than this factor apart describe two different states of the host
 // (same_dispatch_state).
 inline constexpr double kDispatchStateRatio = 1.4;
-// Whether `a` and `b` read the host in the same dispatch state: their dispatch_s within
-// kDispatchStateRatio of each other; true when either has none.
+// Whether two dispatch readings (seconds) are of the same state: within kDispatchStateRatio
+// of each other; true when either is 0 (none read).
+bool same_dispatch_level(double a, double b);
+// Whether `a` and `b` read the host in the same dispatch state (same_dispatch_level of theirs).
 bool same_dispatch_state(const HostReference& a, const HostReference& b);
+// Of values[i], each read with dispatch[i], those at the dispatch level `level`, or all of them
+// when none is: what a median over repeats is taken of (the kernel probe's rounds, validate's
+// runs), so that readings at the other level neither move it nor are dropped in silence. Pure.
+std::vector<double> values_at_dispatch_level(const std::vector<double>& values, const std::vector<double>& dispatch,
+                                             double level);
 
 // How much faster (> 1) the compute side of the host ran in `now` than in `baseline`: the FMA
 // loop's ratio when both readings have one, else the clock's, else the fixed GEMM's; 1 when
