@@ -1,7 +1,7 @@
 // Conv layers on cuDNN: NHWC activations and KRSC weights in the compute dtype,
 // BatchNormalization folded into the weights, the fastest algorithm that fits the
-// workspace chosen by cudnnFindConvolutionForwardAlgorithmEx (timed on this device, as
-// cudnn.benchmark does), and conv + bias (+ residual add) (+ ReLU) as one
+// workspace chosen by cudnnFindConvolutionForwardAlgorithmEx and its candidates timed again
+// on this device (as cudnn.benchmark does, and more), and conv + bias (+ residual add) (+ ReLU) as one
 // cudnnConvolutionBiasActivationForward call where cuDNN accepts it; otherwise the
 // convolution and element-wise kernels for the rest.
 #include <fmt/format.h>
@@ -12,7 +12,9 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <tuple>
+#include <vector>
 
 #include "cuda_backend.h"
 #include "rooflens/exec/weights.h"
@@ -198,8 +200,64 @@ std::string algorithm_key(const CudaBackend& b, const Shape& xs, const Shape& ys
                      filter[2], filter[3], pad[0], pad[1], st[0], st[1], dil[0], dil[1], group, b.workspace_bytes());
 }
 
+// cuDNN's search times each algorithm once, and its ranking did not hold when the layers
+// ran: on the H200 (2026-12-04) it put fp16 1x1 convolutions on CUDA-core IMPLICIT_GEMM,
+// which then ran 3-10x slower than the tensor-op kernels of the same layers' neighbours
+// (ResNet-50 batch 1: 23-159 us against 8-15 us; MobileNetV2 batch 256: 205-286 us against
+// 17-35 us). So the usable candidates are timed again, as they will run, and the fastest
+// kept: the first kRetimed of the search's order, and its first tensor-op one in fp16.
+constexpr int kRetimed = 4;
+constexpr int kRetimeWarmups = 2, kRetimeRuns = 5;
+
+bool usable(const CudaBackend& b, const cudnnConvolutionFwdAlgoPerf_t& p) {
+  const bool tensor_op = p.mathType == CUDNN_TENSOR_OP_MATH || p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+  return p.status == CUDNN_STATUS_SUCCESS && p.memory <= b.workspace_bytes() && (b.elem() == Elem::kF16 || !tensor_op);
+}
+
+std::vector<cudnnConvolutionFwdAlgoPerf_t> retime_candidates(const CudaBackend& b,
+                                                             const cudnnConvolutionFwdAlgoPerf_t* perf, int found) {
+  std::vector<cudnnConvolutionFwdAlgoPerf_t> out;
+  bool tensor_op_in = false;
+  for (int i = 0; i < found; ++i) {
+    if (!usable(b, perf[i])) continue;
+    const bool tensor_op = perf[i].mathType != CUDNN_DEFAULT_MATH && perf[i].mathType != CUDNN_FMA_MATH;
+    if (static_cast<int>(out.size()) < kRetimed || (tensor_op && !tensor_op_in)) out.push_back(perf[i]);
+    tensor_op_in = tensor_op_in || tensor_op;
+  }
+  return out;
+}
+
+// Milliseconds per call of the convolution with `p`'s algorithm and math type, as the layer
+// will call it (mean of kRetimeRuns after kRetimeWarmups); nullopt when cuDNN refuses it.
+std::optional<float> time_algorithm(CudaBackend& b, const ConvDescs& d, const void* x, const void* w, void* y,
+                                    const cudnnConvolutionFwdAlgoPerf_t& p) {
+  if (cudnnSetConvolutionMathType(d.conv, p.mathType) != CUDNN_STATUS_SUCCESS) return std::nullopt;
+  const float one = 1.f, zero = 0.f;
+  auto call = [&] {
+    return cudnnConvolutionForward(b.cudnn(), &one, d.x, x, d.w, w, d.conv, p.algo, b.workspace(), b.workspace_bytes(),
+                                   &zero, d.y, y) == CUDNN_STATUS_SUCCESS;
+  };
+  for (int i = 0; i < kRetimeWarmups; ++i)
+    if (!call()) return std::nullopt;
+  cudaEvent_t start, stop;
+  if (cudaEventCreate(&start) != cudaSuccess) return std::nullopt;
+  if (cudaEventCreate(&stop) != cudaSuccess) {
+    cudaEventDestroy(start);
+    return std::nullopt;
+  }
+  bool ok = cudaEventRecord(start, b.stream()) == cudaSuccess;
+  for (int i = 0; ok && i < kRetimeRuns; ++i) ok = call();
+  ok = ok && cudaEventRecord(stop, b.stream()) == cudaSuccess && cudaEventSynchronize(stop) == cudaSuccess;
+  float ms = 0;
+  ok = ok && cudaEventElapsedTime(&ms, start, stop) == cudaSuccess;
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return ok ? std::optional<float>(ms / kRetimeRuns) : std::nullopt;
+}
+
 // The fastest forward algorithm within the workspace, timed on this device (fp32: no
-// tensor-op math); `key` (algorithm_key) looks up and keeps the choice for the process.
+// tensor-op math): cuDNN's search, its candidates retimed; `key` (algorithm_key) looks up
+// and keeps the choice for the process.
 Expected<cudnnConvolutionFwdAlgoPerf_t> fastest_algorithm(CudaBackend& b, const ConvDescs& d, const void* x,
                                                           const void* w, void* y, const std::string& desc,
                                                           const std::string& key) {
@@ -214,15 +272,18 @@ Expected<cudnnConvolutionFwdAlgoPerf_t> fastest_algorithm(CudaBackend& b, const 
                                             b.cudnn(), d.x, x, d.w, w, d.conv, d.y, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
                                             &found, perf, b.workspace(), b.workspace_bytes()),
                                         "algorithm search"));
-  for (int i = 0; i < found; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= b.workspace_bytes() &&
-        (b.elem() == Elem::kF16 ||
-         (perf[i].mathType != CUDNN_TENSOR_OP_MATH && perf[i].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION))) {
-      std::lock_guard<std::mutex> lock(found_mutex());
-      found_algorithms()[key] = perf[i];
-      return perf[i];
-    }
-  return Status::unsupported("cuDNN found no forward algorithm for " + desc + " within the workspace");
+  std::optional<cudnnConvolutionFwdAlgoPerf_t> best;
+  for (cudnnConvolutionFwdAlgoPerf_t p : retime_candidates(b, perf, found)) {
+    auto ms = time_algorithm(b, d, x, w, y, p);
+    if (!ms) continue;
+    p.time = *ms;
+    if (!best || p.time < best->time) best = p;
+  }
+  ROOFLENS_RETURN_IF_ERROR(cuda_status(cudaGetLastError(), "algorithm timing"));
+  if (!best) return Status::unsupported("cuDNN found no forward algorithm for " + desc + " within the workspace");
+  std::lock_guard<std::mutex> lock(found_mutex());
+  found_algorithms()[key] = *best;
+  return *best;
 }
 
 struct ConvGeometry {
