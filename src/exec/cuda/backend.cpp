@@ -49,14 +49,11 @@ constexpr size_t kCublasWorkspaceBytes = size_t{32} << 20;
 // NHWC and NCHW are the same bytes when H*W == 1 or C == 1.
 bool layouts_coincide(const Shape& s) { return s.size() != 4 || s[2] * s[3] == 1 || s[1] == 1; }
 
-Expected<Step> elementwise_step(EwOp op, float alpha, float beta, const DevValue& a, const DevValue* b,
-                                const DevValue& out, const std::string& impl, EwPostOp post = {},
-                                const DevValue* c = nullptr) {
-  if (a.shape.size() > 4 || out.shape.size() > 4 || (b && b->shape.size() > 4))
-    return Status::unsupported("tensors of rank above 4 are not run by the CUDA backend");
-  if ((b && b->elem != a.elem) || (c && c->elem != a.elem))
-    return Status::internal("element-wise operands of different storage types");
-  if (c && c->shape.size() > 4) return Status::unsupported("tensors of rank above 4 are not run by the CUDA backend");
+// The iteration of an element-wise op whose output has rank <= 4, in the output's physical
+// order (NHWC outputs walk n, h, w, c).
+Expected<EwShape> ew_shape_rank4(const DevValue& a, const DevValue* b, const DevValue& out, const DevValue* c) {
+  if (a.shape.size() > 4 || (b && b->shape.size() > 4) || (c && c->shape.size() > 4))
+    return Status::unsupported("an operand of rank above 4 for an output of rank " + std::to_string(out.shape.size()));
   const Layout lo = layout_of(out), la = layout_of(a);
   Layout lb{}, lc{};
   if (b) lb = layout_of(*b);
@@ -82,13 +79,55 @@ Expected<Step> elementwise_step(EwOp op, float alpha, float beta, const DevValue
       s.c_strides[k] = lc.dims[d] == 1 ? 0 : lc.strides[d];
     }
   }
+  return s;
+}
+
+// The iteration of an element-wise op whose output has rank 5 to kMaxCopyRank: its dims
+// collapsed (collapse_iteration) to at most 4, right-aligned in the kernel's 4; unsupported
+// when the operands' strides leave more (CudaBackend::add_elementwise then copies the views).
+Expected<EwShape> ew_shape_collapsed(const DevValue& a, const DevValue* b, const DevValue& out, const DevValue* c) {
+  if (out.shape.size() > static_cast<size_t>(kMaxCopyRank))
+    return Status::unsupported("element-wise output of rank " + std::to_string(out.shape.size()) +
+                               " (the CUDA backend: rank <= " + std::to_string(kMaxCopyRank) + ")");
+  std::vector<std::vector<int64_t>> st{strides_of(out)};
+  for (const DevValue* v : {&a, b, c}) {
+    if (!v) continue;
+    auto bs = broadcast_strides(v->shape, strides_of(*v), out.shape);
+    if (!bs) return Status::invalid("cannot broadcast " + shape_str(v->shape) + " to " + shape_str(out.shape));
+    st.push_back(std::move(*bs));
+  }
+  const EwIteration it = collapse_iteration(out.shape, st);
+  if (it.dims.size() > 4)
+    return Status::unsupported("an element-wise iteration over " + shape_str(out.shape) + " that collapses to " +
+                               std::to_string(it.dims.size()) + " dims (the kernel walks 4)");
+  EwShape s;
+  const size_t lead = 4 - it.dims.size();
+  for (size_t k = 0; k < it.dims.size(); ++k) {
+    size_t o = 0;
+    s.dims[lead + k] = it.dims[k];
+    s.out_strides[lead + k] = it.strides[o++][k];
+    s.a_strides[lead + k] = it.strides[o++][k];
+    if (b) s.b_strides[lead + k] = it.strides[o++][k];
+    if (c) s.c_strides[lead + k] = it.strides[o++][k];
+  }
+  return s;
+}
+
+Expected<Step> elementwise_step(EwOp op, float alpha, float beta, const DevValue& a, const DevValue* b,
+                                const DevValue& out, const std::string& impl, EwPostOp post = {},
+                                const DevValue* c = nullptr) {
+  if ((b && b->elem != a.elem) || (c && c->elem != a.elem))
+    return Status::internal("element-wise operands of different storage types");
+  auto s = out.shape.size() <= 4 ? ew_shape_rank4(a, b, out, c) : ew_shape_collapsed(a, b, out, c);
+  if (!s) return s.status();
+  const EwShape shape = *s;
   const void* ap = a.ptr;
   const void* bp = b ? b->ptr : nullptr;
   const void* cp = c ? c->ptr : nullptr;
   void* yp = out.ptr;
   const Elem ein = a.elem, eout = out.elem;
   return Step([=](cudaStream_t st) {
-    return cuda_status(launch_elementwise(op, alpha, beta, ein, eout, ap, bp, yp, s, st, post, cp), impl);
+    return cuda_status(launch_elementwise(op, alpha, beta, ein, eout, ap, bp, yp, shape, st, post, cp), impl);
   });
 }
 
@@ -196,6 +235,18 @@ void CudaBackend::add_step(Step s, std::string impl) {
 Status CudaBackend::add_elementwise(EwOp op, float alpha, float beta, const DevValue& a, const DevValue* b,
                                     const DevValue& out, const std::string& impl, EwPostOp post, const DevValue* c) {
   auto s = elementwise_step(op, alpha, beta, a, b, out, impl, post, c);
+  if (!s && s.status().code() == StatusCode::kUnsupported && out.shape.size() > 4 &&
+      out.shape.size() <= static_cast<size_t>(kMaxCopyRank)) {
+    // Above rank 4 the iteration collapses to 4 dims for dense operands (the support check
+    // counts on that): views that keep it from collapsing are copied first.
+    auto da = dense(a);
+    if (!da) return da.status();
+    Expected<DevValue> db = b ? dense(*b) : Expected<DevValue>(DevValue{});
+    if (!db) return db.status();
+    Expected<DevValue> dc = c ? dense(*c) : Expected<DevValue>(DevValue{});
+    if (!dc) return dc.status();
+    s = elementwise_step(op, alpha, beta, *da, b ? &*db : nullptr, out, impl, post, c ? &*dc : nullptr);
+  }
   if (!s) return s.status();
   add_step(std::move(*s), impl);
   return Status::ok();

@@ -45,6 +45,22 @@ DevValue strided_view(void* ptr, const Shape& shape, Elem e, std::vector<int64_t
 std::optional<std::vector<int64_t>> reshape_strides(const Shape& from, const std::vector<int64_t>& strides,
                                                     const Shape& to);
 
+// The element strides of a tensor of shape `s` (with `strides`) over the dims of `out`, as
+// numpy broadcasts: left-padded, 0 along each broadcast dim; nullopt when it does not broadcast.
+std::optional<std::vector<int64_t>> broadcast_strides(const Shape& s, const std::vector<int64_t>& strides,
+                                                      const Shape& out);
+// An element-wise iteration over `out` with its extent-1 dims dropped and each dim merged
+// into the one before where every operand steps through both as one (contiguously, or
+// broadcast over both): outermost first; strides per operand, in the order given.
+struct EwIteration {
+  std::vector<int64_t> dims;
+  std::vector<std::vector<int64_t>> strides;
+};
+EwIteration collapse_iteration(const Shape& out, const std::vector<std::vector<int64_t>>& strides);
+// The dims of that iteration for a dense row-major output and operands of these shapes
+// (what the support check knows); nullopt when an operand does not broadcast to `out`.
+std::optional<size_t> collapsed_rank(const Shape& out, const std::vector<Shape>& operands);
+
 // Logical shape padded to rank 4 (leading 1s) and the element stride of each logical dim.
 struct Layout {
   int64_t dims[4];
@@ -110,6 +126,8 @@ class CudaBackend final : public Backend {
   Expected<DevValue> new_output(ValueId v, bool nhwc = true);
   // Queues a copy of `src` into `dst` (same logical shape, any strides, rank <= 8).
   Status add_copy(const DevValue& src, const DevValue& dst, const std::string& impl);
+  // `v` itself when dense row-major, else a row-major copy of it queued in the current layer.
+  Expected<DevValue> dense(const DevValue& v);
   void set_value(ValueId v, DevValue d) { values_[v] = std::move(d); }
   void add_step(Step s, std::string impl);
   // Queues y = post(op(a[, b[, c]])) with broadcasting, writing `out` (all in logical terms).

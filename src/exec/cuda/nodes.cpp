@@ -20,8 +20,9 @@ const Shape& shape_of(const Graph& g, ValueId v) { return *g.value(v).shape; }
 
 // What softmax() refuses for an input of shape `xs` and a normalised `axis`; empty when nothing.
 std::string softmax_refusal(const Shape& xs, int64_t axis) {
-  if (xs.empty() || xs.size() > 4)
-    return "Softmax of a rank-" + std::to_string(xs.size()) + " tensor (the CUDA backend: rank 1 to 4)";
+  if (xs.empty() || xs.size() > static_cast<size_t>(kMaxCopyRank))
+    return "Softmax of a rank-" + std::to_string(xs.size()) + " tensor (the CUDA backend: rank 1 to " +
+           std::to_string(kMaxCopyRank) + ")";
   if (axis != static_cast<int64_t>(xs.size()) - 1)
     return "Softmax runs on the CUDA backend over the last axis only (axis " + std::to_string(axis) + " of a rank-" +
            std::to_string(xs.size()) + " tensor)";
@@ -197,7 +198,7 @@ Status batchnorm(CudaBackend& b, const Node& n, EwPostOp post = {}, ValueId post
   return Status::ok();
 }
 
-// Softmax over the last axis of a tensor of rank <= 4: the row-major copy seen as
+// Softmax over the last axis of a tensor of rank <= 8: the row-major copy seen as
 // [rows, cols] (rows: the product of the leading dims), cuDNN's channel softmax on N=rows,
 // C=cols.
 Status softmax(CudaBackend& b, const Node& n) {
@@ -518,9 +519,60 @@ std::string parameter_refusal(const Graph& g, const Node& n) {
 }
 
 // Ops that move or reinterpret data without arithmetic: views and copies of any rank up to
-// the strided copy's. Every other op runs on tensors of rank <= 4.
+// the strided copy's.
 bool any_rank(OpKind k) {
   return is_view_op(k) || k == OpKind::kTranspose || k == OpKind::kSlice || k == OpKind::kSplit || k == OpKind::kGather;
+}
+
+// The element-wise ops: unary, binary with broadcasting, Expand (one kernel over at most 4
+// dims, which a higher-rank iteration collapses into).
+bool elementwise(OpKind k) {
+  switch (k) {
+    case OpKind::kRelu:
+    case OpKind::kLeakyRelu:
+    case OpKind::kSigmoid:
+    case OpKind::kTanh:
+    case OpKind::kHardSwish:
+    case OpKind::kSqrt:
+    case OpKind::kNeg:
+    case OpKind::kHardSigmoid:
+    case OpKind::kClip:
+    case OpKind::kAdd:
+    case OpKind::kSub:
+    case OpKind::kMul:
+    case OpKind::kDiv:
+    case OpKind::kErf:
+    case OpKind::kGelu:
+    case OpKind::kExpand: return true;
+    default: return false;
+  }
+}
+
+// The highest output rank the backend runs `k` at: kMaxCopyRank for views and copies, the
+// element-wise ops and Softmax; 4 for every other op.
+size_t rank_limit(OpKind k) {
+  const bool high = any_rank(k) || elementwise(k) || k == OpKind::kSoftmax;
+  return high ? static_cast<size_t>(kMaxCopyRank) : 4;
+}
+
+// An element-wise op above rank 4: its iteration, for dense operands, must collapse to the
+// kernel's 4 dims (numpy broadcasting of each operand against the output).
+std::string elementwise_refusal(const Graph& g, const Node& n) {
+  const Shape& ys = *g.value(n.outputs[0]).shape;
+  if (ys.size() <= 4) return {};
+  std::vector<Shape> operands;
+  const size_t count =
+      n.kind == OpKind::kAdd || n.kind == OpKind::kSub || n.kind == OpKind::kMul || n.kind == OpKind::kDiv ? 2 : 1;
+  for (size_t i = 0; i < count && i < n.inputs.size(); ++i) {
+    if (n.inputs[i] == kNoValue || !g.value(n.inputs[i]).shape) return "its shapes are not known";
+    operands.push_back(*g.value(n.inputs[i]).shape);
+  }
+  const auto r = collapsed_rank(ys, operands);
+  if (!r) return n.op_type + " operands that do not broadcast to " + shape_str(ys);
+  if (*r > 4)
+    return n.op_type + " over " + shape_str(ys) + " whose broadcast leaves " + std::to_string(*r) +
+           " dims after merging (the CUDA backend's element-wise kernel walks 4)";
+  return {};
 }
 
 }  // namespace
@@ -576,10 +628,12 @@ bool node_supported(const Graph& g, NodeId id, std::string* reason) {
   for (ValueId v : n.outputs) {
     if (v == kNoValue) continue;
     const auto& s = g.value(v).shape;
-    const size_t limit = any_rank(n.kind) ? static_cast<size_t>(kMaxCopyRank) : 4;
+    const size_t limit = rank_limit(n.kind);
     if (s && s->size() > limit) {
-      *reason = "output of rank " + std::to_string(s->size()) + " (the CUDA backend runs " +
-                (limit == 4 ? "arithmetic on tensors of rank <= 4)" : "views of rank <= 8)");
+      *reason =
+          "output of rank " + std::to_string(s->size()) + " (the CUDA backend runs " +
+          (limit == 4 ? "this op on tensors of rank <= 4)"
+                      : "views, element-wise ops and Softmax on tensors of rank <= " + std::to_string(limit) + ")");
       return false;
     }
   }
@@ -589,6 +643,7 @@ bool node_supported(const Graph& g, NodeId id, std::string* reason) {
     return false;
   }
   *reason = parameter_refusal(g, n);
+  if (reason->empty() && elementwise(n.kind)) *reason = elementwise_refusal(g, n);
   return reason->empty();
 }
 

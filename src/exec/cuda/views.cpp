@@ -79,6 +79,58 @@ std::optional<std::vector<int64_t>> reshape_strides(const Shape& from, const std
   return ns;
 }
 
+std::optional<std::vector<int64_t>> broadcast_strides(const Shape& s, const std::vector<int64_t>& strides,
+                                                      const Shape& out) {
+  if (s.size() > out.size() || strides.size() != s.size()) return std::nullopt;
+  std::vector<int64_t> st(out.size(), 0);
+  const size_t lead = out.size() - s.size();
+  for (size_t k = 0; k < s.size(); ++k) {
+    if (s[k] != out[lead + k] && s[k] != 1) return std::nullopt;
+    st[lead + k] = s[k] == 1 ? 0 : strides[k];
+  }
+  return st;
+}
+
+EwIteration collapse_iteration(const Shape& out, const std::vector<std::vector<int64_t>>& strides) {
+  EwIteration it;
+  it.strides.resize(strides.size());
+  for (size_t k = 0; k < out.size(); ++k) {
+    if (out[k] == 1) continue;
+    bool merge = !it.dims.empty();
+    for (size_t o = 0; o < strides.size() && merge; ++o) merge = it.strides[o].back() == strides[o][k] * out[k];
+    if (merge)
+      it.dims.back() *= out[k];
+    else
+      it.dims.push_back(out[k]);
+    for (size_t o = 0; o < strides.size(); ++o) {
+      if (merge)
+        it.strides[o].back() = strides[o][k];
+      else
+        it.strides[o].push_back(strides[o][k]);
+    }
+  }
+  return it;
+}
+
+std::optional<size_t> collapsed_rank(const Shape& out, const std::vector<Shape>& operands) {
+  std::vector<std::vector<int64_t>> st{rowmajor_strides(out)};
+  for (const Shape& s : operands) {
+    auto b = broadcast_strides(s, rowmajor_strides(s), out);
+    if (!b) return std::nullopt;
+    st.push_back(std::move(*b));
+  }
+  return collapse_iteration(out, st).dims.size();
+}
+
+Expected<DevValue> CudaBackend::dense(const DevValue& v) {
+  if (v.strides.empty() && !(v.shape.size() == 4 && v.nhwc)) return v;
+  auto p = alloc(static_cast<size_t>(checked_numel(v.shape).value_or(0)) * elem_bytes());
+  if (!p) return p.status();
+  DevValue out{*p, v.shape, v.elem, false, {}};
+  ROOFLENS_RETURN_IF_ERROR(add_copy(v, out, "layout:view->dense"));
+  return out;
+}
+
 Status CudaBackend::add_copy(const DevValue& src, const DevValue& dst, const std::string& impl) {
   if (src.shape != dst.shape)
     return Status::internal("copy between shapes " + shape_str(src.shape) + " and " + shape_str(dst.shape));
