@@ -503,9 +503,6 @@ TEST(CudaSupport, RefusesAttentionShapesItCannotRun) {
 
 const std::map<std::string, std::set<std::string>>& refused_by_cuda() {
   static const std::map<std::string, std::set<std::string>> table = {
-      {"swin_v2_t", {"ReduceL2"}},
-      {"swin_v2_s", {"ReduceL2"}},
-      {"swin_v2_b", {"ReduceL2"}},
       {"maxvit_t", {"Einsum"}},
   };
   return table;

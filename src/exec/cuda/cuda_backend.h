@@ -176,7 +176,7 @@ const char* post_name(EwPostOp p);  // "+relu", "+clip", "+hardswish", "+swish",
 Status build_fused_layer(CudaBackend& b, const LayerReport& layer);
 Expected<size_t> build_conv(CudaBackend& b, const LayerReport& layer);
 // Transpose, Slice and Split as views (views.cpp); LayerNormalization, Gather, Resize, the
-// activations without a post-op form, Expand and MatMul of two computed operands
+// activations without a post-op form, Expand, ReduceL2 and MatMul of two computed operands
 // (tensor_nodes.cpp). Unsupported for other ops.
 Status lower_view_node(CudaBackend& b, const Node& n);
 Status lower_tensor_node(CudaBackend& b, const Node& n);

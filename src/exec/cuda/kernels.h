@@ -1,7 +1,7 @@
 // CUDA kernels of the CUDA backend: one strided element-wise kernel covers unary ops,
 // binary ops with broadcast, layout conversion (NCHW <-> NHWC), dtype conversion and
-// concatenation (kernels.cu); strided copies of any rank, Gather, Resize and
-// LayerNormalization are in tensor_kernels.cu. Plain C++ interface so backend code needs no
+// concatenation (kernels.cu); strided copies of any rank, Gather, Resize,
+// LayerNormalization and ReduceL2 are in tensor_kernels.cu. Plain C++ interface so backend code needs no
 // nvcc.
 #pragma once
 
@@ -109,6 +109,10 @@ cudaError_t launch_resize_nhwc(Elem e, const void* x, void* y, const int* ih, co
 // bias are [cols] or null.
 cudaError_t launch_layernorm(Elem e, const void* x, const void* scale, const void* bias, void* y, int64_t rows,
                              int64_t cols, float eps, cudaStream_t stream);
+
+// ReduceL2 over the trailing dims: a dense row-major [rows, cols] tensor to y[rows] =
+// sqrt(sum of squares of the row), summed in fp32 (cols 0: zeros).
+cudaError_t launch_reduce_l2_rows(Elem e, const void* x, void* y, int64_t rows, int64_t cols, cudaStream_t stream);
 
 // Fills `n` elements with NaN (to prove that a run writes every output element).
 cudaError_t launch_fill_nan(Elem e, void* y, int64_t n, cudaStream_t stream);

@@ -1,9 +1,9 @@
 // Every node outside a convolution's fused call: element-wise ops (own kernels), pooling
 // and softmax (cuDNN), Gemm and MatMul by stored weights (cuBLAS), concatenation,
 // standalone BatchNormalization, spatial ReduceMean, reshapes; Transpose/Slice/Split
-// (views.cpp) and LayerNormalization, Gather, Resize, Erf, Gelu, Expand and MatMul of two
-// computed operands (tensor_nodes.cpp) are dispatched from here; the layer dispatcher and
-// what the backend supports.
+// (views.cpp) and LayerNormalization, Gather, Resize, Erf, Gelu, Expand, ReduceL2 and MatMul
+// of two computed operands (tensor_nodes.cpp) are dispatched from here; the layer
+// dispatcher and what the backend supports.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -416,7 +416,8 @@ Status lower_node(CudaBackend& b, NodeId id) {
     case OpKind::kResize:
     case OpKind::kErf:
     case OpKind::kGelu:
-    case OpKind::kExpand: return lower_tensor_node(b, n);
+    case OpKind::kExpand:
+    case OpKind::kReduceL2: return lower_tensor_node(b, n);
     case OpKind::kFlatten:
     case OpKind::kReshape:
     case OpKind::kSqueeze:
@@ -513,7 +514,8 @@ std::string parameter_refusal(const Graph& g, const Node& n) {
     case OpKind::kResize:
     case OpKind::kErf:
     case OpKind::kGelu:
-    case OpKind::kExpand: return tensor_node_refusal(g, n);
+    case OpKind::kExpand:
+    case OpKind::kReduceL2: return tensor_node_refusal(g, n);
     default: return {};
   }
 }
@@ -549,9 +551,9 @@ bool elementwise(OpKind k) {
 }
 
 // The highest output rank the backend runs `k` at: kMaxCopyRank for views and copies, the
-// element-wise ops and Softmax; 4 for every other op.
+// element-wise ops, Softmax and ReduceL2 (row-major, any rank); 4 for every other op.
 size_t rank_limit(OpKind k) {
-  const bool high = any_rank(k) || elementwise(k) || k == OpKind::kSoftmax;
+  const bool high = any_rank(k) || elementwise(k) || k == OpKind::kSoftmax || k == OpKind::kReduceL2;
   return high ? static_cast<size_t>(kMaxCopyRank) : 4;
 }
 
@@ -619,7 +621,8 @@ bool node_supported(const Graph& g, NodeId id, std::string* reason) {
     case OpKind::kResize:
     case OpKind::kErf:
     case OpKind::kGelu:
-    case OpKind::kExpand: break;
+    case OpKind::kExpand:
+    case OpKind::kReduceL2: break;
     default:
       *reason =
           n.kind == OpKind::kUnknown ? "unknown op " + n.op_type : n.op_type + " is not run by the CUDA backend yet";
@@ -632,8 +635,9 @@ bool node_supported(const Graph& g, NodeId id, std::string* reason) {
     if (s && s->size() > limit) {
       *reason =
           "output of rank " + std::to_string(s->size()) + " (the CUDA backend runs " +
-          (limit == 4 ? "this op on tensors of rank <= 4)"
-                      : "views, element-wise ops and Softmax on tensors of rank <= " + std::to_string(limit) + ")");
+          (limit == 4
+               ? "this op on tensors of rank <= 4)"
+               : "views, element-wise ops, Softmax and ReduceL2 on tensors of rank <= " + std::to_string(limit) + ")");
       return false;
     }
   }

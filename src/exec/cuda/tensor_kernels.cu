@@ -1,7 +1,7 @@
 // Data-movement and normalization kernels of the CUDA backend (see kernels.h): strided copies
 // of any rank up to 8 (Transpose, Slice, Split and layout changes that no view can express),
-// Gather along one axis, separable resampling with host-computed taps (Resize), and
-// LayerNormalization over rows. Arithmetic in fp32 whatever the storage type.
+// Gather along one axis, separable resampling with host-computed taps (Resize),
+// LayerNormalization over rows and the L2 norm of each row (ReduceL2). Arithmetic in fp32 whatever the storage type.
 #include <cuda_fp16.h>
 
 #include <algorithm>
@@ -128,7 +128,37 @@ __global__ void layernorm_rows(const T* __restrict__ x, const T* __restrict__ sc
   }
 }
 
+// One warp per row: y[row] = sqrt(sum_j x[row, j]^2), summed in fp32.
+template <typename T>
+__global__ void l2_rows(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int cols) {
+  const int lane = threadIdx.x & 31;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / 32);
+  for (int64_t row = blockIdx.x * static_cast<int64_t>(blockDim.x / 32) + threadIdx.x / 32; row < rows; row += warps) {
+    const T* xr = x + row * cols;
+    float q = 0.f;
+    for (int j = lane; j < cols; j += 32) {
+      const float v = load(xr, j);
+      q += v * v;
+    }
+    q = warp_sum(q);
+    if (lane == 0) store(y, row, sqrtf(q));
+  }
+}
+
 }  // namespace
+
+cudaError_t launch_reduce_l2_rows(Elem e, const void* x, void* y, int64_t rows, int64_t cols, cudaStream_t stream) {
+  if (rows == 0) return cudaSuccess;
+  if (cols > (int64_t{1} << 30)) return cudaErrorInvalidValue;
+  constexpr int kWarpsPerBlock = kThreads / 32;
+  const int blocks = static_cast<int>(std::min<int64_t>((rows + kWarpsPerBlock - 1) / kWarpsPerBlock, 1 << 20));
+  const int c = static_cast<int>(cols);
+  if (e == Elem::kF32)
+    l2_rows<float><<<blocks, kThreads, 0, stream>>>(static_cast<const float*>(x), static_cast<float*>(y), rows, c);
+  else
+    l2_rows<__half><<<blocks, kThreads, 0, stream>>>(static_cast<const __half*>(x), static_cast<__half*>(y), rows, c);
+  return cudaGetLastError();
+}
 
 cudaError_t launch_strided_copy(Elem e, const void* x, void* y, const CopyShape& s, cudaStream_t stream) {
   if (s.rank < 1 || s.rank > kMaxCopyRank) return cudaErrorInvalidValue;

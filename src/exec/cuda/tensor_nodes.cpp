@@ -1,5 +1,5 @@
-// LayerNormalization, Gather, Resize, Erf, Gelu and Expand on the CUDA backend (kernels in
-// tensor_kernels.cu and kernels.cu), and MatMul of two computed operands (attention's
+// LayerNormalization, Gather, Resize, Erf, Gelu, Expand and ReduceL2 on the CUDA backend
+// (kernels in tensor_kernels.cu and kernels.cu), and MatMul of two computed operands (attention's
 // Q K^T and attn V: cuBLAS's strided batched GEMM). Parameters come from the node's
 // descriptor; the constant inputs (Gather's indices, Resize's scales) from the values shape
 // inference knows before run time.
@@ -196,6 +196,42 @@ Status expand(CudaBackend& b, const Node& n) {
   return Status::ok();
 }
 
+// ReduceL2 over trailing axes: the input row-major, seen as [rows, cols] (cols: the product
+// of the reduced dims), one norm per row; the output's bytes are the same with or without
+// keepdims.
+Status reduce_l2(CudaBackend& b, const Node& n) {
+  const Graph& g = b.graph();
+  const Shape& xs = shape_of(g, n.inputs[0]);
+  const size_t first = xs.size() - std::get<ReduceDesc>(n.desc).axes.size();  // a suffix: see the refusal
+  const int64_t rows = ops_prod(xs, 0, first), cols = ops_prod(xs, first, xs.size());
+  auto x = b.value_as(n.inputs[0], false);
+  if (!x) return x.status();
+  auto y = b.new_output(n.outputs[0], false);
+  if (!y) return y.status();
+  const void* xp = x->ptr;
+  void* yp = y->ptr;
+  const Elem e = b.elem();
+  const std::string what = "ReduceL2 '" + n.name + "'";
+  b.add_step([=](cudaStream_t s) { return cuda_status(launch_reduce_l2_rows(e, xp, yp, rows, cols, s), what); },
+             "rooflens:reduce_l2");
+  b.set_value(n.outputs[0], *y);
+  return Status::ok();
+}
+
+// What reduce_l2 refuses; empty when nothing.
+std::string reduce_l2_refusal(const Graph& g, const Node& n) {
+  const auto& d = std::get<ReduceDesc>(n.desc);
+  if (d.noop) return "ReduceL2 with noop_with_empty_axes and no axes";
+  const Shape xs = g.value(n.inputs[0]).shape.value_or(Shape{});
+  for (size_t i = 0; i < d.axes.size(); ++i)
+    if (d.axes[i] != static_cast<int64_t>(xs.size() - d.axes.size() + i))
+      return "ReduceL2 over axes that are not the trailing dims of a rank-" + std::to_string(xs.size()) +
+             " tensor (the CUDA backend reduces the last axes only)";
+  if (ops_prod(xs, xs.size() - d.axes.size(), xs.size()) > (int64_t{1} << 30))
+    return "ReduceL2 over more than 2^30 elements per output";
+  return {};
+}
+
 // The batch dims of `s` (all but the last two), left-padded with 1s to `rank` dims.
 Shape batch_dims(const Shape& s, size_t rank) {
   Shape d(rank, 1);
@@ -332,6 +368,7 @@ std::string tensor_node_refusal(const Graph& g, const Node& n) {
       return t == DType::kUnknown || dtype_is_float(t) ? "" : "Expand of an integer tensor";
     }
     case OpKind::kMatMul: return batched_matmul_refusal(g, n);
+    case OpKind::kReduceL2: return reduce_l2_refusal(g, n);
     default: return n.op_type + " is not a tensor op of tensor_nodes.cpp";
   }
 }
@@ -346,6 +383,7 @@ Status lower_tensor_node(CudaBackend& b, const Node& n) {
       return activation(b, n, std::get<ActivationDesc>(n.desc).gelu_tanh ? EwOp::kGeluTanh : EwOp::kGelu);
     case OpKind::kExpand: return expand(b, n);
     case OpKind::kMatMul: return batched_matmul(b, n);
+    case OpKind::kReduceL2: return reduce_l2(b, n);
     default: return Status::unsupported(n.op_type + " is not run by the CUDA backend");
   }
 }
