@@ -474,12 +474,10 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooOnCuda,
                                            "efficientnet_b0", "densenet121", "convnext_tiny", "shufflenet_v2_x1_0",
                                            "googlenet", "inception_v3", "regnet_y_400mf", "mnasnet0_5", "vit_b_32"));
 
-// What the CUDA backend does not run yet, by model: the op types its support check refuses
-// (swin's masked attention Add and maxvit's arithmetic are rank 5; maxvit's Einsum). Every
-// other bundled model (the CNNs and the ViTs) passes every node. The table is exact both ways, so a
-// model that gains support, or loses it, fails the test until the table says so.
 // The attention shapes the support check still refuses, with the reason (no device needed):
-// Softmax over another axis than the last, batch dims that broadcast only partly.
+// Softmax over another axis than the last, batch dims that broadcast only partly, an Einsum
+// that is not a product of two operands, element-wise broadcasting above rank 4 that does not
+// collapse to 4 dims.
 TEST(CudaSupport, RefusesAttentionShapesItCannotRun) {
   GraphBuilder b;
   ValueId x = b.input("x", {2, 3, 4});
@@ -488,6 +486,12 @@ TEST(CudaSupport, RefusesAttentionShapesItCannotRun) {
   ValueId p = b.input("p", {2, 3, 4, 5});
   b.output(b.add1("MatMul", "partial", {p, b.input("q", {2, 1, 5, 6})}));  // batch [2,3] x [2,1]
   b.output(b.add1("MatMul", "broadcast", {p, b.input("r", {1, 1, 5, 6})}));
+  b.output(b.add1("Einsum", "transpose", {x}, {{"equation", std::string("bij->bji")}}));     // 4
+  b.output(b.add1("Einsum", "rowsum", {x, x}, {{"equation", std::string("bij,bkj->bk")}}));  // 5
+  b.output(b.add1("Einsum", "qk", {x, x}, {{"equation", std::string("bij,bkj->bik")}}));     // 6
+  ValueId f = b.input("f", {2, 3, 4, 5, 6});
+  b.output(b.add1("Add", "alternating", {f, b.input("m", {2, 1, 4, 1, 6})}));  // 7
+  b.output(b.add1("Add", "trailing", {f, b.input("t", {4, 1, 6})}));           // 8
   Graph g = b.finish();
   ASSERT_TRUE(infer_shapes(g));
   std::string reason;
@@ -499,19 +503,29 @@ TEST(CudaSupport, RefusesAttentionShapesItCannotRun) {
   EXPECT_FALSE(cuda_supports(g, 2, &reason));
   EXPECT_NE(reason.find("broadcasting"), std::string::npos) << reason;
   EXPECT_TRUE(cuda_supports(g, 3, &reason)) << reason;
+  EXPECT_FALSE(cuda_supports(g, 4, &reason));
+  EXPECT_NE(reason.find("'bij->bji' of one operand"), std::string::npos) << reason;
+  EXPECT_FALSE(cuda_supports(g, 5, &reason));
+  EXPECT_NE(reason.find("sums letter 'i'"), std::string::npos) << reason;
+  EXPECT_TRUE(cuda_supports(g, 6, &reason)) << reason;
+  EXPECT_FALSE(cuda_supports(g, 7, &reason));
+  EXPECT_NE(reason.find("leaves 5 dims"), std::string::npos) << reason;
+  EXPECT_TRUE(cuda_supports(g, 8, &reason)) << reason;
 }
 
+// What the CUDA backend does not run yet, by model: the op types its support check refuses.
+// Empty: every bundled model (the CNNs, the ViTs, Swin and Swin V2 with their rank-5 masked
+// attention Add and ReduceL2, MaxViT with its rank-5 arithmetic, Softmax and Einsum) passes
+// every node. The table is exact both ways, so a model that loses support, or a refusal
+// listed here that goes, fails the test until the table says so.
 const std::map<std::string, std::set<std::string>>& refused_by_cuda() {
-  static const std::map<std::string, std::set<std::string>> table = {
-      {"maxvit_t", {"Einsum"}},
-  };
+  static const std::map<std::string, std::set<std::string>> table = {};
   return table;
 }
 
 // Without a device: the backend's own support check (what prepare refuses first) passes every
-// node of every bundled CNN and ViT, as docs/generated/support.md lists, and refuses the rest
-// of the transformers' attention ops (and Swin V2's ReduceL2, which it does not run yet) with a
-// reason.
+// node of every bundled model, as docs/generated/support.md lists, except what
+// refused_by_cuda() names, each refused with a reason.
 TEST(CudaSupport, EveryBundledModelPassesTheSupportCheck) {
   std::string why;
   {

@@ -185,9 +185,12 @@ Status lower_tensor_node(CudaBackend& b, const Node& n);
 bool matmul_by_weights(const Graph& g, const Node& n);
 // The product of dims [from, to) of `s`.
 int64_t ops_prod(const Shape& s, size_t from, size_t to);
+// Einsum of two operands as one strided batched GEMM (einsum.cpp).
+Status lower_einsum(CudaBackend& b, const Node& n);
 // What those refuse in a node's parameters before prepare; empty when nothing.
 std::string view_node_refusal(const Graph& g, const Node& n);
 std::string tensor_node_refusal(const Graph& g, const Node& n);
+std::string einsum_refusal(const Graph& g, const Node& n);
 bool node_supported(const Graph& g, NodeId n, std::string* reason);
 
 }  // namespace rooflens::cuda

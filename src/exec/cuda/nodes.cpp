@@ -1,9 +1,9 @@
 // Every node outside a convolution's fused call: element-wise ops (own kernels), pooling
 // and softmax (cuDNN), Gemm and MatMul by stored weights (cuBLAS), concatenation,
 // standalone BatchNormalization, spatial ReduceMean, reshapes; Transpose/Slice/Split
-// (views.cpp) and LayerNormalization, Gather, Resize, Erf, Gelu, Expand, ReduceL2 and MatMul
-// of two computed operands (tensor_nodes.cpp) are dispatched from here; the layer
-// dispatcher and what the backend supports.
+// (views.cpp), LayerNormalization, Gather, Resize, Erf, Gelu, Expand, ReduceL2 and MatMul
+// of two computed operands (tensor_nodes.cpp) and Einsum (einsum.cpp) are dispatched from
+// here; the layer dispatcher and what the backend supports.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -408,6 +408,7 @@ Status lower_node(CudaBackend& b, NodeId id) {
     case OpKind::kPad: return pad(b, n);
     case OpKind::kGemm: return gemm(b, n);
     case OpKind::kMatMul: return matmul_by_weights(g, n) ? gemm(b, n) : lower_tensor_node(b, n);
+    case OpKind::kEinsum: return lower_einsum(b, n);
     case OpKind::kTranspose:
     case OpKind::kSlice:
     case OpKind::kSplit: return lower_view_node(b, n);
@@ -506,6 +507,7 @@ std::string parameter_refusal(const Graph& g, const Node& n) {
         return n.op_type + " with weights computed at run time";
       return {};
     }
+    case OpKind::kEinsum: return einsum_refusal(g, n);
     case OpKind::kTranspose:
     case OpKind::kSlice:
     case OpKind::kSplit: return view_node_refusal(g, n);
@@ -551,9 +553,11 @@ bool elementwise(OpKind k) {
 }
 
 // The highest output rank the backend runs `k` at: kMaxCopyRank for views and copies, the
-// element-wise ops, Softmax and ReduceL2 (row-major, any rank); 4 for every other op.
+// element-wise ops, Softmax, ReduceL2 (row-major, any rank) and Einsum (a batched GEMM over
+// views or copies); 4 for every other op.
 size_t rank_limit(OpKind k) {
-  const bool high = any_rank(k) || elementwise(k) || k == OpKind::kSoftmax || k == OpKind::kReduceL2;
+  const bool high =
+      any_rank(k) || elementwise(k) || k == OpKind::kSoftmax || k == OpKind::kReduceL2 || k == OpKind::kEinsum;
   return high ? static_cast<size_t>(kMaxCopyRank) : 4;
 }
 
@@ -622,7 +626,8 @@ bool node_supported(const Graph& g, NodeId id, std::string* reason) {
     case OpKind::kErf:
     case OpKind::kGelu:
     case OpKind::kExpand:
-    case OpKind::kReduceL2: break;
+    case OpKind::kReduceL2:
+    case OpKind::kEinsum: break;
     default:
       *reason =
           n.kind == OpKind::kUnknown ? "unknown op " + n.op_type : n.op_type + " is not run by the CUDA backend yet";
@@ -633,11 +638,10 @@ bool node_supported(const Graph& g, NodeId id, std::string* reason) {
     const auto& s = g.value(v).shape;
     const size_t limit = rank_limit(n.kind);
     if (s && s->size() > limit) {
-      *reason =
-          "output of rank " + std::to_string(s->size()) + " (the CUDA backend runs " +
-          (limit == 4
-               ? "this op on tensors of rank <= 4)"
-               : "views, element-wise ops, Softmax and ReduceL2 on tensors of rank <= " + std::to_string(limit) + ")");
+      *reason = "output of rank " + std::to_string(s->size()) + " (the CUDA backend runs " +
+                (limit == 4 ? "this op on tensors of rank <= 4)"
+                            : "views, element-wise ops, Softmax, ReduceL2 and Einsum on tensors of rank <= " +
+                                  std::to_string(limit) + ")");
       return false;
     }
   }
