@@ -47,6 +47,18 @@ double utilization_of(const Ctx& c, double images_per_s, double flops_per_image,
   return peak > 0 ? images_per_s * flops_per_image / peak : 0;
 }
 
+// A projected fold (a measured baseline times a predicted speedup) above the peak in use
+// says more than any run could: it is cut to that peak.
+void cap_at_peak(const Ctx& c, FoldResult& r) {
+  const bool mp = c.o.utilization_measured_peak;
+  const double peak = mp && c.peak_measured ? *c.peak_measured : c.peak;
+  if (peak <= 0 || r.flops_per_image_after <= 0) return;
+  const double roof = peak / r.flops_per_image_after;
+  if (r.throughput_after <= roof) return;
+  r.throughput_after = roof;
+  r.capped_at_peak = true;
+}
+
 struct Done {
   StudyModel model;
   std::optional<FoldResult> fold;
@@ -163,6 +175,7 @@ Expected<FoldResult> fold_one(const Ctx& c, const StudyEntry& e, const StudyMode
     case StudySource::kMeasurements:
       // No measurement of the folded model exists: the measured baseline times the predicted speedup.
       r.throughput_after = m.throughput * (pf->throughput * f) / before_predicted;
+      cap_at_peak(c, r);
       break;
     case StudySource::kMeasured: {
       auto t = o.measure(*lf);
@@ -286,6 +299,11 @@ Expected<Study> run_study(const std::vector<StudyEntry>& entries, const StudyOpt
         fmt::format("folded points are the measured throughput times the predicted speedup of "
                     "folding at f={} (no measurement of a folded model exists)",
                     o.fold_factor));
+  std::string capped;
+  for (const FoldResult& f : s.folds)
+    if (f.capped_at_peak) capped += (capped.empty() ? "" : ", ") + f.model;
+  if (!capped.empty())
+    s.notes.push_back("folded projections cut to the peak (the predicted speedup would pass it): " + capped);
   Status fs = compute_frontiers(s);
   if (!fs) return fs;
   return s;

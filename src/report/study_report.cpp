@@ -142,7 +142,8 @@ nlohmann::json study_json(const Study& s, bool with_layers) {
                      {"ai_after", f.ai_after},
                      {"flops_per_image_before", f.flops_per_image_before},
                      {"flops_per_image_after", f.flops_per_image_after},
-                     {"batch_after", f.batch_after}});
+                     {"batch_after", f.batch_after},
+                     {"capped_at_peak", f.capped_at_peak}});
   j["folds"] = std::move(folds);
   j["frontier_before_fold"] = names_of(s, s.frontier_before_fold);
   j["frontier_after_fold"] = names_of(s, s.frontier_after_fold);

@@ -177,6 +177,35 @@ TEST(Study, MeasurementsGiveThroughputRooflensGivesUtilization) {
   EXPECT_NEAR(s->models[0].utilization, 12345.0 * s->models[0].flops_per_image / 100e12, 1e-15);
 }
 
+// A measured baseline near the peak times a predicted fold speedup would pass the peak: the
+// projection is cut to it and flagged; a baseline far below it is not.
+TEST(Study, ProjectedFoldsStopAtThePeak) {
+  StudyOptions o = options();
+  o.source = StudySource::kMeasurements;
+  StudyEntry e = entry("small", 16, 2, 60.0);
+  e.fold = true;
+  e.given_batch = 64;
+  e.given_throughput = 1.0;
+  auto probe = run_study({e}, o);
+  ASSERT_TRUE(probe.has_value()) << probe.status().message();
+  ASSERT_EQ(probe->folds.size(), 1u);
+  const FoldResult& p = probe->folds[0];
+  const double speedup = p.throughput_after / p.throughput_before;
+  ASSERT_GT(speedup, 1.0) << "the fold must speed up";
+  EXPECT_FALSE(p.capped_at_peak);
+
+  // A baseline whose projection lands 1% above the 100 TFLOP/s peak.
+  e.given_throughput = 1.01 * 100e12 / (speedup * p.flops_per_image_after);
+  auto s = run_study({e}, o);
+  ASSERT_TRUE(s.has_value()) << s.status().message();
+  const FoldResult& r = s->folds[0];
+  EXPECT_TRUE(r.capped_at_peak);
+  EXPECT_NEAR(r.utilization_after, 1.0, 1e-9);
+  bool noted = false;
+  for (const auto& n : s->notes) noted = noted || n.find("cut to the peak") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
 TEST(Study, MeasuredSourceUsesTheMeasurer) {
   StudyOptions o = options();
   o.source = StudySource::kMeasured;

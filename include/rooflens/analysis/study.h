@@ -56,6 +56,9 @@ struct FoldResult {
   double ai_before = 0, ai_after = 0;
   double flops_per_image_before = 0, flops_per_image_after = 0;
   int64_t batch_after = 0;  // images per batch after folding
+  // A measured baseline times a predicted speedup can pass the peak that utilization is
+  // taken over; such a projection is cut to that peak (utilization_after 1) and flagged.
+  bool capped_at_peak = false;
 };
 
 struct Frontiers {
