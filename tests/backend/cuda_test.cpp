@@ -426,6 +426,60 @@ TEST(Cuda, BatchedMatMulBroadcastAndExpandOfEveryRank) {
   expect_matches_reference(g);
 }
 
+// Swin V2's cosine attention: q and k normalised by ReduceL2 over the last axis (and over the
+// last two, rank 5), Q K^T, the window mask added at rank 5 ([1,nW,heads,N,N] + [1,nW,1,N,N],
+// collapsed onto the 4-D element-wise kernel), Softmax at rank 4 and 5; a rank-6 Add of a
+// transposed view (of an NHWC input) whose strides keep the iteration from collapsing
+// (copied dense first).
+TEST(Cuda, SwinMaskedAttentionRank5AddSoftmaxAndReduceL2) {
+  GraphBuilder b;
+  ValueId q = b.input("q", {4, 3, 8, 6});
+  ValueId k = b.input("k", {4, 3, 8, 6});
+  ValueId eps = b.reals("eps", {}, {1e-3});
+  const auto l2 = [&](const std::string& name, ValueId v) {
+    ValueId n = b.add1("ReduceL2", name + ".l2", {v}, {{"axes", std::vector<int64_t>{-1}}, {"keepdims", int64_t{1}}});
+    return b.add1("Div", name + ".norm", {v, b.add1("Add", name + ".eps", {n, eps})});
+  };
+  ValueId kt = b.add1("Transpose", "kt", {l2("k", k)}, {{"perm", std::vector<int64_t>{0, 1, 3, 2}}});
+  ValueId scores = b.add1("MatMul", "qk", {l2("q", q), kt});  // [4,3,8,8]
+  ValueId r5 = b.add1("Reshape", "windows", {scores, b.ints("s5", {1, 4, 3, 8, 8})});
+  ValueId masked = b.add1("Add", "mask", {r5, b.weight("mask.w", {1, 4, 1, 8, 8})});
+  b.output(b.add1("Softmax", "attn5", {masked}, {{"axis", int64_t{-1}}}));
+  ValueId back = b.add1("Reshape", "merge", {masked, b.ints("s4", {4, 3, 8, 8})});
+  b.output(b.add1("Softmax", "attn4", {back}, {{"axis", int64_t{-1}}}));
+  b.output(b.add1("ReduceL2", "l2.last2", {masked}, {{"axes", std::vector<int64_t>{3, 4}}, {"keepdims", int64_t{0}}}));
+  ValueId r6 = b.add1("Reshape", "r6", {b.input("x6", {2, 2, 3, 48}), b.ints("s6", {2, 2, 3, 8, 2, 3})});
+  ValueId t6 = b.add1("Transpose", "t6", {r6}, {{"perm", std::vector<int64_t>{0, 2, 1, 4, 3, 5}}});  // [2,3,2,2,8,3]
+  b.output(b.add1("Add", "add6", {t6, b.weight("w6", {1, 3, 1, 1, 8, 3})}));
+  Graph g = b.finish();
+  expect_matches_reference(g);
+}
+
+// MaxViT's attention: rank-5 Q scaled (Mul by a scalar), Einsum Q K^T (K read transposed,
+// CUBLAS_OP_T), the relative-position bias added at rank 5, Softmax at rank 5, Einsum attn V
+// (both operands in place); an Einsum whose output letters are not batch, rows, columns
+// (scratch, then a copy) and one whose operand's batch letters are out of order (copied).
+TEST(Cuda, MaxvitEinsumAttentionAtRank5) {
+  GraphBuilder b;
+  const auto eq = [](const char* e) { return std::map<std::string, AttrValue>{{"equation", std::string(e)}}; };
+  // Graph inputs are rank <= 4: rank-3 (row-major) inputs seen as [B,G,H,N,D].
+  const auto r5 = [&](const std::string& name, const Shape& as) {
+    return b.add1("Reshape", name + ".r5", {b.input(name, {8, 7, 8}), b.ints(name + ".s", as)});
+  };
+  ValueId q = r5("q", {1, 4, 2, 7, 8});
+  ValueId k = r5("k", {1, 4, 2, 7, 8});
+  ValueId v = r5("v", {1, 4, 2, 7, 8});
+  ValueId qs = b.add1("Mul", "scale", {q, b.reals("sc", {}, {0.35})});
+  ValueId s = b.add1("Einsum", "qk", {qs, k}, eq("bghid,bghjd->bghij"));
+  ValueId biased = b.add1("Add", "bias", {s, b.weight("rel", {2, 7, 7})});
+  ValueId attn = b.add1("Softmax", "attn", {biased}, {{"axis", int64_t{-1}}});
+  b.output(b.add1("Einsum", "av", {attn, v}, eq("bghij,bghjd->bghid")));
+  b.output(b.add1("Einsum", "qk.t", {q, k}, eq("bghid,bghjd->bgjhi")));
+  b.output(b.add1("Einsum", "hg", {r5("x", {1, 2, 4, 7, 8}), k}, eq("bhgid,bghjd->bghij")));
+  Graph g = b.finish();
+  expect_matches_reference(g);
+}
+
 // The refusal comes before prepare, from the node's descriptor (no device needed); prepare
 // refuses the same node by name.
 TEST(Cuda, RefusesWhatItCannotRunWithAReason) {
