@@ -84,28 +84,36 @@ bool packed(const Reordered& r) {
   return true;
 }
 
-struct GemmOperand {
-  const void* ptr = nullptr;
-  bool trans = false;  // stored as [batch, inner, outer]
-  int64_t ld = 0;      // row-major leading dimension of what is stored
-};
+// How one operand enters the GEMM as a stack of [outer, inner] matrices.
+EinsumOperand gemm_operand(const EinsumDesc& d, const std::string& term, const std::vector<int64_t>& strides,
+                           const std::string& batch, const std::string& outer, const std::string& inner) {
+  EinsumOperand o;
+  const Reordered plain = reorder(d, term, strides, batch + outer + inner);
+  o.ld = extent_of(d, inner);
+  if (packed(plain)) return o;
+  if (packed(reorder(d, term, strides, batch + inner + outer))) {
+    o.trans = true;
+    o.ld = extent_of(d, outer);
+    return o;
+  }
+  o.copy = true;
+  o.shape = plain.shape;
+  o.strides = plain.strides;
+  return o;
+}
 
-// The operand as a stack of [outer, inner] matrices: in place when packed so or transposed,
-// else a packed copy.
-Expected<GemmOperand> gemm_operand(CudaBackend& b, const EinsumDesc& d, const std::string& term, const DevValue& v,
-                                   const std::string& batch, const std::string& outer, const std::string& inner) {
-  const std::vector<int64_t> st = strides_of(v);
-  const Reordered plain = reorder(d, term, st, batch + outer + inner);
-  if (packed(plain)) return GemmOperand{v.ptr, false, extent_of(d, inner)};
-  if (packed(reorder(d, term, st, batch + inner + outer))) return GemmOperand{v.ptr, true, extent_of(d, outer)};
-  auto copy = b.dense(DevValue{v.ptr, plain.shape, v.elem, false, plain.strides});
-  if (!copy) return copy.status();
-  return GemmOperand{copy->ptr, false, extent_of(d, inner)};
+// The operand's device pointer for the GEMM: the value itself, or its packed copy.
+Expected<const void*> operand_ptr(CudaBackend& b, const EinsumOperand& o, const DevValue& v) {
+  if (!o.copy) return static_cast<const void*>(v.ptr);
+  auto c = b.dense(DevValue{v.ptr, o.shape, v.elem, false, o.strides});
+  if (!c) return c.status();
+  return static_cast<const void*>(c->ptr);
 }
 
 struct BatchedGemm {
-  GemmOperand a, b;
-  int m = 0, n = 0, k = 0, count = 0;
+  EinsumGemm plan;
+  const void* a = nullptr;
+  const void* b = nullptr;
   void* y = nullptr;
 };
 
@@ -116,23 +124,45 @@ void add_batched_gemm(CudaBackend& be, const BatchedGemm& g, const std::string& 
   const cudaDataType_t t = be.cublas_data_type();
   const cublasComputeType_t ct = be.cublas_compute_type();
   cublasHandle_t h = be.cublas();
-  const long long sa = static_cast<long long>(g.m) * g.k, sb = static_cast<long long>(g.k) * g.n;
-  const long long sy = static_cast<long long>(g.m) * g.n;
-  const BatchedGemm p = g;
+  const EinsumGemm& p = g.plan;
+  const long long sa = p.m * p.k, sb = p.k * p.n, sy = p.m * p.n;
+  const auto I = [](int64_t v) { return static_cast<int>(v); };
+  const cublasOperation_t op_a = p.a.trans ? CUBLAS_OP_T : CUBLAS_OP_N, op_b = p.b.trans ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int m = I(p.m), n = I(p.n), k = I(p.k), lda = I(p.a.ld), ldb = I(p.b.ld), count = I(p.count);
+  const void* ap = g.a;
+  const void* bp = g.b;
+  void* yp = g.y;
   be.add_step(
       [=](cudaStream_t) {
         const float one = 1.f, zero = 0.f;
-        return cublas_status(cublasGemmStridedBatchedEx(h, p.b.trans ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                                        p.a.trans ? CUBLAS_OP_T : CUBLAS_OP_N, p.n, p.m, p.k, &one,
-                                                        p.b.ptr, t, static_cast<int>(p.b.ld), sb, p.a.ptr, t,
-                                                        static_cast<int>(p.a.ld), sa, &zero, p.y, t, p.n, sy, p.count,
-                                                        ct, CUBLAS_GEMM_DEFAULT),
+        return cublas_status(cublasGemmStridedBatchedEx(h, op_b, op_a, n, m, k, &one, bp, t, ldb, sb, ap, t, lda, sa,
+                                                        &zero, yp, t, n, sy, count, ct, CUBLAS_GEMM_DEFAULT),
                              what);
       },
       f16 ? "cublas:gemm_batched_f16" : "cublas:gemm_batched_f32");
 }
 
 }  // namespace
+
+EinsumGemm einsum_gemm(const EinsumDesc& d, const std::vector<int64_t>& a_strides,
+                       const std::vector<int64_t>& b_strides) {
+  EinsumGemm g;
+  const EinsumPlan p = plan_einsum(d);
+  g.refusal = p.refusal;
+  if (!g.refusal.empty()) return g;
+  g.a = gemm_operand(d, d.inputs[0], a_strides, p.batch, p.rows, p.sum);
+  g.b = gemm_operand(d, d.inputs[1], b_strides, p.batch, p.sum, p.cols);
+  g.m = extent_of(d, p.rows);
+  g.n = extent_of(d, p.cols);
+  g.k = extent_of(d, p.sum);
+  g.count = extent_of(d, p.batch);
+  const std::string order = p.batch + p.rows + p.cols;
+  if (order == d.output) return g;
+  std::vector<int64_t> st(order.size(), 1);
+  for (size_t k = order.size(); k-- > 1;) st[k - 1] = st[k] * extent_of(d, order[k]);
+  for (char c : d.output) g.scratch_strides.push_back(st[order.find(c)]);
+  return g;
+}
 
 std::string einsum_refusal(const Graph& g, const Node& n) {
   const auto& d = std::get<EinsumDesc>(n.desc);
@@ -154,27 +184,21 @@ Status lower_einsum(CudaBackend& b, const Node& n) {
   const Graph& g = b.graph();
   if (std::string why = einsum_refusal(g, n); !why.empty()) return Status::unsupported(why);
   const auto& d = std::get<EinsumDesc>(n.desc);
-  const EinsumPlan p = plan_einsum(d);
   auto x0 = b.value(n.inputs[0]);
   if (!x0) return x0.status();
   auto x1 = b.value(n.inputs[1]);
   if (!x1) return x1.status();
   BatchedGemm gm;
-  auto a = gemm_operand(b, d, d.inputs[0], *x0, p.batch, p.rows, p.sum);
+  gm.plan = einsum_gemm(d, strides_of(*x0), strides_of(*x1));
+  auto a = operand_ptr(b, gm.plan.a, *x0);
   if (!a) return a.status();
-  auto w = gemm_operand(b, d, d.inputs[1], *x1, p.batch, p.sum, p.cols);
+  auto w = operand_ptr(b, gm.plan.b, *x1);
   if (!w) return w.status();
   gm.a = *a;
   gm.b = *w;
-  const auto I = [](int64_t v) { return static_cast<int>(v); };
-  gm.m = I(extent_of(d, p.rows));
-  gm.n = I(extent_of(d, p.cols));
-  gm.k = I(extent_of(d, p.sum));
-  gm.count = I(extent_of(d, p.batch));
   auto y = b.new_output(n.outputs[0], false);
   if (!y) return y.status();
-  const std::string order = p.batch + p.rows + p.cols;
-  if (order == d.output) {
+  if (gm.plan.scratch_strides.empty()) {
     gm.y = y->ptr;
     add_batched_gemm(b, gm, "Einsum '" + n.name + "'");
   } else {
@@ -183,10 +207,8 @@ Status lower_einsum(CudaBackend& b, const Node& n) {
     if (!scratch) return scratch.status();
     gm.y = *scratch;
     add_batched_gemm(b, gm, "Einsum '" + n.name + "'");
-    std::vector<int64_t> st(order.size(), 1), out;
-    for (size_t k = order.size(); k-- > 1;) st[k - 1] = st[k] * extent_of(d, order[k]);
-    for (char c : d.output) out.push_back(st[order.find(c)]);
-    ROOFLENS_RETURN_IF_ERROR(b.add_copy(DevValue{*scratch, y->shape, y->elem, false, out}, *y, "layout:einsum"));
+    const DevValue from{*scratch, y->shape, y->elem, false, gm.plan.scratch_strides};
+    ROOFLENS_RETURN_IF_ERROR(b.add_copy(from, *y, "layout:einsum"));
   }
   b.set_value(n.outputs[0], *y);
   return Status::ok();
