@@ -570,7 +570,7 @@ TEST(Cuda, BatchedMatMulBroadcastAndExpandOfEveryRank) {
 // last two, rank 5), Q K^T, the window mask added at rank 5 ([1,nW,heads,N,N] + [1,nW,1,N,N],
 // collapsed onto the 4-D element-wise kernel), Softmax at rank 4 and 5; a rank-6 Add of a
 // transposed view (of an NHWC input) whose strides keep the iteration from collapsing
-// (copied dense first).
+// (copied dense first), and that view as a graph output.
 TEST(Cuda, SwinMaskedAttentionRank5AddSoftmaxAndReduceL2) {
   GraphBuilder b;
   ValueId q = b.input("q", {4, 3, 8, 6});
@@ -591,6 +591,7 @@ TEST(Cuda, SwinMaskedAttentionRank5AddSoftmaxAndReduceL2) {
   ValueId r6 = b.add1("Reshape", "r6", {b.input("x6", {2, 2, 3, 48}), b.ints("s6", {2, 2, 3, 8, 2, 3})});
   ValueId t6 = b.add1("Transpose", "t6", {r6}, {{"perm", std::vector<int64_t>{0, 2, 1, 4, 3, 5}}});  // [2,3,2,2,8,3]
   b.output(b.add1("Add", "add6", {t6, b.weight("w6", {1, 3, 1, 1, 8, 3})}));
+  b.output(t6);  // a rank-6 view as a graph output: copied dense for the output staging
   Graph g = b.finish();
   expect_matches_reference(g);
 }

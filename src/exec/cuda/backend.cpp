@@ -370,6 +370,9 @@ Status CudaBackend::prepare(const Graph& g, const ModelAnalysis& fused, const Ex
   for (ValueId out : g.outputs) {
     auto d = value(out);
     if (!d) return d.status();
+    // A view above rank 4 may not collapse onto the element-wise kernel: made dense first.
+    if (d->shape.size() > 4 && !d->strides.empty()) d = value_as(out, false);
+    if (!d) return d.status();
     auto staging = alloc(static_cast<size_t>(checked_numel(d->shape).value_or(0)) * 4);
     if (!staging) return staging.status();
     output_f32_.push_back(DevValue{*staging, d->shape, Elem::kF32, false, {}});
