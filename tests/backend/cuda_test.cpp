@@ -667,7 +667,8 @@ TEST_P(ZooOnCuda, MatchesReferenceAtBatch2) {
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooOnCuda,
                          ::testing::Values("resnet50", "mobilenet_v2", "squeezenet1_0", "mobilenet_v3_small",
                                            "efficientnet_b0", "densenet121", "convnext_tiny", "shufflenet_v2_x1_0",
-                                           "googlenet", "inception_v3", "regnet_y_400mf", "mnasnet0_5", "vit_b_32"));
+                                           "googlenet", "inception_v3", "regnet_y_400mf", "mnasnet0_5", "vit_b_32",
+                                           "swin_t", "swin_v2_t", "maxvit_t"));
 
 // The attention shapes the support check still refuses, with the reason (no device needed):
 // Softmax over another axis than the last, batch dims that broadcast only partly, an Einsum
