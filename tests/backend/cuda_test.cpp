@@ -8,8 +8,10 @@
 // the absence is reported as unavailable.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -221,6 +223,89 @@ cuda::EinsumGemm check_einsum(const std::vector<std::string>& terms, const std::
 // The Einsum lowering's index arithmetic, checked on the host against the direct sum with
 // cuBLAS's column-major definition: in-place, transposed (CUBLAS_OP_T) and copied operands,
 // an output written in place or reordered from scratch.
+// The strided copy as a host loop: `unit` bytes per element of `s` (the kernel's semantics).
+std::vector<unsigned char> host_copy(const std::vector<unsigned char>& x, size_t y_bytes, const cuda::CopyShape& s,
+                                     int unit) {
+  std::vector<unsigned char> y(y_bytes, 0xEE);
+  int64_t n = 1;
+  for (int k = 0; k < s.rank; ++k) n *= s.dims[k];
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t r = i, so = 0, dof = 0;
+    for (int k = s.rank - 1; k >= 0; --k) {
+      so += (r % s.dims[k]) * s.src_strides[k];
+      dof += (r % s.dims[k]) * s.dst_strides[k];
+      r /= s.dims[k];
+    }
+    std::memcpy(&y[static_cast<size_t>(dof * unit)], &x[static_cast<size_t>(so * unit)], static_cast<size_t>(unit));
+  }
+  return y;
+}
+
+// A copy into a dense output of `dims` reading the dense input of dims permuted by `perm`.
+cuda::CopyShape permute_copy(const std::vector<int64_t>& dims, const std::vector<int>& perm) {
+  const int r = static_cast<int>(dims.size());
+  std::vector<int64_t> in_dims(dims.size()), in_strides(dims.size());
+  for (int k = 0; k < r; ++k) in_dims[static_cast<size_t>(perm[static_cast<size_t>(k)])] = dims[static_cast<size_t>(k)];
+  int64_t st = 1;
+  for (int k = r - 1; k >= 0; --k) {
+    in_strides[static_cast<size_t>(k)] = st;
+    st *= in_dims[static_cast<size_t>(k)];
+  }
+  cuda::CopyShape s;
+  s.rank = r;
+  int64_t dst = 1;
+  for (int k = r - 1; k >= 0; --k) {
+    s.dims[k] = dims[static_cast<size_t>(k)];
+    s.src_strides[k] = in_strides[static_cast<size_t>(perm[static_cast<size_t>(k)])];
+    s.dst_strides[k] = dst;
+    dst *= dims[static_cast<size_t>(k)];
+  }
+  return s;
+}
+
+// ViT's head split keeps the last dim: 16-byte units; a plain copy collapses to one dim; a
+// misaligned start, a strided last dim or an odd run keep narrower units. Every plan moves
+// the same bytes as the element-wise copy it replaces (random permutations, fp16 and fp32).
+TEST(CudaViews, StridedCopyPlanMovesWideUnitsAndTheSameBytes) {
+  alignas(16) static unsigned char base[64];
+  const void* a16 = base;
+  const void* a2 = base + 2;
+  const void* a4 = base + 4;
+  auto vit = permute_copy({2, 12, 197, 64}, {0, 2, 1, 3});  // [b, heads, tokens, d] from [b, tokens, heads, d]
+  auto p = cuda::plan_strided_copy(vit, 2, a16, a16);
+  EXPECT_EQ(p.unit_bytes, 16);
+  EXPECT_EQ(p.shape.rank, 4);
+  EXPECT_EQ(p.shape.dims[3], 8);
+  auto plain = cuda::plan_strided_copy(permute_copy({4, 6, 8}, {0, 1, 2}), 2, a16, a16);
+  EXPECT_EQ(plain.shape.rank, 1);
+  EXPECT_EQ(plain.shape.dims[0], 4 * 6 * 8 / 8);
+  EXPECT_EQ(cuda::plan_strided_copy(vit, 2, a4, a16).unit_bytes, 4);  // a 4-byte offset: 4-byte units
+  EXPECT_EQ(cuda::plan_strided_copy(vit, 2, a16, a2).unit_bytes, 2);  // a 2-byte offset: elements
+  EXPECT_EQ(cuda::plan_strided_copy(permute_copy({5, 3}, {1, 0}), 2, a16, a16).unit_bytes, 2);  // last dim strided
+  EXPECT_EQ(cuda::plan_strided_copy(permute_copy({4, 6}, {1, 0}), 4, a16, a16).unit_bytes, 4);  // fp32 stays 4
+
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int rank = 1 + static_cast<int>(rng() % 5);
+    std::vector<int64_t> dims;
+    std::vector<int> perm(static_cast<size_t>(rank));
+    int64_t n = 1;
+    for (int k = 0; k < rank; ++k) {
+      dims.push_back(1 + static_cast<int64_t>(rng() % 6) * (k == rank - 1 ? 4 : 1));
+      n *= dims.back();
+      perm[static_cast<size_t>(k)] = k;
+    }
+    std::shuffle(perm.begin(), perm.end() - (trial % 2 ? 0 : 1), rng);  // even trials keep the last dim
+    const int elem = trial % 3 ? 2 : 4;
+    const cuda::CopyShape s = permute_copy(dims, perm);
+    std::vector<unsigned char> x(static_cast<size_t>(n * elem));
+    for (auto& v : x) v = static_cast<unsigned char>(rng());
+    const auto plan = cuda::plan_strided_copy(s, elem, a16, a16);
+    EXPECT_EQ(host_copy(x, x.size(), plan.shape, plan.unit_bytes), host_copy(x, x.size(), s, elem))
+        << "trial " << trial << ", unit " << plan.unit_bytes;
+  }
+}
+
 TEST(CudaViews, EinsumLowersToOneBatchedGemm) {
   const std::map<char, int64_t> e{{'b', 1}, {'g', 3}, {'h', 2}, {'i', 5}, {'j', 4}, {'d', 6}};
   auto qk = check_einsum({"bghid", "bghjd"}, "bghij", e, "bghid", "bghjd");

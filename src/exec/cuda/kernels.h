@@ -90,6 +90,18 @@ struct CopyShape {
 };
 cudaError_t launch_strided_copy(Elem e, const void* x, void* y, const CopyShape& s, cudaStream_t stream);
 
+// The copy as the kernel runs it (copy_plan.cpp): size-1 dims dropped, neighbours merged
+// where both sides step over them as one, and the innermost run, when contiguous on both
+// sides, moved in the widest unit of 16, 8 or 4 bytes that divides it, every other stride
+// and both addresses. `shape` counts units of `unit_bytes` (the element size when no wider
+// unit fits). A transpose that keeps the last dim (ViT's heads) then moves 16-byte units
+// with a few index divisions each instead of one element per division chain.
+struct CopyPlan {
+  CopyShape shape;
+  int unit_bytes = 0;
+};
+CopyPlan plan_strided_copy(const CopyShape& s, int elem_bytes, const void* x, const void* y);
+
 // Gather along one axis of a dense row-major tensor viewed as [outer, dim, inner]:
 // y[o, j, i] = x[o, idx[j], i]; `idx` (device, n_idx values) already in [0, dim).
 cudaError_t launch_gather(Elem e, const void* x, const int64_t* idx, void* y, int64_t outer, int64_t dim, int64_t n_idx,

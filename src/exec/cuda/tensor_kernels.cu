@@ -26,7 +26,8 @@ struct CopyIdx {
   I dims[kMaxCopyRank], src[kMaxCopyRank], dst[kMaxCopyRank];
 };
 
-// Element-size copy (no conversion): T is the storage type (uint16_t for fp16).
+// Element-size copy (no conversion): T is the unit moved (uint16_t for one fp16 element,
+// uint4 for 16 bytes of them; launch_strided_copy's CopyPlan chooses).
 template <typename T, typename I>
 __global__ void strided_copy(const T* __restrict__ x, T* __restrict__ y, CopyIdx<I> s, I n) {
   for (I i = blockIdx.x * static_cast<I>(blockDim.x) + threadIdx.x; i < n;
@@ -162,25 +163,30 @@ cudaError_t launch_reduce_l2_rows(Elem e, const void* x, void* y, int64_t rows, 
 
 cudaError_t launch_strided_copy(Elem e, const void* x, void* y, const CopyShape& s, cudaStream_t stream) {
   if (s.rank < 1 || s.rank > kMaxCopyRank) return cudaErrorInvalidValue;
-  int64_t n = 1, reach_src = 0, reach_dst = 0;
   for (int k = 0; k < s.rank; ++k) {
     if (s.dims[k] == 0) return cudaSuccess;
     if (s.src_strides[k] < 0 || s.dst_strides[k] < 0) return cudaErrorInvalidValue;
-    n *= s.dims[k];
-    reach_src += (s.dims[k] - 1) * s.src_strides[k];
-    reach_dst += (s.dims[k] - 1) * s.dst_strides[k];
+  }
+  const CopyPlan p = plan_strided_copy(s, e == Elem::kF32 ? 4 : 2, x, y);
+  int64_t n = 1, reach_src = 0, reach_dst = 0;
+  for (int k = 0; k < p.shape.rank; ++k) {
+    n *= p.shape.dims[k];
+    reach_src += (p.shape.dims[k] - 1) * p.shape.src_strides[k];
+    reach_dst += (p.shape.dims[k] - 1) * p.shape.dst_strides[k];
   }
   const bool narrow = std::max({n, reach_src + 1, reach_dst + 1}) < kNarrowLimit;
-  if (e == Elem::kF32) {
+  const auto launch = [&](auto unit) {
+    using T = decltype(unit);
     if (narrow)
-      launch_copy_typed<float, int32_t>(x, y, s, n, stream);
+      launch_copy_typed<T, int32_t>(x, y, p.shape, n, stream);
     else
-      launch_copy_typed<float, int64_t>(x, y, s, n, stream);
-  } else {
-    if (narrow)
-      launch_copy_typed<uint16_t, int32_t>(x, y, s, n, stream);
-    else
-      launch_copy_typed<uint16_t, int64_t>(x, y, s, n, stream);
+      launch_copy_typed<T, int64_t>(x, y, p.shape, n, stream);
+  };
+  switch (p.unit_bytes) {
+    case 16: launch(uint4{}); break;
+    case 8: launch(uint2{}); break;
+    case 4: launch(uint32_t{}); break;
+    default: launch(uint16_t{}); break;
   }
   return cudaGetLastError();
 }
