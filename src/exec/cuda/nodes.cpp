@@ -415,9 +415,6 @@ Status lower_node(CudaBackend& b, NodeId id) {
     case OpKind::kLayerNormalization:
     case OpKind::kGather:
     case OpKind::kResize:
-    case OpKind::kErf:
-    case OpKind::kGelu:
-    case OpKind::kExpand:
     case OpKind::kReduceL2: return lower_tensor_node(b, n);
     case OpKind::kFlatten:
     case OpKind::kReshape:
@@ -585,21 +582,8 @@ std::string elementwise_refusal(const Graph& g, const Node& n) {
 
 bool node_supported(const Graph& g, NodeId id, std::string* reason) {
   const Node& n = g.node(id);
-  switch (n.kind) {
+  switch (elementwise(n.kind) ? OpKind::kIdentity : n.kind) {  // the element-wise ops: elementwise()
     case OpKind::kConv:
-    case OpKind::kRelu:
-    case OpKind::kLeakyRelu:
-    case OpKind::kSigmoid:
-    case OpKind::kTanh:
-    case OpKind::kHardSwish:
-    case OpKind::kSqrt:
-    case OpKind::kNeg:
-    case OpKind::kHardSigmoid:
-    case OpKind::kClip:
-    case OpKind::kAdd:
-    case OpKind::kSub:
-    case OpKind::kMul:
-    case OpKind::kDiv:
     case OpKind::kMaxPool:
     case OpKind::kAveragePool:
     case OpKind::kGlobalAveragePool:
