@@ -27,3 +27,12 @@ ls .gpu/lib
 tar cJf .gpu/bundle.tar.xz -C .gpu bin lib
 rm -rf .gpu/bin .gpu/lib
 ls -la .gpu/bundle.tar.xz
+# What a device call carries: the tracked and untracked-not-ignored files plus the bundle, at
+# most 64 MiB. Say so before a call is refused (docs/gpu.md: what to move aside).
+tree=$({ git ls-files -z; git ls-files -z --others --exclude-standard; } | xargs -0 -r stat -c %s -- 2>/dev/null |
+  awk '{s += $1} END {print s + 0}')
+total=$((tree + $(stat -c %s .gpu/bundle.tar.xz)))
+echo "gpu-bundle: a device call carries $((total / 1048576)) MiB (the tree $((tree / 1048576)), the bundle)"
+if ((total > 64 * 1048576)); then
+  echo "gpu-bundle: over the 64 MiB a call carries: move models/timm and docs/generated out of the tree for the call (docs/gpu.md)" >&2
+fi
