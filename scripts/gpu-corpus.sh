@@ -15,7 +15,8 @@
 #   measurements, and shellcheck's verdict on this file when it is installed.
 #
 # Time: BUDGET_S (default 450) is the script's own budget, in stages that stop at their
-# share of it: tests 60 s, probe 35 s, zoo (batch 256 then 1, most important models first),
+# share of it: tests 60 s, probe 35 s, zoo (batch 256 then 1, most important models first; a
+# model too large for cuDNN at 256 again at 128),
 # peer 110 s, the rest for packing. Whatever a stage could not finish is listed in
 # summary.txt; rerunning with STAGES and ZOO_MODELS set measures what is missing.
 # Knobs: STAGES ("tests probe zoo peer"), ZOO_MODELS (default: the peer's models, then the
@@ -130,6 +131,16 @@ if [[ $stages == *" zoo "* ]]; then
     rc=$?
     [[ $rc == 124 ]] && log "zoo batch $b: stopped at ${share} s (the models not in layers/ wait for a rerun)"
     tail -3 "$W/logs/validate-b$b.err" >>"$W/logs/run.log"
+    # A model whose tensors pass cuDNN's 2^31-element descriptors at this batch (EfficientNet-B6/B7
+    # at 256) runs at half the batch: "batch 256, or the largest that fits".
+    big=$(sed -n 's/^validate: \([a-z0-9_]*\) failed: .*descriptor.*CUDNN_STATUS_NOT_SUPPORTED.*/\1/p' \
+      "$W/logs/validate-b$b.err" | sort -u | paste -sd, -)
+    if [[ -n $big && $b -gt 1 ]] && (($(left) > peer_s + 40)); then
+      log "zoo batch $((b / 2)): $big (too large for cuDNN at $b)"
+      rl 30 "$W/logs/validate-b$((b / 2)).err" validate --backend cuda --dtype fp16 --modes eager,graph \
+        --models "$big" --batch $((b / 2)) --keep-going --layers-dir "$W/layers" --warmup-seconds "$warm_s" \
+        --max-seconds "$max_s" --format json -o "$W/layers/validate-fp16-b$((b / 2)).json" >/dev/null
+    fi
   done
 fi
 
