@@ -415,6 +415,9 @@ Status lower_node(CudaBackend& b, NodeId id) {
     case OpKind::kLayerNormalization:
     case OpKind::kGather:
     case OpKind::kResize:
+    case OpKind::kErf:
+    case OpKind::kGelu:
+    case OpKind::kExpand:
     case OpKind::kReduceL2: return lower_tensor_node(b, n);
     case OpKind::kFlatten:
     case OpKind::kReshape:
@@ -607,9 +610,6 @@ bool node_supported(const Graph& g, NodeId id, std::string* reason) {
     case OpKind::kLayerNormalization:
     case OpKind::kGather:
     case OpKind::kResize:
-    case OpKind::kErf:
-    case OpKind::kGelu:
-    case OpKind::kExpand:
     case OpKind::kReduceL2:
     case OpKind::kEinsum: break;
     default:
