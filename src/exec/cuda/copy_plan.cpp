@@ -1,35 +1,27 @@
 // The strided copy's plan (kernels.h, CopyPlan): host code, checked without a device
 // (tests/backend/cuda_test.cpp, CudaViews.StridedCopyPlan*).
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
-#include "kernels.h"
+#include "cuda_backend.h"
 
 namespace rooflens::cuda {
 namespace {
 
-// Size-1 dims dropped; an outer dim merged into the inner one next to it when stepping the
-// outer equals stepping over the whole inner, on both sides.
+// Size-1 dims dropped and neighbours merged as the element-wise iteration is
+// (collapse_iteration, views.cpp): the same rule over the two operands' strides.
 CopyShape collapsed(const CopyShape& s) {
+  const Shape dims(s.dims, s.dims + s.rank);
+  const EwIteration it = collapse_iteration(dims, {std::vector<int64_t>(s.src_strides, s.src_strides + s.rank),
+                                                   std::vector<int64_t>(s.dst_strides, s.dst_strides + s.rank)});
   CopyShape o;
-  for (int k = 0; k < s.rank; ++k) {
-    if (s.dims[k] == 1) continue;
-    const int j = o.rank - 1;
-    if (j >= 0 && o.src_strides[j] == s.dims[k] * s.src_strides[k] &&
-        o.dst_strides[j] == s.dims[k] * s.dst_strides[k]) {
-      o.dims[j] *= s.dims[k];
-      o.src_strides[j] = s.src_strides[k];
-      o.dst_strides[j] = s.dst_strides[k];
-      continue;
-    }
-    o.dims[o.rank] = s.dims[k];
-    o.src_strides[o.rank] = s.src_strides[k];
-    o.dst_strides[o.rank] = s.dst_strides[k];
-    ++o.rank;
-  }
-  if (o.rank == 0) {  // a single element
-    o.rank = 1;
-    o.dims[0] = 1;
-    o.src_strides[0] = o.dst_strides[0] = 1;
+  o.rank = std::max<int>(1, static_cast<int>(it.dims.size()));
+  o.dims[0] = o.src_strides[0] = o.dst_strides[0] = 1;  // a single element when every dim is 1
+  for (size_t k = 0; k < it.dims.size(); ++k) {
+    o.dims[k] = it.dims[k];
+    o.src_strides[k] = it.strides[0][k];
+    o.dst_strides[k] = it.strides[1][k];
   }
   return o;
 }

@@ -88,8 +88,6 @@ struct CopyShape {
   int64_t src_strides[kMaxCopyRank] = {};
   int64_t dst_strides[kMaxCopyRank] = {};
 };
-cudaError_t launch_strided_copy(Elem e, const void* x, void* y, const CopyShape& s, cudaStream_t stream);
-
 // The copy as the kernel runs it (copy_plan.cpp): size-1 dims dropped, neighbours merged
 // where both sides step over them as one, and the innermost run, when contiguous on both
 // sides, moved in the widest unit of 16, 8 or 4 bytes that divides it, every other stride
@@ -101,6 +99,8 @@ struct CopyPlan {
   int unit_bytes = 0;
 };
 CopyPlan plan_strided_copy(const CopyShape& s, int elem_bytes, const void* x, const void* y);
+// The planned copy (made once, when the step is queued: its addresses are fixed).
+cudaError_t launch_strided_copy(const CopyPlan& p, const void* x, void* y, cudaStream_t stream);
 
 // Gather along one axis of a dense row-major tensor viewed as [outer, dim, inner]:
 // y[o, j, i] = x[o, idx[j], i]; `idx` (device, n_idx values) already in [0, dim).

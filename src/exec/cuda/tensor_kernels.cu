@@ -161,15 +161,12 @@ cudaError_t launch_reduce_l2_rows(Elem e, const void* x, void* y, int64_t rows, 
   return cudaGetLastError();
 }
 
-cudaError_t launch_strided_copy(Elem e, const void* x, void* y, const CopyShape& s, cudaStream_t stream) {
-  if (s.rank < 1 || s.rank > kMaxCopyRank) return cudaErrorInvalidValue;
-  for (int k = 0; k < s.rank; ++k) {
-    if (s.dims[k] == 0) return cudaSuccess;
-    if (s.src_strides[k] < 0 || s.dst_strides[k] < 0) return cudaErrorInvalidValue;
-  }
-  const CopyPlan p = plan_strided_copy(s, e == Elem::kF32 ? 4 : 2, x, y);
+cudaError_t launch_strided_copy(const CopyPlan& p, const void* x, void* y, cudaStream_t stream) {
+  if (p.shape.rank < 1 || p.shape.rank > kMaxCopyRank) return cudaErrorInvalidValue;
   int64_t n = 1, reach_src = 0, reach_dst = 0;
   for (int k = 0; k < p.shape.rank; ++k) {
+    if (p.shape.dims[k] == 0) return cudaSuccess;
+    if (p.shape.src_strides[k] < 0 || p.shape.dst_strides[k] < 0) return cudaErrorInvalidValue;
     n *= p.shape.dims[k];
     reach_src += (p.shape.dims[k] - 1) * p.shape.src_strides[k];
     reach_dst += (p.shape.dims[k] - 1) * p.shape.dst_strides[k];

@@ -153,8 +153,8 @@ Status CudaBackend::add_copy(const DevValue& src, const DevValue& dst, const std
   }
   const void* xp = src.ptr;
   void* yp = dst.ptr;
-  const Elem e = src.elem;
-  add_step([=](cudaStream_t s) { return cuda_status(launch_strided_copy(e, xp, yp, c, s), impl); }, impl);
+  const CopyPlan plan = plan_strided_copy(c, src.elem == Elem::kF32 ? 4 : 2, xp, yp);
+  add_step([=](cudaStream_t s) { return cuda_status(launch_strided_copy(plan, xp, yp, s), impl); }, impl);
   return Status::ok();
 }
 
