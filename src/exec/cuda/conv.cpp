@@ -209,9 +209,11 @@ std::string algorithm_key(const CudaBackend& b, const Shape& xs, const Shape& ys
 constexpr int kRetimed = 4;
 constexpr int kRetimeWarmups = 2, kRetimeRuns = 5;
 
+bool tensor_op(cudnnMathType_t m) { return m == CUDNN_TENSOR_OP_MATH || m == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION; }
+
 bool usable(const CudaBackend& b, const cudnnConvolutionFwdAlgoPerf_t& p) {
-  const bool tensor_op = p.mathType == CUDNN_TENSOR_OP_MATH || p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
-  return p.status == CUDNN_STATUS_SUCCESS && p.memory <= b.workspace_bytes() && (b.elem() == Elem::kF16 || !tensor_op);
+  return p.status == CUDNN_STATUS_SUCCESS && p.memory <= b.workspace_bytes() &&
+         (b.elem() == Elem::kF16 || !tensor_op(p.mathType));
 }
 
 std::vector<cudnnConvolutionFwdAlgoPerf_t> retime_candidates(const CudaBackend& b,
@@ -220,9 +222,9 @@ std::vector<cudnnConvolutionFwdAlgoPerf_t> retime_candidates(const CudaBackend& 
   bool tensor_op_in = false;
   for (int i = 0; i < found; ++i) {
     if (!usable(b, perf[i])) continue;
-    const bool tensor_op = perf[i].mathType != CUDNN_DEFAULT_MATH && perf[i].mathType != CUDNN_FMA_MATH;
-    if (static_cast<int>(out.size()) < kRetimed || (tensor_op && !tensor_op_in)) out.push_back(perf[i]);
-    tensor_op_in = tensor_op_in || tensor_op;
+    const bool tc = tensor_op(perf[i].mathType);
+    if (static_cast<int>(out.size()) < kRetimed || (tc && !tensor_op_in)) out.push_back(perf[i]);
+    tensor_op_in = tensor_op_in || tc;
   }
   return out;
 }
