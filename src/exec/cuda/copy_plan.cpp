@@ -1,5 +1,5 @@
 // The strided copy's plan (kernels.h, CopyPlan): host code, checked without a device
-// (tests/backend/cuda_test.cpp, CudaViews.StridedCopyPlan*).
+// (tests/backend/cuda_views_test.cpp, CudaViews.StridedCopyPlan*).
 #include <algorithm>
 #include <cstdint>
 #include <vector>
