@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Bad input around transformers (issue 29): a model with an op the CPU backend cannot run is
-# refused by `measure` naming the node (maxvit_t's Einsum: exit 2, one error line, nothing
-# on stdout); a model with an op rooflens does not know is refused by `analyze` without
+# refused by `measure` naming the node (fixtures/unlowered_einsum.onnx, a one-operand Einsum:
+# exit 2, one error line, nothing on stdout); a model with an op rooflens does not know is refused by `analyze` without
 # --allow-unknown, and with it still reports everything else (the attention block of
 # fixtures/unknown_op_attention.onnx costed in full: 65,536 MACs, the unknown node listed).
 # Usage: tests/cli/transformer_bad_input.sh BINARY
@@ -20,10 +20,10 @@ bad() {
   fail=$((fail + 1))
 }
 
-# 1. measure refuses maxvit_t before running anything, naming the Einsum node and why.
-"$BIN" measure "$ROOT/models/maxvit_t.onnx" --batch 1 --max-seconds 1 --no-host-reference >stdout 2>stderr
+# 1. measure refuses a one-operand Einsum before running anything, naming the node and why.
+"$BIN" measure "$ROOT/tests/cli/fixtures/unlowered_einsum.onnx" --max-seconds 1 --no-host-reference >stdout 2>stderr
 rc=$?
-want="oneDNN backend cannot run Einsum node '/blocks.0/layers.0/layers/window_attention/attn_layer/attn_layer.1/Einsum': Einsum is not lowered to oneDNN"
+want="oneDNN backend cannot run Einsum node 'k.swap': Einsum 'bjd->bdj' of one operand (a product of two is lowered)"
 if [[ $rc -ne 2 ]]; then
   bad measure_einsum "exit $rc, want 2"
 elif [[ -s stdout ]]; then

@@ -18,6 +18,7 @@
 
 #include "kernels.h"
 #include "rooflens/exec/cuda.h"
+#include "rooflens/exec/einsum_gemm.h"
 
 namespace rooflens::cuda {
 
@@ -185,25 +186,7 @@ Status lower_tensor_node(CudaBackend& b, const Node& n);
 bool matmul_by_weights(const Graph& g, const Node& n);
 // The product of dims [from, to) of `s`.
 int64_t ops_prod(const Shape& s, size_t from, size_t to);
-// Einsum of two operands as one strided batched GEMM (einsum.cpp): per batch, row-major
-// Y[m,n] = A[m,k] B[k,n]. Each operand is a stack of packed matrices in place (trans: stored
-// as the transpose, ld its row-major leading dim), or is first copied packed (copy: its dims
-// and strides in [batch, outer, inner] letter order). scratch_strides: empty when Y is the
-// output itself, else Y's strides along each output letter, to copy the output from.
-struct EinsumOperand {
-  bool copy = false, trans = false;
-  int64_t ld = 0;
-  Shape shape;
-  std::vector<int64_t> strides;
-};
-struct EinsumGemm {
-  std::string refusal;
-  EinsumOperand a, b;
-  int64_t m = 0, n = 0, k = 0, count = 0;
-  std::vector<int64_t> scratch_strides;
-};
-EinsumGemm einsum_gemm(const EinsumDesc& d, const std::vector<int64_t>& a_strides,
-                       const std::vector<int64_t>& b_strides);
+// Einsum of two operands as one strided batched GEMM (einsum.cpp, from exec/einsum_gemm.h).
 Status lower_einsum(CudaBackend& b, const Node& n);
 // What those refuse in a node's parameters before prepare; empty when nothing.
 std::string view_node_refusal(const Graph& g, const Node& n);

@@ -47,6 +47,7 @@ Status lower_node(OneDnnBackend& b, NodeId id) {
     case OpKind::kErf: return erf(b, n);
     case OpKind::kGather: return gather(b, n);
     case OpKind::kExpand: return expand(b, n);
+    case OpKind::kEinsum: return einsum(b, n);
     case OpKind::kAdd:
     case OpKind::kSub:
     case OpKind::kMul:
@@ -106,7 +107,7 @@ std::string parameter_refusal(const Graph& g, const Node& n) {
       if (!g.value(n.inputs[1]).ints) return "Gather with indices computed at run time";
       return g.value(n.outputs[0]).dtype == DType::kF32 ? "" : "Gather of a non-fp32 tensor";
     case OpKind::kExpand: return g.value(n.outputs[0]).dtype == DType::kF32 ? "" : "Expand of a non-fp32 tensor";
-    case OpKind::kEinsum: return "Einsum is not lowered to oneDNN";
+    case OpKind::kEinsum: return einsum_refusal(g, n);
     case OpKind::kReduceL2:
       return std::get<ReduceDesc>(n.desc).noop ? "ReduceL2 with noop_with_empty_axes and no axes" : "";
     case OpKind::kMaxPool:

@@ -35,5 +35,8 @@ Status pad(OneDnnBackend& b, const Node& n);
 Status view(OneDnnBackend& b, const Node& n);
 Status gather(OneDnnBackend& b, const Node& n);
 Status expand(OneDnnBackend& b, const Node& n);
+// einsum.cpp: a two-operand Einsum as one matmul; what it refuses before prepare.
+Status einsum(OneDnnBackend& b, const Node& n);
+std::string einsum_refusal(const Graph& g, const Node& n);
 
 }  // namespace rooflens::onednn
