@@ -178,6 +178,27 @@ TEST(OneDnn, BlockedActivationLayoutKeepsResults) {
   for (const LayerTiming& l : layers) EXPECT_EQ(l.impl.find("ref"), std::string::npos) << l.name << ": " << l.impl;
 }
 
+// 3x3 stride-1 convolutions in the blocked layout, where oneDNN offers Winograd (AVX-512)
+// beside the direct kernels and timing picks either: VGG's plain chain, one with a folded
+// BatchNorm and a residual sum as post-ops, and padding of 0 and 2. Whichever runs, the
+// results stay within the tolerance (Winograd's transforms round differently).
+TEST(OneDnn, WinogradCandidatesKeepResults) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {1, 32, 28, 28});
+  ValueId c1 = b.add1("Relu", "r1", {b.conv("c1", x, 32, 64, 3, {.pad = 1, .bias = true})});
+  ValueId c2 = b.add1("Relu", "r2", {b.batchnorm("bn2", b.conv("c2", c1, 64, 64, 3, {.pad = 1}), 64)});
+  ValueId res = b.add1("Add", "res", {b.conv("c3", c2, 64, 64, 3, {.pad = 1}), c1});
+  b.output(b.conv("valid", res, 64, 32, 3, {.pad = 0}));
+  b.output(b.conv("wide", res, 64, 32, 3, {.pad = 2}));
+  Graph g = b.finish();
+  std::string why;
+  std::vector<LayerTiming> layers;
+  const double e = max_error(g, &why, true, &layers, ActivationLayout::kBlocked);
+  if (e < 0) GTEST_SKIP() << why;
+  EXPECT_LT(e, 1e-4);
+  for (const LayerTiming& l : layers) EXPECT_EQ(l.impl.find("ref"), std::string::npos) << l.name << ": " << l.impl;
+}
+
 // Layouts chosen per layer (ActivationLayout::kAuto): any mix of channels-last and blocked
 // layers keeps the results (reorders between them, a residual summed into a reordered copy,
 // an SE scale, a concat of inputs in different layouts), and so does the timed choice.

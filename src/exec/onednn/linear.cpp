@@ -48,9 +48,10 @@ void add_post_args(std::unordered_map<int, memory>& args, const Epilogue& e) {
 template <typename Prim, typename Desc, typename PD>
 Expected<size_t> finish_weighted(OneDnnBackend& b, const Node& n, const Desc& desc, const PD& first_pd,
                                  const std::string& what, const Tensor& w, const memory::desc& w_plain,
-                                 const Tensor& bias, const memory::desc& b_md, const Epilogue& e) {
+                                 const Tensor& bias, const memory::desc& b_md, const Epilogue& e,
+                                 const std::vector<PD>& also = {}) {
   const memory w_mem = to_memory(w, w_plain, b.engine());
-  const Tactic<PD> tactic = fastest_tactic<Prim>(b, desc, first_pd, what, w_mem, b_md, e);
+  const Tactic<PD> tactic = fastest_tactic<Prim>(b, desc, first_pd, what, w_mem, b_md, e, also);
   const PD& pd = tactic.pd;
   memory wm = reorder_once(w_mem, pd.weights_desc(), b.engine());
   memory bm = to_memory(bias, b_md, b.engine());
@@ -118,9 +119,10 @@ Expected<size_t> build_conv(OneDnnBackend& b, const LayerReport& L) {
     pr[i] = win.pad_end(i);
     dd[i] = win.dilations[i] - 1;
   }
-  auto conv_desc = [&](const memory::desc& x, const memory::desc& y) {
-    return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x,
-                                           w_any, b_md, y, {strides[0], strides[1]}, dd, pl, pr);
+  auto conv_desc = [&](const memory::desc& x, const memory::desc& y,
+                       dnnl::algorithm alg = dnnl::algorithm::convolution_direct) {
+    return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, alg, x, w_any, b_md, y,
+                                           {strides[0], strides[1]}, dd, pl, pr);
   };
   if (b.blocked() && (b.activation_md(xs) != src_md || b.activation_md(ys) != dst_md)) {
     // The blocked pair only where oneDNN has a JIT kernel for it (mixed channels-last and
@@ -134,10 +136,19 @@ Expected<size_t> build_conv(OneDnnBackend& b, const LayerReport& L) {
   if (!e) return e.status();
   const auto desc = conv_desc(src_md, dst_md);
   dnnl::convolution_forward::primitive_desc pd(desc, make_attr(*e), b.engine());
-  const std::string what = "conv s" + std::to_string(strides[0]) + "," + std::to_string(strides[1]) + " d" +
-                           std::to_string(dd[0]) + "," + std::to_string(dd[1]) + " p" + std::to_string(pl[0]) + "," +
-                           std::to_string(pl[1]) + "," + std::to_string(pr[0]) + "," + std::to_string(pr[1]);
-  return finish_weighted<dnnl::convolution_forward>(b, n, desc, pd, what, w, w_plain, bias, b_md, *e);
+  std::string what = "conv s" + std::to_string(strides[0]) + "," + std::to_string(strides[1]) + " d" +
+                     std::to_string(dd[0]) + "," + std::to_string(dd[1]) + " p" + std::to_string(pl[0]) + "," +
+                     std::to_string(pl[1]) + "," + std::to_string(pr[0]) + "," + std::to_string(pr[1]);
+  // A 3x3 stride-1 convolution may also run as Winograd (oneDNN has it for blocked layouts on
+  // AVX-512): its implementations are timed beside the direct ones (and key the cache apart).
+  std::vector<dnnl::convolution_forward::primitive_desc> also;
+  if (b.options().tune && group == 1 && ws[2] == 3 && ws[3] == 3 && strides[0] == 1 && strides[1] == 1 && dd[0] == 0 &&
+      dd[1] == 0) {
+    dnnl::convolution_forward::primitive_desc wino(conv_desc(src_md, dst_md, dnnl::algorithm::convolution_winograd),
+                                                   make_attr(*e), b.engine(), true);
+    if (wino) also.push_back(wino), what += " +winograd";
+  }
+  return finish_weighted<dnnl::convolution_forward>(b, n, desc, pd, what, w, w_plain, bias, b_md, *e, also);
 }
 
 Expected<size_t> build_gemm(OneDnnBackend& b, const LayerReport& L) {

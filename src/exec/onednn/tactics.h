@@ -82,14 +82,20 @@ struct Tactic {
 // bias and post-op operands are scratch memory. `what` names the geometry the descriptors
 // do not hold (strides, padding); with the descriptors and post-ops it keys the tactic
 // cache, which answers without timing when it holds a choice. Implementations that
-// misapply the epilogue (misapplies_post_ops) are never candidates. With `tune` off, or a
-// single candidate, oneDNN's first choice (of those) with the whole epilogue.
+// misapply the epilogue (misapplies_post_ops) are never candidates. `also`: the first
+// implementations of other algorithms for the same layer (Winograd), whose implementations
+// join the candidates after oneDNN's own. With `tune` off, or a single candidate, oneDNN's
+// first choice (of those) with the whole epilogue.
 template <typename Prim, typename Desc, typename PD>
 Tactic<PD> fastest_tactic(OneDnnBackend& b, const Desc& desc, const PD& first, const std::string& what,
-                          const dnnl::memory& w_plain_mem, const dnnl::memory::desc& b_md, const Epilogue& e) {
+                          const dnnl::memory& w_plain_mem, const dnnl::memory::desc& b_md, const Epilogue& e,
+                          const std::vector<PD>& also = {}) {
   std::vector<Tactic<PD>> cands;
   for (const PD& pd : candidate_impls(first))
     if (!misapplies_post_ops(pd, e)) cands.push_back({pd});
+  for (const PD& other : also)
+    for (const PD& pd : candidate_impls(other))
+      if (!misapplies_post_ops(pd, e)) cands.push_back({pd});
   if (cands.empty()) cands.push_back({first});  // nothing better on offer
   if (!b.options().tune) return cands.front();
   dnnl::algorithm alg = dnnl::algorithm::undef;
