@@ -119,11 +119,15 @@ int main(int argc, char** argv) {
     std::cout << "\n";
   }
   std::cout << "\n### Refusals\n\n";
+  size_t refusals = 0;
   for (const auto& [op, row] : ops)
     for (size_t c = 0; c < cols.size(); ++c)
-      for (const auto& [reason, count] : row.reasons[c])
+      for (const auto& [reason, count] : row.reasons[c]) {
         std::cout << "- " << op << " on " << cols[c].name << " (" << count << " node" << (count == 1 ? "" : "s")
                   << "): " << reason << "\n";
+        ++refusals;
+      }
+  if (refusals == 0) std::cout << "None: every backend answers that it runs every node.\n";
   std::cout
       << "\n## By model\n\nNodes each backend runs, of the model's nodes that run at inference.\n\n| model | nodes |";
   for (const Column& c : cols) std::cout << " " << c.name << " |";
