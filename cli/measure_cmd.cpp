@@ -132,7 +132,8 @@ void add_measure(CLI::App& app, MeasureArgs& a) {
                   "cpu backend: activations between layers: channels-last, blocked (oneDNN's nChw16c where channels "
                   "are a multiple of 16), or auto (each layer in the layout it ran faster in, from one timed run of "
                   "each, reorders costed)")
-      ->check(CLI::IsMember({"channels-last", "blocked", "auto"}))
+      ->check(
+          CLI::IsMember(std::vector<std::string>(std::begin(kActivationLayoutNames), std::end(kActivationLayoutNames))))
       ->capture_default_str();
   cmd->add_flag("--no-tune", a.no_tune,
                 "cpu backend: take oneDNN's first implementation of each conv/inner product instead of timing its "
@@ -341,9 +342,9 @@ int run_measure(const MeasureArgs& args) {
   exec.tactic_cache = tactic_cache_path();
   exec.tune = !a.no_tune;
   exec.reuse_buffers = !a.no_buffer_reuse;
-  exec.layout = a.layout == "blocked" ? ActivationLayout::kBlocked
-                : a.layout == "auto"  ? ActivationLayout::kAuto
-                                      : ActivationLayout::kChannelsLast;
+  auto layout = parse_activation_layout(a.layout);
+  if (!layout) return report_error(layout.status());
+  exec.layout = *layout;
   HostContext host = make_host_context(!a.no_host_reference, a.reference_max_move, threads, *dev);
   host.adapt_threads = !a.fixed_threads;
   HostContext* cpu_host = a.backend == "cuda" ? nullptr : &host;

@@ -187,7 +187,7 @@ def devices() -> Table:
 def measure(model, backend: str = "onednn", batch: int = 1, threads: int = 0, max_seconds: float = 2.0,
             tune: bool = True, tactic_cache: Optional[str] = None, fixed_threads: bool = False,
             device: Optional[str] = None, host_reference: bool = True,
-            reference_max_move: Optional[float] = None) -> Measurement:
+            reference_max_move: Optional[float] = None, layout: str = "channels-last") -> Measurement:
     """Runs the model on a backend and times it (`rooflens measure`): onednn (this CPU, fp32),
     cuda (a GPU, the model's dtype; rooflens.Unavailable without one) or reference.
 
@@ -207,13 +207,20 @@ def measure(model, backend: str = "onednn", batch: int = 1, threads: int = 0, ma
     predicted_img_per_s, drift (the host's speed now over its speed when the device file's
     kernel table was probed), normalized_throughput_img_per_s (measured / drift, comparable
     between calls) and predicted_at_host_state_img_per_s.
+
+    layout (onednn): the activations' layout between layers, as `measure --layout`:
+    "channels-last" (the default), "blocked" (oneDNN's nChw16c where the channels allow; 3x3
+    stride-1 convolutions may then run as Winograd) or "auto" (each layer in the layout it ran
+    faster in, chosen by timing once and cached beside the tactics); `layout` in the result
+    says what ran. Another name raises ValueError.
     """
     m = _model(model)
     if tactic_cache is None:
         tactic_cache = _tactic_cache_path()
     extra = {} if reference_max_move is None else {"reference_max_move": float(reference_max_move)}
     return Measurement(_core.measure(m, backend, _batch(batch), int(threads), float(max_seconds), bool(tune),
-                                     tactic_cache, bool(fixed_threads), device or "", bool(host_reference), **extra))
+                                     tactic_cache, bool(fixed_threads), device or "", bool(host_reference),
+                                     layout=str(layout), **extra))
 
 
 def _tactic_cache_path() -> str:

@@ -198,6 +198,15 @@ def test_measure_refuses_a_reference_move_outside_its_range(alexnet):
         rooflens.measure(alexnet, threads=1, max_seconds=0.1, tactic_cache="", reference_max_move=-0.1)
 
 
+def test_measure_takes_the_activation_layout(alexnet):
+    r = rooflens.measure(alexnet, threads=1, max_seconds=0.1, tactic_cache="", host_reference=False, layout="blocked")
+    assert "blocked" in r.layout and r.throughput_img_per_s > 0
+    assert rooflens.measure(alexnet, threads=1, max_seconds=0.1, tactic_cache="", host_reference=False).layout == \
+        "channels-last"
+    with pytest.raises(ValueError, match="layout 'nchw': expected channels-last, blocked or auto"):
+        rooflens.measure(alexnet, threads=1, max_seconds=0.1, tactic_cache="", layout="nchw")
+
+
 def test_calls_from_threads_agree(alexnet):
     want = rooflens.predict(alexnet, batch=32).throughput_img_per_s
     got = []

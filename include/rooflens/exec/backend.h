@@ -10,6 +10,7 @@
 
 #include "rooflens/cost/cost.h"
 #include "rooflens/exec/tensor.h"
+#include "rooflens/util/status.h"
 
 namespace rooflens {
 
@@ -20,6 +21,10 @@ namespace rooflens {
 // (exec/layout_plan.h). Channels-last is the default: on the Zen 5 host the blocked layout
 // wins only some pairs (docs/performance.md, "Issue 11: layouts chosen per layer").
 enum class ActivationLayout { kChannelsLast, kBlocked, kAuto };
+// The layouts by the names the CLI and Python take: "channels-last", "blocked", "auto"
+// (activation_layout.cpp); an unknown name is invalid input naming the choices.
+inline constexpr const char* kActivationLayoutNames[] = {"channels-last", "blocked", "auto"};
+Expected<ActivationLayout> parse_activation_layout(const std::string& name);
 
 struct ExecOptions {
   int threads = 0;         // 0: the backend's default (all cores)

@@ -1,0 +1,14 @@
+// Activation layouts by name (include/rooflens/exec/backend.h).
+#include "rooflens/exec/backend.h"
+
+namespace rooflens {
+
+Expected<ActivationLayout> parse_activation_layout(const std::string& name) {
+  constexpr ActivationLayout kLayouts[] = {ActivationLayout::kChannelsLast, ActivationLayout::kBlocked,
+                                           ActivationLayout::kAuto};
+  for (size_t i = 0; i < std::size(kLayouts); ++i)
+    if (name == kActivationLayoutNames[i]) return kLayouts[i];
+  return Status::invalid("layout '" + name + "': expected channels-last, blocked or auto");
+}
+
+}  // namespace rooflens
