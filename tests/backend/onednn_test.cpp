@@ -153,6 +153,17 @@ TEST(OneDnn, TacticCacheReplacesADamagedFile) {
 // The blocked activation layout (nChw16c where channels are a multiple of 16): residual
 // sums, an SE block's broadcast scale, a channel concat of blocked tensors, pooling, and
 // convs whose channels force channels-last in between.
+// In the blocked layout: matches the reference, and no layer ran on a reference kernel.
+#define EXPECT_BLOCKED_MATCHES_REFERENCE_WITHOUT_REF_KERNELS(g)                                                       \
+  do {                                                                                                                \
+    std::string why;                                                                                                  \
+    std::vector<LayerTiming> layers;                                                                                  \
+    const double e = max_error(g, &why, true, &layers, ActivationLayout::kBlocked);                                   \
+    if (e < 0) GTEST_SKIP() << why;                                                                                   \
+    EXPECT_LT(e, 1e-4);                                                                                               \
+    for (const LayerTiming& l : layers) EXPECT_EQ(l.impl.find("ref"), std::string::npos) << l.name << ": " << l.impl; \
+  } while (0)
+
 TEST(OneDnn, BlockedActivationLayoutKeepsResults) {
   GraphBuilder b;
   ValueId x = b.input("x", {2, 3, 20, 20});
@@ -170,12 +181,7 @@ TEST(OneDnn, BlockedActivationLayoutKeepsResults) {
   b.output(mp);
   b.output(odd);
   Graph g = b.finish();
-  std::string why;
-  std::vector<LayerTiming> layers;
-  const double e = max_error(g, &why, true, &layers, ActivationLayout::kBlocked);
-  if (e < 0) GTEST_SKIP() << why;
-  EXPECT_LT(e, 1e-4);
-  for (const LayerTiming& l : layers) EXPECT_EQ(l.impl.find("ref"), std::string::npos) << l.name << ": " << l.impl;
+  EXPECT_BLOCKED_MATCHES_REFERENCE_WITHOUT_REF_KERNELS(g);
 }
 
 // 3x3 stride-1 convolutions in the blocked layout, where oneDNN offers Winograd (AVX-512)
@@ -191,12 +197,7 @@ TEST(OneDnn, WinogradCandidatesKeepResults) {
   b.output(b.conv("valid", res, 64, 32, 3, {.pad = 0}));
   b.output(b.conv("wide", res, 64, 32, 3, {.pad = 2}));
   Graph g = b.finish();
-  std::string why;
-  std::vector<LayerTiming> layers;
-  const double e = max_error(g, &why, true, &layers, ActivationLayout::kBlocked);
-  if (e < 0) GTEST_SKIP() << why;
-  EXPECT_LT(e, 1e-4);
-  for (const LayerTiming& l : layers) EXPECT_EQ(l.impl.find("ref"), std::string::npos) << l.name << ": " << l.impl;
+  EXPECT_BLOCKED_MATCHES_REFERENCE_WITHOUT_REF_KERNELS(g);
 }
 
 // Layouts chosen per layer (ActivationLayout::kAuto): any mix of channels-last and blocked
