@@ -31,19 +31,6 @@ memory stack_of(OneDnnBackend& b, const EinsumOperand& o, const memory& x, int64
   return memory(memory::desc(dims, kF32, memory::dims{outer * inner, inner, 1}), b.engine(), packed.get_data_handle());
 }
 
-// The value's memory and its plain strides (a row-major copy when it is blocked).
-Expected<std::pair<memory, memory::dims>> plain_operand(OneDnnBackend& b, ValueId v) {
-  auto m = b.mem(v);
-  if (!m) return m.status();
-  auto strides = plain_strides(m->get_desc());
-  if (!strides) {
-    m = b.rowmajor(v);
-    if (!m) return m.status();
-    strides = plain_strides(m->get_desc());
-  }
-  return std::make_pair(*m, *strides);
-}
-
 }  // namespace
 
 std::string einsum_refusal(const Graph& g, const Node& n) {

@@ -275,6 +275,18 @@ Status concat(OneDnnBackend& b, const Node& n) {
   return onednn_concat(b, n.outputs[0], md_channels_last(ys), static_cast<int>(axis), srcs);
 }
 
+Expected<std::pair<memory, memory::dims>> plain_operand(OneDnnBackend& b, ValueId v) {
+  auto m = b.mem(v);
+  if (!m) return m.status();
+  auto strides = plain_strides(m->get_desc());
+  if (!strides) {
+    m = b.rowmajor(v);
+    if (!m) return m.status();
+    strides = plain_strides(m->get_desc());
+  }
+  return std::make_pair(*m, *strides);
+}
+
 // Transpose reads its input in the layout it was produced in (any plain strided layout, e.g. a
 // channel-split view of a channels-last activation) through a permuted strided view: one
 // reorder. A rank >= 4 transpose that keeps dim 0 and the two spatial dims in place (channel
@@ -285,14 +297,10 @@ Status transpose(OneDnnBackend& b, const Node& n) {
   const Shape& xs = shape_of(g, n.inputs[0]);
   const Shape& ys = shape_of(g, n.outputs[0]);
   const std::vector<int64_t>& perm = std::get<TransposeDesc>(n.desc).perm;  // default applied
-  auto src = b.mem(n.inputs[0]);
-  if (!src) return src.status();
-  auto in_strides = plain_strides(src->get_desc());
-  if (!in_strides) {
-    src = b.rowmajor(n.inputs[0]);
-    if (!src) return src.status();
-    in_strides = plain_strides(src->get_desc());
-  }
+  auto plain = plain_operand(b, n.inputs[0]);
+  if (!plain) return plain.status();
+  const memory* src = &plain->first;
+  const memory::dims* in_strides = &plain->second;
   memory::dims strides(ys.size());
   for (size_t i = 0; i < ys.size(); ++i) strides[i] = (*in_strides)[static_cast<size_t>(perm[i])];
   const size_t r = ys.size();

@@ -35,6 +35,8 @@ Status pad(OneDnnBackend& b, const Node& n);
 Status view(OneDnnBackend& b, const Node& n);
 Status gather(OneDnnBackend& b, const Node& n);
 Status expand(OneDnnBackend& b, const Node& n);
+// The value's memory and its plain strides (a row-major copy when it is blocked).
+Expected<std::pair<dnnl::memory, dnnl::memory::dims>> plain_operand(OneDnnBackend& b, ValueId v);
 // einsum.cpp: a two-operand Einsum as one matmul; what it refuses before prepare.
 Status einsum(OneDnnBackend& b, const Node& n);
 std::string einsum_refusal(const Graph& g, const Node& n);
