@@ -5,7 +5,7 @@ the SAME ONNX files WITH weights, same batch, same intra-op threads, the two too
 per model within one run, so the ratio is fair on a shared machine. Not a test: it takes minutes.
 
 usage: [THREADS=2] [MAX_SECONDS=10] [REPEATS=3] [MODELS="..."] [BATCHES="1 32"] [PROFILE=1]
-       [LAYOUT=channels-last] bench/peer_ort.py ROOFLENS_BINARY [--markdown] [--json FILE]
+       [LAYOUT=channels-last] [DENORMALS=flush] bench/peer_ort.py ROOFLENS_BINARY [--markdown] [--json FILE]
        bench/peer_ort.py --ort-infer MODEL.onnx BATCH THREADS MAX_SECONDS [PROFILE_PREFIX]
 
 Each (model, batch) pair is timed REPEATS times, the order of the two tools swapped every
@@ -13,7 +13,10 @@ repeat; the ratio reported is the median of the per-repeat ratios, with their ra
 on a shared 2-core machine one pair of runs can move by 30%. Each tool runs in a fresh process
 (ONNX Runtime through `--ort-infer`, which times itself the way `rooflens measure` does:
 warm-up of 3 runs or min(1 s, MAX_SECONDS/4), then at least 5 runs and up to MAX_SECONDS).
-LAYOUT is rooflens measure's --layout. PROFILE=1 also writes ONNX Runtime's per-node profile
+LAYOUT is rooflens measure's --layout. DENORMALS=flush (the default) runs both tools with
+denormal floats flushed to zero (rooflens's default; ONNX Runtime's session option
+session.set_denormal_as_zero), DENORMALS=keep both with IEEE denormals (ONNX Runtime's default;
+rooflens --keep-denormals), so that the two always compute the same arithmetic. PROFILE=1 also writes ONNX Runtime's per-node profile
 (JSON) beside each model; bench/ort_layers.py sets it beside `rooflens measure --format json`.
 
 Setup, once: `scripts/install-deps.sh --with-venv` (the venv /opt/rooflens-venv with
@@ -34,6 +37,13 @@ ROOT = os.path.dirname(HERE)
 DEFAULT_MODELS = "resnet50 mobilenet_v2 efficientnet_b0 densenet121 shufflenet_v2_x1_0 vgg16"
 
 
+def flush_denormals():
+    mode = os.environ.get("DENORMALS", "flush")
+    if mode not in ("flush", "keep"):
+        sys.exit(f"peer_ort: DENORMALS={mode}: expected flush or keep")
+    return mode == "flush"
+
+
 def ort_infer(model, batch, threads, max_seconds, profile=None):
     """Times ONNX Runtime on MODEL; returns the result dict (one JSON line in --ort-infer)."""
     import numpy as np
@@ -44,6 +54,8 @@ def ort_infer(model, batch, threads, max_seconds, profile=None):
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    if flush_denormals():
+        so.add_session_config_entry("session.set_denormal_as_zero", "1")
     if profile:
         so.enable_profiling = True
         so.profile_file_prefix = profile
@@ -86,6 +98,8 @@ def run_ort(model, batch, threads, max_seconds, profile=None, env=None):
 def run_rooflens(binary, model, batch, threads, max_seconds, layout, env=None, extra=()):
     cmd = [binary, "measure", model, "--batch", str(batch), "--threads", str(threads), "--max-seconds",
            str(max_seconds), "--layout", layout, "--format", "json"] + list(extra)
+    if not flush_denormals():
+        cmd.append("--keep-denormals")
     return json.loads(subprocess.check_output(cmd, env=env))
 
 
@@ -111,7 +125,7 @@ def pair(binary, path, name, batch, rep, threads, max_seconds, layout, profile=N
            "ort": o["throughput"], "ratio": r["throughput"] / o["throughput"],
            "rooflens_noisy": r["noisy"], "rooflens_threads": r["threads"],
            "ort_iqr_pct": 100 * (o["throughput_q3"] - o["throughput_q1"]) / o["throughput"],
-           "ort_version": o["ort_version"]}
+           "ort_version": o["ort_version"], "denormals": "flush" if flush_denormals() else "keep"}
     for k in ("contended", "contention", "host_reference", "normalized_throughput"):
         if k in r:
             row["rooflens_" + k] = r[k]

@@ -110,6 +110,7 @@ struct MeasureArgs {
   bool verify = false;
   bool no_tune = false;
   bool no_buffer_reuse = false;
+  bool keep_denormals = false;
   std::string layout = "channels-last";
   std::string format;  // empty: from -o's extension, else table (resolve_output)
   std::string output;

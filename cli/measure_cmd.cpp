@@ -141,6 +141,9 @@ void add_measure(CLI::App& app, MeasureArgs& a) {
   cmd->add_flag("--no-buffer-reuse", a.no_buffer_reuse,
                 "cpu backend: give every activation a buffer of its own instead of one arena shared by buffers whose "
                 "lifetimes do not overlap");
+  cmd->add_flag("--keep-denormals", a.keep_denormals,
+                "cpu backend: compute with IEEE denormal floats, as ONNX Runtime and PyTorch do by default, instead of "
+                "flushing them to zero (slower where activations decay towards zero)");
   cmd->add_flag("--verify", a.verify, "also run the reference backend on the same input and report the relative error");
   cmd->add_option("--format", a.format, "table or json (default: from -o's extension, else table)")
       ->check(CLI::IsMember({"table", "json"}));
@@ -208,6 +211,7 @@ std::string measure_json(const MeasureArgs& a, const MeasureOutcome& o) {
                       {"activation_bytes", m.activation_bytes},
                       {"activation_bytes_unshared", m.activation_bytes_unshared},
                       {"layout", m.layout},
+                      {"denormals_flushed", m.denormals_flushed},
                       {"layers", layers}};
   if (o.host) j.update(host_json(m, c->host, *o.host));
   if (verify_err) {
@@ -283,6 +287,7 @@ std::string measure_text(const MeasureArgs& a, const MeasureOutcome& o) {
         "buffer each)\n",
         m.activation_bytes / 1048576.0, m.activation_bytes_unshared / 1048576.0);
   if (!m.layout.empty()) out += fmt::format("  layout          {}\n", m.layout);
+  if (m.denormals_flushed) out += "  denormals       flushed to zero (--keep-denormals: IEEE)\n";
   out += fmt::format("  achieved        {:>10.1f} GFLOP/s\n", m.achieved_flops / 1e9);
   out += fmt::format("  utilization     {:>10.1f} %  of the {} peak {:.1f} GFLOP/s ({})\n", 100 * util, c->peak_label,
                      c->peak / 1e9, dev->id);
@@ -342,6 +347,7 @@ int run_measure(const MeasureArgs& args) {
   exec.tactic_cache = tactic_cache_path();
   exec.tune = !a.no_tune;
   exec.reuse_buffers = !a.no_buffer_reuse;
+  exec.flush_denormals = !a.keep_denormals;
   auto layout = parse_activation_layout(a.layout);
   if (!layout) return report_error(layout.status());
   exec.layout = *layout;

@@ -187,7 +187,8 @@ def devices() -> Table:
 def measure(model, backend: str = "onednn", batch: int = 1, threads: int = 0, max_seconds: float = 2.0,
             tune: bool = True, tactic_cache: Optional[str] = None, fixed_threads: bool = False,
             device: Optional[str] = None, host_reference: bool = True,
-            reference_max_move: Optional[float] = None, layout: str = "channels-last") -> Measurement:
+            reference_max_move: Optional[float] = None, layout: str = "channels-last",
+            flush_denormals: bool = True) -> Measurement:
     """Runs the model on a backend and times it (`rooflens measure`): onednn (this CPU, fp32),
     cuda (a GPU, the model's dtype; rooflens.Unavailable without one) or reference.
 
@@ -213,6 +214,10 @@ def measure(model, backend: str = "onednn", batch: int = 1, threads: int = 0, ma
     stride-1 convolutions may then run as Winograd) or "auto" (each layer in the layout it ran
     faster in, chosen by timing once and cached beside the tactics); `layout` in the result
     says what ran. Another name raises ValueError.
+
+    flush_denormals (onednn): compute with denormal floats flushed to zero (the default, as
+    TensorFlow and OpenVINO run), or False for IEEE denormals as ONNX Runtime and PyTorch run
+    by default, as `measure --keep-denormals`; `denormals_flushed` in the result says which.
     """
     m = _model(model)
     if tactic_cache is None:
@@ -220,7 +225,7 @@ def measure(model, backend: str = "onednn", batch: int = 1, threads: int = 0, ma
     extra = {} if reference_max_move is None else {"reference_max_move": float(reference_max_move)}
     return Measurement(_core.measure(m, backend, _batch(batch), int(threads), float(max_seconds), bool(tune),
                                      tactic_cache, bool(fixed_threads), device or "", bool(host_reference),
-                                     layout=str(layout), **extra))
+                                     layout=str(layout), flush_denormals=bool(flush_denormals), **extra))
 
 
 def _tactic_cache_path() -> str:

@@ -298,7 +298,8 @@ void add_host_figures(py::dict& d, const Measurement& r, const LoadedModel& l, c
 
 py::dict measure(const PyModel& m, const std::string& backend, std::optional<int64_t> batch, int threads,
                  double max_seconds, bool tune, const std::string& tactic_cache, bool fixed_threads,
-                 const std::string& device, bool host_reference, double reference_max_move, const std::string& layout) {
+                 const std::string& device, bool host_reference, double reference_max_move, const std::string& layout,
+                 bool flush_denormals) {
   if (!(max_seconds > 0)) raise_status(Status::invalid("max_seconds must be > 0"));
   const ActivationLayout activation_layout = unwrap(parse_activation_layout(layout));
   if (!(reference_max_move >= 0 && reference_max_move <= 10))
@@ -314,6 +315,7 @@ py::dict measure(const PyModel& m, const std::string& backend, std::optional<int
   mo.exec.tune = tune;
   mo.exec.tactic_cache = tactic_cache;
   mo.exec.layout = activation_layout;
+  mo.exec.flush_denormals = flush_denormals;
   mo.timing = model_timing(!cpu, max_seconds);
   HostContext host =
       make_host_context(cpu && host_reference, reference_max_move, mo.exec.threads, dev ? *dev : DeviceSpec{});
@@ -340,6 +342,7 @@ py::dict measure(const PyModel& m, const std::string& backend, std::optional<int
   d["achieved_flop_per_s"] = r.achieved_flops;
   d["noisy"] = r.timing.noisy;
   d["layout"] = r.layout;
+  d["denormals_flushed"] = r.denormals_flushed;
   py::list layers;
   for (const auto& L : r.layers) {
     py::dict x;
@@ -469,7 +472,8 @@ void bind_models(py::module_& m) {
   m.def("measure", &measure, py::arg("model"), py::arg("backend"), py::arg("batch"), py::arg("threads"),
         py::arg("max_seconds"), py::arg("tune"), py::arg("tactic_cache"), py::arg("fixed_threads") = false,
         py::arg("device") = "", py::arg("host_reference") = true,
-        py::arg("reference_max_move") = kDefaultReferenceMaxMove, py::arg("layout") = "channels-last");
+        py::arg("reference_max_move") = kDefaultReferenceMaxMove, py::arg("layout") = "channels-last",
+        py::arg("flush_denormals") = true);
   m.def("whatif", &whatif, py::arg("model"), py::arg("device"), py::arg("dtype"), py::arg("batch"), py::arg("devices"),
         py::arg("engine") = "");
   m.def("doctor", &doctor, py::arg("model"), py::arg("device"), py::arg("dtype"), py::arg("batch"),

@@ -173,6 +173,7 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
   m.achieved_flops = static_cast<double>(fused.totals.flops) / timing->median;
   std::tie(m.activation_bytes, m.activation_bytes_unshared) = backend.activation_bytes();
   m.layout = backend.layout_summary();
+  m.denormals_flushed = backend.flushes_denormals();
   for (const auto& L : fused.layers) {
     LayerMeasurement lm;
     lm.name = L.name;

@@ -3,6 +3,8 @@
 // below 1e-4 in FP32, with fresh random inputs each run and poisoned output buffers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -564,6 +566,38 @@ TEST(OneDnn, PoolingNormalizationReductionAndElementwise) {
   b.output(b.add1("Div", "div", {lr, b.reals("two", {}, {2.0})}));
   Graph g = b.finish();
   EXPECT_MATCHES_REFERENCE(g);
+}
+
+// A denormal input times two: zero while the run flushes denormals (the default), the
+// IEEE denormal with flush_denormals off; the caller's own arithmetic keeps denormals after
+// either run (the mode is set only for the run and put back).
+TEST(OneDnn, FlushesDenormalsOnlyWhileItRuns) {
+  GraphBuilder b;
+  const Shape shape{1, 16, 4, 4};
+  ValueId x = b.input("x", shape);
+  b.output(b.add1("Mul", "twice", {x, b.reals("two", {}, {2.0})}));
+  Graph g = b.finish();
+  auto analysed = analysis_of(g);
+  ASSERT_TRUE(analysed);
+  const float tiny = 1e-39f;
+  ASSERT_EQ(std::fpclassify(tiny), FP_SUBNORMAL);
+  for (const bool flush : {true, false}) {
+    auto dnnl = make_onednn_backend();
+    if (!dnnl) GTEST_SKIP() << "built without oneDNN";
+    ExecOptions eo;
+    eo.threads = 2;
+    eo.flush_denormals = flush;
+    ASSERT_TRUE(dnnl->prepare(g, *analysed, eo));
+    Tensor in = Tensor::zeros(shape);
+    std::fill(in.data.begin(), in.data.end(), tiny);
+    std::vector<Tensor> out;
+    ASSERT_TRUE(dnnl->run({in}, &out));
+    EXPECT_EQ(dnnl->flushes_denormals(), flush);
+    const float want = flush ? 0.0f : 2 * tiny;
+    EXPECT_EQ(std::count(out[0].data.begin(), out[0].data.end(), want), 256) << "flush " << flush;
+    volatile float caller = tiny;
+    EXPECT_EQ(std::fpclassify(caller * 2.0f), FP_SUBNORMAL) << "flush " << flush;
+  }
 }
 
 // Two layers of a DenseNet block: x, y1 = conv(x), y2 = conv(relu(norm1(concat(x, y1)))).

@@ -207,6 +207,13 @@ def test_measure_takes_the_activation_layout(alexnet):
         rooflens.measure(alexnet, threads=1, max_seconds=0.1, tactic_cache="", layout="nchw")
 
 
+
+def test_measure_flushes_denormals_unless_asked_not_to(alexnet):
+    quick = dict(threads=1, max_seconds=0.1, tactic_cache="", host_reference=False)
+    assert rooflens.measure(alexnet, **quick).denormals_flushed is True
+    assert rooflens.measure(alexnet, flush_denormals=False, **quick).denormals_flushed is False
+
+
 def test_calls_from_threads_agree(alexnet):
     want = rooflens.predict(alexnet, batch=32).throughput_img_per_s
     got = []

@@ -43,6 +43,11 @@ struct ExecOptions {
   // cache); empty: nothing is kept on disk. The library reads no environment: the CLI
   // passes ROOFLENS_TACTIC_CACHE or the user's cache directory (cli/common.h).
   std::string tactic_cache;
+  // Run with denormal floats flushed to zero (x86's FTZ and DAZ, on every thread of the run
+  // and restored after), as TensorFlow and OpenVINO do: networks whose activations decay
+  // towards zero (squeeze-excite gates) otherwise run some layers several times slower on
+  // denormal arithmetic. Off: IEEE denormals, as ONNX Runtime and PyTorch run by default.
+  bool flush_denormals = true;
 };
 
 // Time of one fused layer in the last run, and what implemented it.
@@ -72,6 +77,9 @@ class Backend {
   virtual std::pair<size_t, size_t> activation_bytes() const { return {0, 0}; }
   // How the last prepare laid out activations, in a line ("" where the backend has no choice).
   virtual std::string layout_summary() const { return ""; }
+  // Whether the runs flush denormal floats to zero (ExecOptions::flush_denormals, where the
+  // backend honours it).
+  virtual bool flushes_denormals() const { return false; }
   // Device backends keep the inputs of the last run() on the device: run_resident() runs
   // the model again on them without host copies, which is what throughput measures (the
   // host link is a separate question). CPU backends have no such run.

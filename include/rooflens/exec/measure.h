@@ -102,6 +102,7 @@ struct Measurement {
   size_t activation_bytes = 0;                 // the backend's run-time buffers as placed (0: not planned)
   size_t activation_bytes_unshared = 0;        // the same with a buffer each
   std::string layout;                          // the backend's layout_summary()
+  bool denormals_flushed = false;              // the backend's flushes_denormals()
   std::optional<ContentionReport> contention;  // with MeasureOptions::host_sampler
   std::optional<HostStateReading> host;        // with MeasureOptions::reference
   std::optional<ThreadChoice> thread_choice;   // with MeasureOptions::adapt_threads

@@ -96,6 +96,7 @@ class OneDnnBackend final : public Backend {
   dnnl::memory new_buffer(const dnnl::memory::desc& md);
   std::pair<size_t, size_t> activation_bytes() const override { return {arena_bytes_, unplanned_bytes_}; }
   std::string layout_summary() const override { return layout_summary_; }
+  bool flushes_denormals() const override { return opts_.flush_denormals; }
   Expected<Tensor> stored(ValueId v);
   const ExecOptions& options() const { return opts_; }
   // The layout a 4-D activation of shape `s` is produced in by the layer being built (see
