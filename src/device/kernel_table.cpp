@@ -10,7 +10,7 @@ using nlohmann::json;
 
 const std::map<std::string, std::vector<std::string>>& kernel_class_features() {
   static const std::map<std::string, std::vector<std::string>> m = {
-      {"conv", {"log_rows", "log_cols", "log_k", "residual", "transcendental", "log_cols_fill"}},
+      {"conv", {"log_rows", "log_cols", "log_k", "residual", "transcendental", "log_cols_fill", "grouped"}},
       {"pointwise", {"log_rows", "log_cols", "log_k", "residual", "transcendental", "log_cols_fill"}},
       {"depthwise", {"log_out", "log_in", "log_window", "transcendental"}},
       {"gemm", {"log_rows", "log_cols", "log_k"}},

@@ -150,6 +150,7 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r, 
       k.cls = window == 1 ? "pointwise" : "conv";
       k.x = {log_pos(rows),        log_pos(static_cast<double>(gs.cols)), log_pos(static_cast<double>(gs.k)), resid,
              transcendental(g, r), cols_fill(gs.cols, simd_lanes)};
+      if (window > 1) k.x.push_back(gs.groups > 1 ? 1 : 0);  // conv's "grouped"
     } else {
       const bool skinny = gs.rows <= kSkinnyGemmRows;
       k.cls = skinny ? "gemm_skinny" : "gemm";

@@ -29,11 +29,11 @@ std::vector<KernelSample> synthetic(const std::vector<double>& coef, double disp
     for (size_t j = 0; j < nfeat; ++j) {
       s = s * 6364136223846793005ull + 1442695040888963407ull;
       const double u = static_cast<double>(s >> 11) / 9007199254740992.0;
-      // Features 3 and 4 of conv classes are 0/1 indicators, 5 the log of a lane fill in
+      // Features 3, 4 and 6 of conv classes are 0/1 indicators, 5 the log of a lane fill in
       // (1/4, 1]; the others are logs of sizes.
-      k.x.push_back(j >= 5   ? std::log(0.25 + 0.75 * u)
-                    : j >= 3 ? (u < 0.5 ? 0.0 : 1.0)
-                             : std::log(8.0) + u * std::log(4096.0));
+      k.x.push_back(j == 5                ? std::log(0.25 + 0.75 * u)
+                    : j >= 3 && j != 5 ? (u < 0.5 ? 0.0 : 1.0)
+                                       : std::log(8.0) + u * std::log(4096.0));
     }
     double lin = coef[0];
     for (size_t j = 0; j < nfeat; ++j) lin += coef[j + 1] * k.x[j];
@@ -46,8 +46,9 @@ std::vector<KernelSample> synthetic(const std::vector<double>& coef, double disp
 }
 
 TEST(KernelTableFit, RecoversKnownCoefficients) {
-  const std::vector<double> coef = {-14.0, 0.92, 0.85, 0.97, 0.18, 0.3, -1.0};  // kernels well above the dispatch
-  auto f = fit_kernel_class("conv", synthetic(coef, 3e-6, 6), 3e-6);
+  // kernels well above the dispatch
+  const std::vector<double> coef = {-14.0, 0.92, 0.85, 0.97, 0.18, 0.3, -1.0, 0.35};
+  auto f = fit_kernel_class("conv", synthetic(coef, 3e-6, 7), 3e-6);
   ASSERT_TRUE(f) << f.status().message();
   ASSERT_EQ(f->coef.size(), coef.size());
   for (size_t i = 0; i < coef.size(); ++i) EXPECT_NEAR(f->coef[i], coef[i], 1e-6) << "coefficient " << i;
@@ -190,29 +191,37 @@ TEST(KernelTableFile, RefusesCorruptOrForeignTables) {
 // The lane fill appended to the conv classes: simd_lanes round-trips, and a table fitted before
 // the feature existed (its conv list one shorter) is read with that coefficient 0, so it
 // predicts as it did; a list that is not a leading part of the class's is still foreign.
+// The same for a table fitted before the grouped feature (2026-12-05): its coefficient reads
+// as 0, so the table predicts grouped convolutions as it did.
 TEST(KernelTableFile, ATableFittedBeforeTheLaneFillReadsItsCoefficientAsZero) {
   KernelTable t = small_table();
   t.simd_lanes = 16;
-  t.classes["conv"] = *fit_kernel_class("conv", synthetic({-14.0, 0.9, 0.85, 0.97, 0.2, 0.3, -1.0}, 2e-6, 6), 2e-6);
+  t.classes["conv"] =
+      *fit_kernel_class("conv", synthetic({-14.0, 0.9, 0.85, 0.97, 0.2, 0.3, -1.0, 0.35}, 2e-6, 7), 2e-6);
   auto j = nlohmann::json::parse(kernel_table_json(t));
   auto d = parse_device_json(device_text(j.dump()), "cpu.json");
   ASSERT_TRUE(d) << d.status().message();
   EXPECT_EQ(d->kernel_table->simd_lanes, 16);
-  EXPECT_NEAR(d->kernel_table->classes.at("conv").coef.back(), -1.0, 1e-6);
-  auto old = j;
-  old.erase("simd_lanes");
-  old["classes"]["conv"]["features"].erase(5);
-  old["classes"]["conv"]["coef"].erase(6);
-  auto o = parse_device_json(device_text(old.dump()), "cpu.json");
-  ASSERT_TRUE(o) << o.status().message();
-  EXPECT_EQ(o->kernel_table->simd_lanes, 0);
-  const KernelFit& c = o->kernel_table->classes.at("conv");
-  EXPECT_EQ(c.features, kernel_class_features().at("conv"));
-  ASSERT_EQ(c.coef.size(), 7u);
-  EXPECT_EQ(c.coef.back(), 0.0);
-  const std::vector<double> x = {5.0, 4.0, 6.0, 0.0, 1.0, std::log(0.75)};
-  const std::vector<double> x_before = {5.0, 4.0, 6.0, 0.0, 1.0};
-  EXPECT_DOUBLE_EQ(c.kernel_seconds(x), c.kernel_seconds(x_before));
+  EXPECT_NEAR(d->kernel_table->classes.at("conv").coef.at(6), -1.0, 1e-6);
+  EXPECT_NEAR(d->kernel_table->classes.at("conv").coef.at(7), 0.35, 1e-6);
+  const std::vector<double> x = {5.0, 4.0, 6.0, 0.0, 1.0, std::log(0.75), 1.0};
+  for (const int dropped : {1, 2}) {  // the grouped feature; the lane fill and grouped
+    auto old = j;
+    if (dropped == 2) old.erase("simd_lanes");
+    for (int i = 0; i < dropped; ++i) {
+      old["classes"]["conv"]["features"].erase(6 - i);
+      old["classes"]["conv"]["coef"].erase(7 - i);
+    }
+    auto o = parse_device_json(device_text(old.dump()), "cpu.json");
+    ASSERT_TRUE(o) << o.status().message();
+    EXPECT_EQ(o->kernel_table->simd_lanes, dropped == 2 ? 0 : 16);
+    const KernelFit& c = o->kernel_table->classes.at("conv");
+    EXPECT_EQ(c.features, kernel_class_features().at("conv"));
+    ASSERT_EQ(c.coef.size(), 8u);
+    EXPECT_EQ(c.coef.back(), 0.0);
+    const std::vector<double> x_before(x.begin(), x.end() - dropped);
+    EXPECT_DOUBLE_EQ(c.kernel_seconds(x), c.kernel_seconds(x_before)) << dropped;
+  }
   auto shuffled = j;
   shuffled["classes"]["conv"]["features"] = {"log_cols", "log_rows"};
   shuffled["classes"]["conv"]["coef"] = {1.0, 2.0, 3.0};
@@ -230,6 +239,7 @@ TEST(KernelTableFile, ATableFittedBeforeTheLaneFillReadsItsCoefficientAsZero) {
 
 // Output channels per group are counted in blocks of the table's vector lanes: 24 of 32 on
 // AVX-512, all of them on AVX2; a grouped conv's fill is its group's; no lanes, no fill.
+// A kxk conv of more than one group is marked grouped; 1x1 convs have no such feature.
 TEST(KernelTablePredict, ConvOutputChannelsFillVectorBlocks) {
   GraphBuilder b("m");
   ValueId x = b.input("x", {1, 16, 8, 8});
@@ -243,13 +253,16 @@ TEST(KernelTablePredict, ConvOutputChannelsFillVectorBlocks) {
   ASSERT_TRUE(inferred);
   const ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
   ASSERT_EQ(m.layers.size(), 3u);
-  auto fill = [&](size_t i, int lanes) { return classify_layer(g, m.layers[i], lanes)->x.back(); };
+  auto fill = [&](size_t i, int lanes) { return classify_layer(g, m.layers[i], lanes)->x.at(5); };
   EXPECT_NEAR(fill(0, 16), std::log(24.0 / 32), 1e-12);
   EXPECT_EQ(fill(0, 8), 0.0);
   EXPECT_EQ(fill(0, 0), 0.0);
   EXPECT_EQ(fill(1, 16), 0.0);
   EXPECT_EQ(classify_layer(g, m.layers[1], 16)->cls, "pointwise");
   EXPECT_NEAR(fill(2, 16), std::log(24.0 / 32), 1e-12);  // 48 channels in 2 groups of 24
+  EXPECT_EQ(classify_layer(g, m.layers[0], 16)->x.at(6), 0.0);
+  EXPECT_EQ(classify_layer(g, m.layers[1], 16)->x.size(), 6u);
+  EXPECT_EQ(classify_layer(g, m.layers[2], 16)->x.at(6), 1.0);
 }
 
 // Conv -> Flatten -> Gemm: the conv reads the row-major graph input (a conversion to

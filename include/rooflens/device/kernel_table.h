@@ -96,8 +96,8 @@ struct KernelTable {
 
 // The kernel classes and their features, in coefficient order: the one definition that
 // the probe, the fit, the predictor and the parser share.
-//   conv       dense kxk convolution (k > 1):  log_rows, log_cols, log_k, residual, transcendental,
-//              log_cols_fill
+//   conv       kxk convolution (k > 1):        log_rows, log_cols, log_k, residual, transcendental,
+//              log_cols_fill, grouped
 //   pointwise  1x1 convolution:                log_rows, log_cols, log_k, residual, transcendental,
 //              log_cols_fill
 //   depthwise  one filter per channel:         log_out, log_in, log_window, transcendental
@@ -115,7 +115,9 @@ struct KernelTable {
 // transcendental = 1 when a fused activation evaluates exp/tanh/erf (SiLU, sigmoid, GELU,
 // tanh), which costs more per output than ReLU or clipping; log_cols_fill = log(cols /
 // cols rounded up to the table's simd_lanes), <= 0: the share of the vector lanes the output
-// channels fill (0 when they fill every lane, or when the table has no simd_lanes). For attention: matrices = the
+// channels fill (0 when they fill every lane, or when the table has no simd_lanes); grouped = 1
+// for a convolution of more than one group (ResNeXt, RegNet), which oneDNN runs on other
+// kernels than dense ones (0 in tables probed before 2026-12-05, which lack the feature). For attention: matrices = the
 // score matrices (images x heads x windows), q and kv = their rows and columns (query and
 // key tokens), d = the head width (K of Q.K^T), score_ops = the pointwise ops between Q.K^T
 // and the Softmax (scale, position bias, mask).
