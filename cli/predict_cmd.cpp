@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "commands.h"
 #include "common.h"
 #include "loading.h"
@@ -111,17 +113,17 @@ int run_predict(const PredictArgs& args) {
   if (files.empty()) return report_error(Status::invalid("predict: give ONNX files or --zoo"));
 
   std::vector<std::vector<Prediction>> all;
+  // Progress: one line rewritten in place on a terminal, a line per model in a log.
+  const bool terminal = isatty(fileno(stderr)) != 0;
   for (const auto& f : files) {
     auto ps = predict_model(f, a, *shapes, *dt, *dev, *req, *engine);
     if (!ps) return report_error(ps.status());
-    std::fprintf(stderr, "%s",
-                 files.size() > 1 ? fmt::format("predicted {} ({}/{})\r", std::filesystem::path(f).stem().string(),
-                                                all.size() + 1, files.size())
-                                        .c_str()
-                                  : "");
+    if (files.size() > 1)
+      fmt::print(stderr, "{}predicted {} ({}/{}){}", terminal ? "\r" : "", std::filesystem::path(f).stem().string(),
+                 all.size() + 1, files.size(), terminal ? "\x1b[K" : "\n");
     all.push_back(std::move(*ps));
   }
-  if (files.size() > 1) std::fprintf(stderr, "\n");
+  if (files.size() > 1 && terminal) std::fprintf(stderr, "\n");
 
   std::string out;
   const bool csv = a.format == "csv";

@@ -80,14 +80,11 @@ KernelCase dense_conv(Rng& r, bool pointwise) {
                       : stem    ? r.pick(std::vector<int64_t>{3, 7})
                                 : r.pick(std::vector<int64_t>{3, 3, 3, 5, 7});
     const bool residual = !stem && stride == 1 && r.next() % 3 == 0;
-    // Grouped 3x3 convolutions as ResNeXt and RegNet have them (about half the 3x3 cases):
-    // as many outputs as inputs, in groups of 4 to 64 channels.
+    const int64_t cout = residual ? cin : r.pick(kChannels);
+    // Grouped 3x3 convolutions (ResNeXt, RegNet: 2-64 groups of 4 or more channels).
     int64_t group = 1;
-    if (!pointwise && !stem && k == 3 && r.next() % 2 == 0) {
-      const int64_t width = r.pick(std::vector<int64_t>{4, 8, 16, 24, 32, 48, 64});
-      if (cin % width == 0 && cin / width >= 2) group = cin / width;
-    }
-    const int64_t cout = residual || group > 1 ? cin : r.pick(kChannels);
+    if (!pointwise && !stem && k == 3 && r.next() % 3 == 0) group = r.pick(std::vector<int64_t>{2, 4, 8, 16, 32, 64});
+    if (cin % group || cout % group || cin / group < 4) group = 1;
     const int64_t hw_out = (hw + 2 * (k / 2) - k) / stride + 1;
     const double f = conv_flops(n, hw_out, cin, cout, k, group);
     if (f > 3e9 || f < 2e5) continue;
@@ -100,6 +97,28 @@ KernelCase dense_conv(Rng& r, bool pointwise) {
     y = activation(b, y, r);
     consume(b, y, cout);
     return {pointwise ? "pointwise" : "conv", b.finish(), "probe"};
+  }
+}
+
+// Grouped 3x3 convolutions as ResNeXt and RegNet have them: as many outputs as inputs, in
+// groups of 4 to 64 channels, the identity shortcut on a third of the stride-1 ones.
+KernelCase grouped_conv(Rng& r) {
+  for (;;) {
+    const int64_t n = r.pick(kBatches), stride = r.pick(std::vector<int64_t>{1, 1, 1, 2});
+    const int64_t hw = r.pick(kSpatial), width = r.pick(std::vector<int64_t>{4, 8, 16, 24, 32, 48, 64});
+    const int64_t c = width * r.pick(std::vector<int64_t>{2, 4, 8, 16, 32, 64});
+    const int64_t hw_out = (hw - 1) / stride + 1;
+    const double f = conv_flops(n, hw_out, c, c, 3, c / width);
+    if (c > 2048 || f > 3e9 || f < 2e5) continue;
+    GraphBuilder b("probe");
+    ValueId x = adapted_input(b, n, c, hw);
+    ConvSpec s = spec_of(stride, c / width);
+    s.pad = 1;
+    ValueId y = b.conv("probe", x, c, c, 3, s);
+    if (stride == 1 && r.next() % 3 == 0) y = b.add1("Add", "probe.add", {y, x});
+    y = activation(b, y, r);
+    consume(b, y, c);
+    return {"conv", b.finish(), "probe"};
   }
 }
 
@@ -251,14 +270,17 @@ KernelCase move(Rng& r) {
 
 }  // namespace
 
+constexpr int kGroupedConvShare = 5;
+
 std::vector<KernelCase> kernel_cases(const std::string& cls, int count, uint64_t seed) {
   uint64_t h = 1469598103934665603ull;  // FNV-1a of the class name: one stream per class
   for (char ch : cls) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
   Rng r(seed ^ h);
+  Rng grouped(seed ^ h ^ 0x67726f75706564ull);  // a stream of its own: the others' draws stay
   std::vector<KernelCase> out;
   for (int i = 0; i < count; ++i) {
-    if (cls == "conv")
-      out.push_back(dense_conv(r, false));
+    if (cls == "conv")  // a fifth of them grouped, the last ones
+      out.push_back(i < count - count / kGroupedConvShare ? dense_conv(r, false) : grouped_conv(grouped));
     else if (cls == "pointwise")
       out.push_back(dense_conv(r, true));
     else if (cls == "depthwise")

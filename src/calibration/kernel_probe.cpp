@@ -187,7 +187,7 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
     o.progress(fmt::format("kernels: reorder, {} samples, fit median |error| {:.1f}%", rf->samples,
                            100 * rf->median_abs_error));
   const std::vector<std::pair<std::string, int>> plan = {
-      {"conv", o.quick ? 12 : 40}, {"pointwise", o.quick ? 12 : 40},  {"depthwise", o.quick ? 10 : 30},
+      {"conv", o.quick ? 15 : 50}, {"pointwise", o.quick ? 12 : 40},  {"depthwise", o.quick ? 10 : 30},
       {"gemm", o.quick ? 10 : 32}, {"gemm_skinny", o.quick ? 8 : 24}, {"attention", o.quick ? 8 : 24},
       {"pool", o.quick ? 9 : 24},  {"eltwise", o.quick ? 9 : 24},     {"move", o.quick ? 9 : 27}};
   std::vector<std::pair<std::string, std::vector<KernelCase>>> classes;
