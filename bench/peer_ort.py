@@ -5,7 +5,7 @@ the SAME ONNX files WITH weights, same batch, same intra-op threads, the two too
 per model within one run, so the ratio is fair on a shared machine. Not a test: it takes minutes.
 
 usage: [THREADS=2] [MAX_SECONDS=10] [REPEATS=3] [MODELS="..."] [BATCHES="1 32"] [PROFILE=1]
-       [LAYOUT=channels-last] [DENORMALS=flush] bench/peer_ort.py ROOFLENS_BINARY [--markdown] [--json FILE]
+       [LAYOUT=auto] [DENORMALS=flush] bench/peer_ort.py ROOFLENS_BINARY [--markdown] [--json FILE]
        bench/peer_ort.py --ort-infer MODEL.onnx BATCH THREADS MAX_SECONDS [PROFILE_PREFIX]
 
 Each (model, batch) pair is timed REPEATS times, the order of the two tools swapped every
@@ -13,7 +13,9 @@ repeat; the ratio reported is the median of the per-repeat ratios, with their ra
 on a shared 2-core machine one pair of runs can move by 30%. Each tool runs in a fresh process
 (ONNX Runtime through `--ort-infer`, which times itself the way `rooflens measure` does:
 warm-up of 3 runs or min(1 s, MAX_SECONDS/4), then at least 5 runs and up to MAX_SECONDS).
-LAYOUT is rooflens measure's --layout. DENORMALS=flush (the default) runs both tools with
+LAYOUT is rooflens measure's --layout: auto by default (each layer in the layout it runs
+faster in, Winograd included; chosen once per model, batch and thread count and cached), as
+ONNX Runtime picks its own blocked layout; channels-last is `measure`'s default. DENORMALS=flush (the default) runs both tools with
 denormal floats flushed to zero (rooflens's default; ONNX Runtime's session option
 session.set_denormal_as_zero), DENORMALS=keep both with IEEE denormals (ONNX Runtime's default;
 rooflens --keep-denormals), so that the two always compute the same arithmetic. PROFILE=1 also writes ONNX Runtime's per-node profile
@@ -196,7 +198,7 @@ def main(argv):
     repeats = int(os.environ.get("REPEATS", "3"))
     models = os.environ.get("MODELS", DEFAULT_MODELS).split()
     batches = [int(b) for b in os.environ.get("BATCHES", "1 32").split()]
-    layout = os.environ.get("LAYOUT", "channels-last")
+    layout = os.environ.get("LAYOUT", "auto")
     peer_dir = os.environ.get("PEER_DIR", os.path.expanduser("~/.cache/rooflens/peer-ort"))
     export_models(peer_dir, models, threads)
     runs = []

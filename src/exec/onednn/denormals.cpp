@@ -21,7 +21,7 @@ constexpr unsigned kDenormalsAreZero = 1u << 6;
 DenormalsFlushed::DenormalsFlushed(bool on) {
   if (!on) return;
   saved_.assign(static_cast<size_t>(omp_get_max_threads()), 0);
-#pragma omp parallel num_threads(static_cast<int>(saved_.size()))
+#pragma omp parallel num_threads(static_cast <int>(saved_.size()))
   {
     unsigned& word = saved_[static_cast<size_t>(omp_get_thread_num())];
     word = _mm_getcsr();
@@ -31,7 +31,7 @@ DenormalsFlushed::DenormalsFlushed(bool on) {
 
 DenormalsFlushed::~DenormalsFlushed() {
   if (saved_.empty()) return;
-#pragma omp parallel num_threads(static_cast<int>(saved_.size()))
+#pragma omp parallel num_threads(static_cast <int>(saved_.size()))
   _mm_setcsr(saved_[static_cast<size_t>(omp_get_thread_num())]);
 }
 #else
