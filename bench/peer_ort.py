@@ -15,11 +15,12 @@ on a shared 2-core machine one pair of runs can move by 30%. Each tool runs in a
 warm-up of 3 runs or min(1 s, MAX_SECONDS/4), then at least 5 runs and up to MAX_SECONDS).
 LAYOUT is rooflens measure's --layout: auto by default (each layer in the layout it runs
 faster in, Winograd included; chosen once per model, batch and thread count and cached), as
-ONNX Runtime picks its own blocked layout; channels-last is `measure`'s default. DENORMALS=flush (the default) runs both tools with
-denormal floats flushed to zero (rooflens's default; ONNX Runtime's session option
-session.set_denormal_as_zero), DENORMALS=keep both with IEEE denormals (ONNX Runtime's default;
-rooflens --keep-denormals), so that the two always compute the same arithmetic. PROFILE=1 also writes ONNX Runtime's per-node profile
-(JSON) beside each model; bench/ort_layers.py sets it beside `rooflens measure --format json`.
+ONNX Runtime picks its own blocked layout; channels-last is `measure`'s default.
+DENORMALS=flush (the default) runs both tools with denormal floats flushed to zero
+(rooflens's default; ONNX Runtime's session option session.set_denormal_as_zero),
+DENORMALS=keep both with IEEE denormals (ONNX Runtime's default; rooflens --keep-denormals),
+so that the two always compute the same arithmetic. PROFILE=1 also writes ONNX Runtime's
+per-node profile (JSON) beside each model; bench/ort_layers.py sets it beside `rooflens measure --format json`.
 
 Setup, once: `scripts/install-deps.sh --with-venv` (the venv /opt/rooflens-venv with
 onnxruntime); the models with weights are exported into $PEER_DIR/models (default

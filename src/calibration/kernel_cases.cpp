@@ -268,9 +268,9 @@ KernelCase move(Rng& r) {
   }
 }
 
-}  // namespace
+constexpr int kGroupedConvShare = 5;  // one conv case in this many is grouped
 
-constexpr int kGroupedConvShare = 5;
+}  // namespace
 
 std::vector<KernelCase> kernel_cases(const std::string& cls, int count, uint64_t seed) {
   uint64_t h = 1469598103934665603ull;  // FNV-1a of the class name: one stream per class

@@ -8,7 +8,8 @@ Expected<ActivationLayout> parse_activation_layout(const std::string& name) {
                                            ActivationLayout::kAuto};
   for (size_t i = 0; i < std::size(kLayouts); ++i)
     if (name == kActivationLayoutNames[i]) return kLayouts[i];
-  return Status::invalid("layout '" + name + "': expected channels-last, blocked or auto");
+  return Status::invalid("layout '" + name + "': expected " + kActivationLayoutNames[0] + ", " +
+                         kActivationLayoutNames[1] + " or " + kActivationLayoutNames[2]);
 }
 
 }  // namespace rooflens

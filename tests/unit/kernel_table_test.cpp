@@ -31,9 +31,9 @@ std::vector<KernelSample> synthetic(const std::vector<double>& coef, double disp
       const double u = static_cast<double>(s >> 11) / 9007199254740992.0;
       // Features 3, 4 and 6 of conv classes are 0/1 indicators, 5 the log of a lane fill in
       // (1/4, 1]; the others are logs of sizes.
-      k.x.push_back(j == 5             ? std::log(0.25 + 0.75 * u)
-                    : j >= 3 && j != 5 ? (u < 0.5 ? 0.0 : 1.0)
-                                       : std::log(8.0) + u * std::log(4096.0));
+      k.x.push_back(j == 5   ? std::log(0.25 + 0.75 * u)
+                    : j >= 3 ? (u < 0.5 ? 0.0 : 1.0)
+                             : std::log(8.0) + u * std::log(4096.0));
     }
     double lin = coef[0];
     for (size_t j = 0; j < nfeat; ++j) lin += coef[j + 1] * k.x[j];
