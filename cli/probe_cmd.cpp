@@ -273,11 +273,12 @@ void add_probe(CLI::App& app, ProbeArgs& a) {
   cpu->add_option("--isa", a.isa, "widest instruction set to use: auto, avx2 (as AVX2-only code runs) or avx512")
       ->check(CLI::IsMember({"auto", "avx2", "avx512"}))
       ->capture_default_str();
-  cpu->add_flag("--kernels", a.kernels,
-                "also time the oneDNN backend's own primitives over sampled shapes per kernel class (conv, pointwise, "
-                "depthwise, gemm, gemm_skinny, attention, pool, eltwise, move, reorder), fit a predictor per class and "
-                "store it in the --out "
-                "file as its kernel table (predict and validate then use it); about 4 minutes, 1 with --quick");
+  cpu->add_flag(
+      "--kernels", a.kernels,
+      "also time the oneDNN backend's own primitives over sampled shapes per kernel class (conv, stem, pointwise, "
+      "depthwise, gemm, gemm_skinny, attention, pool, eltwise, move, reorder), fit a predictor per class and "
+      "store it in the --out "
+      "file as its kernel table (predict and validate then use it); about 4 minutes, 1 with --quick");
   cpu->add_option("--kernel-rounds", a.kernel_rounds,
                   "--kernels: time every shape this many times, the classes interleaved, and fit each shape's median "
                   "(default 3, --quick 1)")

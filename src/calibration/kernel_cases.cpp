@@ -96,7 +96,8 @@ KernelCase dense_conv(Rng& r, bool pointwise) {
     if (residual) y = b.add1("Add", "probe.add", {y, x});  // ResNet's identity shortcut
     y = activation(b, y, r);
     consume(b, y, cout);
-    return {pointwise ? "pointwise" : "conv", b.finish(), "probe"};
+    // The stems among them are of the stem class (the probe fits each case in its own class).
+    return {pointwise ? "pointwise" : stem ? "stem" : "conv", b.finish(), "probe"};
   }
 }
 
@@ -122,6 +123,29 @@ KernelCase grouped_conv(Rng& r) {
   }
 }
 
+// Stems as the zoo has them: 3 input channels (the image) at 224-300 pixels, 3x3 stride 2
+// (MobileNet, EfficientNet, RegNet, Inception), 7x7 stride 2 (ResNet) or 11x11 stride 4
+// (AlexNet), 16-64 outputs, read from the row-major graph input.
+KernelCase stem_conv(Rng& r) {
+  for (;;) {
+    const int64_t n = r.pick(kBatches), hw = r.pick(std::vector<int64_t>{224, 224, 240, 260, 299, 300});
+    const int64_t k = r.pick(std::vector<int64_t>{3, 3, 3, 7, 11}), stride = k == 11 ? 4 : 2;
+    const int64_t cout = r.pick(std::vector<int64_t>{16, 24, 32, 32, 40, 48, 64});
+    const int64_t hw_out = (hw + 2 * (k / 2) - k) / stride + 1;
+    const double f = conv_flops(n, hw_out, 3, cout, k);
+    if (f > 3e9 || f < 2e5) continue;
+    GraphBuilder b("probe");
+    ConvSpec s = spec_of(stride);
+    s.pad = k / 2;
+    ValueId y = b.conv("probe", b.input("x", {n, 3, hw, hw}), 3, cout, k, s);
+    // Half SiLU (EfficientNet's stems), half ReLU: the activation is much of a stem's time.
+    y = r.next() % 2 ? b.add1("Mul", "probe.silu", {y, b.add1("Sigmoid", "probe.sigmoid", {y})})
+                     : b.add1("Relu", "probe.relu", {y});
+    consume(b, y, cout);
+    return {"stem", b.finish(), "probe"};
+  }
+}
+
 KernelCase depthwise(Rng& r) {
   for (;;) {
     const int64_t n = r.pick(kBatches), hw = r.pick(kSpatial), c = r.pick(kChannels);
@@ -141,7 +165,17 @@ KernelCase depthwise(Rng& r) {
 // Otherwise, half each: the per-token linear layers of Vision Transformers (50-1576 tokens,
 // 768-4096 channels) and the per-pixel ones of ConvNeXt and Swin (rows = images x pixels,
 // 96-3072 channels).
-KernelCase gemm(Rng& r, bool skinny) {
+// The GELU of ConvNeXt's and ViT's first MLP layer as torch exports it (erf form), fused
+// into the product before it: y * 0.5 * (1 + erf(y / sqrt(2))).
+ValueId gelu(GraphBuilder& b, ValueId y) {
+  ValueId e = b.add1("Erf", "probe.erf", {b.add1("Div", "probe.div", {y, b.reals("probe.sqrt2", {}, {1.4142135f})})});
+  ValueId h = b.add1("Mul", "probe.mul", {y, b.add1("Add", "probe.add1", {e, b.reals("probe.one", {}, {1.0f})})});
+  return b.add1("Mul", "probe.half", {h, b.reals("probe.half_factor", {}, {0.5f})});
+}
+
+// `epilogue` decides, from a stream of its own (so the shapes stay those drawn before it
+// existed), which token and pixel products end in a GELU: a third of them.
+KernelCase gemm(Rng& r, bool skinny, Rng& epilogue) {
   for (;;) {
     int64_t m = 0, k = 0, nn = 0;
     if (skinny) {
@@ -169,7 +203,8 @@ KernelCase gemm(Rng& r, bool skinny) {
       b.output(b.add1("Gemm", "probe", {x, b.weight("probe.weight", {nn, k}), bias}, {{"transB", int64_t{1}}}));
     } else {
       ValueId y = b.add1("MatMul", "probe", {b.input("x", {1, m, k}), b.weight("probe.weight", {k, nn})});
-      b.output(b.add1("Add", "probe.bias_add", {y, bias}));
+      y = b.add1("Add", "probe.bias_add", {y, bias});
+      b.output(epilogue.next() % 3 == 0 ? gelu(b, y) : y);
     }
     return {skinny ? "gemm_skinny" : "gemm", b.finish(), "probe"};
   }
@@ -276,17 +311,20 @@ std::vector<KernelCase> kernel_cases(const std::string& cls, int count, uint64_t
   uint64_t h = 1469598103934665603ull;  // FNV-1a of the class name: one stream per class
   for (char ch : cls) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
   Rng r(seed ^ h);
-  Rng grouped(seed ^ h ^ 0x67726f75706564ull);  // a stream of its own: the others' draws stay
+  // Streams of their own: cases added later leave the draws of the others as they were.
+  Rng grouped(seed ^ h ^ 0x67726f75706564ull), epilogue(seed ^ h ^ 0x67656c75ull);
   std::vector<KernelCase> out;
   for (int i = 0; i < count; ++i) {
     if (cls == "conv")  // a fifth of them grouped, the last ones
       out.push_back(i < count - count / kGroupedConvShare ? dense_conv(r, false) : grouped_conv(grouped));
+    else if (cls == "stem")
+      out.push_back(stem_conv(r));
     else if (cls == "pointwise")
       out.push_back(dense_conv(r, true));
     else if (cls == "depthwise")
       out.push_back(depthwise(r));
     else if (cls == "gemm" || cls == "gemm_skinny")
-      out.push_back(gemm(r, cls == "gemm_skinny"));
+      out.push_back(gemm(r, cls == "gemm_skinny", epilogue));
     else if (cls == "attention")
       out.push_back(attention(r));
     else if (cls == "pool")

@@ -187,9 +187,10 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
     o.progress(fmt::format("kernels: reorder, {} samples, fit median |error| {:.1f}%", rf->samples,
                            100 * rf->median_abs_error));
   const std::vector<std::pair<std::string, int>> plan = {
-      {"conv", o.quick ? 15 : 50}, {"pointwise", o.quick ? 12 : 40},  {"depthwise", o.quick ? 10 : 30},
-      {"gemm", o.quick ? 10 : 32}, {"gemm_skinny", o.quick ? 8 : 24}, {"attention", o.quick ? 8 : 24},
-      {"pool", o.quick ? 9 : 24},  {"eltwise", o.quick ? 9 : 24},     {"move", o.quick ? 9 : 27}};
+      {"conv", o.quick ? 15 : 50},      {"stem", o.quick ? 6 : 16},  {"pointwise", o.quick ? 12 : 40},
+      {"depthwise", o.quick ? 10 : 30}, {"gemm", o.quick ? 10 : 32}, {"gemm_skinny", o.quick ? 8 : 24},
+      {"attention", o.quick ? 8 : 24},  {"pool", o.quick ? 9 : 24},  {"eltwise", o.quick ? 9 : 24},
+      {"move", o.quick ? 9 : 27}};
   std::vector<std::pair<std::string, std::vector<KernelCase>>> classes;
   for (const auto& [cls, count] : plan)
     if (wanted(cls)) classes.emplace_back(cls, kernel_cases(cls, count, o.seed));
@@ -214,13 +215,18 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
         fmt::format("kernels: {} of {} shape timings read the slower dispatch state (above {:.2f} us) and are "
                     "left out where the shape has one in the faster",
                     left_out, timings, level * microbench::kDispatchStateRatio * 1e6));
-  for (size_t c = 0; c < classes.size(); ++c) {
-    const std::string& cls = classes[c].first;
-    std::vector<KernelSample> warm, cold;
-    for (const auto& rounds : (*times)[c]) {
-      warm.push_back(median_sample(rounds, false, level));
-      cold.push_back(median_sample(rounds, true, level));
+  // Each case is fitted in its own class: the conv draws' stems are stems.
+  std::map<std::string, std::pair<std::vector<KernelSample>, std::vector<KernelSample>>> by_class;
+  for (size_t c = 0; c < classes.size(); ++c)
+    for (size_t i = 0; i < classes[c].second.size(); ++i) {
+      const std::string& cls = classes[c].second[i].cls;
+      if (!wanted(cls)) continue;
+      by_class[cls].first.push_back(median_sample((*times)[c][i], false, level));
+      by_class[cls].second.push_back(median_sample((*times)[c][i], true, level));
     }
+  for (const auto& [cls, count] : plan) {
+    if (!by_class.count(cls)) continue;
+    auto& [warm, cold] = by_class[cls];
     auto f = fit_kernel_class(cls, warm, o.dispatch_s);
     if (!f) return f.status();
     t.classes[cls] = *f;

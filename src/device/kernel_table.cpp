@@ -10,10 +10,14 @@ using nlohmann::json;
 
 const std::map<std::string, std::vector<std::string>>& kernel_class_features() {
   static const std::map<std::string, std::vector<std::string>> m = {
-      {"conv", {"log_rows", "log_cols", "log_k", "residual", "transcendental", "log_cols_fill", "grouped"}},
-      {"pointwise", {"log_rows", "log_cols", "log_k", "residual", "transcendental", "log_cols_fill"}},
+      {"conv",
+       {"log_rows", "log_cols", "log_k", "residual", "transcendental", "log_cols_fill", "grouped",
+        "transcendental_log_k"}},
+      {"stem", {"log_rows", "log_cols", "log_k", "transcendental"}},
+      {"pointwise",
+       {"log_rows", "log_cols", "log_k", "residual", "transcendental", "log_cols_fill", "transcendental_log_k"}},
       {"depthwise", {"log_out", "log_in", "log_window", "transcendental"}},
-      {"gemm", {"log_rows", "log_cols", "log_k"}},
+      {"gemm", {"log_rows", "log_cols", "log_k", "transcendental"}},
       {"gemm_skinny", {"log_rows", "log_cols", "log_k"}},
       {"attention", {"log_matrices", "log_q", "log_kv", "log_d", "score_ops"}},
       {"pool", {"log_out", "log_in", "log_window"}},

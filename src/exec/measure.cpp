@@ -61,16 +61,20 @@ Expected<ThreadChoice> choose_threads(const Graph& g, const ModelAnalysis& fused
   c.fewer_seconds = few->seconds_per_run;
   const double gain = c.asked_seconds / std::max(c.fewer_seconds, 1e-12);
   char buf[240];
-  if (gain > 1.05) {
+  // On a contended machine a tie goes to the fewer threads: a short trial can catch a
+  // competitor's quiet moment, and a team larger than the free CPUs then collapses at its
+  // barriers (VGG-16 at batch 1 beside an OpenMP loop: 2.6 images/s on the 2 threads a trial
+  // kept, 7.2 on 1; docs/performance.md, "Issue 30, thirteenth pass").
+  if (gain * kKeepAskedThreadsGain > 1) {
     c.used = fewer.threads;
     std::snprintf(buf, sizeof buf,
                   "%d of %d thread(s): in a trial on %d the threads waited for a CPU %.0f%% of the time (%d other "
-                  "runnable), and %d ran %.2fx faster",
+                  "runnable), and %d ran %.2fx as fast",
                   c.used, c.asked, c.asked, 100 * asked->contention.wait_share, asked->contention.other_runnable,
                   c.used, gain);
   } else {
     ROOFLENS_RETURN_IF_ERROR(backend.prepare(g, fused, o.exec));
-    std::snprintf(buf, sizeof buf, "%d thread(s) as asked: contended, but %d ran no faster in a trial (%.2fx)", c.asked,
+    std::snprintf(buf, sizeof buf, "%d thread(s) as asked: contended, but %d ran %.2fx as fast in a trial", c.asked,
                   fewer.threads, gain);
   }
   c.summary = buf;

@@ -114,7 +114,7 @@ std::optional<LayerKernel> attention_kernel(const Graph& g, const LayerReport& r
   k.x = {log_pos(matrices), log_pos(q), log_pos(kv), log_pos(static_cast<double>(gs.k)), score_ops};
   k.fallback_cls = "gemm";
   k.fallback_x = {log_pos(static_cast<double>(gs.rows) * static_cast<double>(gs.groups)),
-                  log_pos(static_cast<double>(gs.cols)), log_pos(static_cast<double>(gs.k))};
+                  log_pos(static_cast<double>(gs.cols)), log_pos(static_cast<double>(gs.k)), 0.0};
   return k;
 }
 
@@ -148,9 +148,18 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r, 
       int64_t window = 1;
       for (size_t i = 2; i < w.size(); ++i) window *= w[i];
       k.cls = window == 1 ? "pointwise" : "conv";
-      k.x = {log_pos(rows),        log_pos(static_cast<double>(gs.cols)), log_pos(static_cast<double>(gs.k)), resid,
-             transcendental(g, r), cols_fill(gs.cols, simd_lanes)};
+      const double log_k = log_pos(static_cast<double>(gs.k)), tr = transcendental(g, r);
+      k.x = {log_pos(rows), log_pos(static_cast<double>(gs.cols)), log_k, resid, tr, cols_fill(gs.cols, simd_lanes)};
       if (window > 1) k.x.push_back(gs.groups > 1 ? 1 : 0);  // conv's "grouped"
+      k.x.push_back(tr * log_k);                             // "transcendental_log_k"
+      if (window > 1 && gs.groups == 1 && w[1] <= kStemMaxChannels) {
+        // A stem: oneDNN runs it on a kernel of its own, whose time hardly follows the output
+        // channels; older tables (no stem class) time it as a conv.
+        k.fallback_cls = "conv";
+        k.fallback_x = k.x;
+        k.cls = "stem";
+        k.x = {log_pos(rows), log_pos(static_cast<double>(gs.cols)), log_k, tr};
+      }
     } else {
       const bool skinny = gs.rows <= kSkinnyGemmRows;
       k.cls = skinny ? "gemm_skinny" : "gemm";
@@ -158,6 +167,9 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r, 
       if (skinny) {
         k.fallback_cls = "gemm";
         k.fallback_x = k.x;
+        k.fallback_x.push_back(transcendental(g, r));
+      } else {
+        k.x.push_back(transcendental(g, r));  // gemm's "transcendental" (GELU after ConvNeXt's and ViT's fc1)
       }
     }
     return k;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -29,8 +30,8 @@ std::vector<KernelSample> synthetic(const std::vector<double>& coef, double disp
     for (size_t j = 0; j < nfeat; ++j) {
       s = s * 6364136223846793005ull + 1442695040888963407ull;
       const double u = static_cast<double>(s >> 11) / 9007199254740992.0;
-      // Features 3, 4 and 6 of conv classes are 0/1 indicators, 5 the log of a lane fill in
-      // (1/4, 1]; the others are logs of sizes.
+      // Features 3, 4, 6 and 7 of conv classes are 0/1 indicators, 5 the log of a lane fill
+      // in (1/4, 1]; the others are logs of sizes.
       k.x.push_back(j == 5   ? std::log(0.25 + 0.75 * u)
                     : j >= 3 ? (u < 0.5 ? 0.0 : 1.0)
                              : std::log(8.0) + u * std::log(4096.0));
@@ -47,8 +48,8 @@ std::vector<KernelSample> synthetic(const std::vector<double>& coef, double disp
 
 TEST(KernelTableFit, RecoversKnownCoefficients) {
   // kernels well above the dispatch
-  const std::vector<double> coef = {-14.0, 0.92, 0.85, 0.97, 0.18, 0.3, -1.0, 0.35};
-  auto f = fit_kernel_class("conv", synthetic(coef, 3e-6, 7), 3e-6);
+  const std::vector<double> coef = {-14.0, 0.92, 0.85, 0.97, 0.18, 0.3, -1.0, 0.35, -0.08};
+  auto f = fit_kernel_class("conv", synthetic(coef, 3e-6, 8), 3e-6);
   ASSERT_TRUE(f) << f.status().message();
   ASSERT_EQ(f->coef.size(), coef.size());
   for (size_t i = 0; i < coef.size(); ++i) EXPECT_NEAR(f->coef[i], coef[i], 1e-6) << "coefficient " << i;
@@ -111,7 +112,7 @@ KernelTable small_table() {
   t.backend = "oneDNN test";
   t.threads = 2;
   t.dispatch_s = 2e-6;
-  t.classes["gemm"] = *fit_kernel_class("gemm", synthetic({-16.0, 1.0, 0.9, 0.95}, 2e-6, 3), 2e-6);
+  t.classes["gemm"] = *fit_kernel_class("gemm", synthetic({-16.0, 1.0, 0.9, 0.95, 0.2}, 2e-6, 4), 2e-6);
   t.classes["reorder"] = *fit_kernel_class("reorder", synthetic({-12.0, 1.0, 0.2}, 2e-6, 2), 2e-6);
   return t;
 }
@@ -191,33 +192,46 @@ TEST(KernelTableFile, RefusesCorruptOrForeignTables) {
 // The lane fill appended to the conv classes: simd_lanes round-trips, and a table fitted before
 // the feature existed (its conv list one shorter) is read with that coefficient 0, so it
 // predicts as it did; a list that is not a leading part of the class's is still foreign.
-// The same for a table fitted before the grouped feature (2026-12-05): its coefficient reads
-// as 0, so the table predicts grouped convolutions as it did.
+// The same for a table fitted before the grouped feature (2026-12-05), and before the
+// activation's per-k share: their coefficients read as 0, so the table predicts as it did;
+// gemm's transcendental likewise.
 TEST(KernelTableFile, ATableFittedBeforeTheLaneFillReadsItsCoefficientAsZero) {
   KernelTable t = small_table();
   t.simd_lanes = 16;
   t.classes["conv"] =
-      *fit_kernel_class("conv", synthetic({-14.0, 0.9, 0.85, 0.97, 0.2, 0.3, -1.0, 0.35}, 2e-6, 7), 2e-6);
+      *fit_kernel_class("conv", synthetic({-14.0, 0.9, 0.85, 0.97, 0.2, 0.3, -1.0, 0.35, -0.08}, 2e-6, 8), 2e-6);
   auto j = nlohmann::json::parse(kernel_table_json(t));
   auto d = parse_device_json(device_text(j.dump()), "cpu.json");
   ASSERT_TRUE(d) << d.status().message();
   EXPECT_EQ(d->kernel_table->simd_lanes, 16);
   EXPECT_NEAR(d->kernel_table->classes.at("conv").coef.at(6), -1.0, 1e-6);
   EXPECT_NEAR(d->kernel_table->classes.at("conv").coef.at(7), 0.35, 1e-6);
-  const std::vector<double> x = {5.0, 4.0, 6.0, 0.0, 1.0, std::log(0.75), 1.0};
-  for (const int dropped : {1, 2}) {  // the grouped feature; the lane fill and grouped
+  EXPECT_NEAR(d->kernel_table->classes.at("conv").coef.at(8), -0.08, 1e-6);
+  const std::vector<double> x = {5.0, 4.0, 6.0, 0.0, 1.0, std::log(0.75), 1.0, 6.0};
+  // The activation's share; grouped too; and the lane fill.
+  for (const int dropped : {1, 2, 3}) {
     auto old = j;
-    if (dropped == 2) old.erase("simd_lanes");
+    if (dropped == 3) old.erase("simd_lanes");
     for (int i = 0; i < dropped; ++i) {
-      old["classes"]["conv"]["features"].erase(6 - i);
-      old["classes"]["conv"]["coef"].erase(7 - i);
+      old["classes"]["conv"]["features"].erase(7 - i);
+      old["classes"]["conv"]["coef"].erase(8 - i);
+    }
+    if (dropped == 1) {  // gemm fitted before its transcendental
+      old["classes"]["gemm"]["features"].erase(3);
+      old["classes"]["gemm"]["coef"].erase(4);
     }
     auto o = parse_device_json(device_text(old.dump()), "cpu.json");
     ASSERT_TRUE(o) << o.status().message();
-    EXPECT_EQ(o->kernel_table->simd_lanes, dropped == 2 ? 0 : 16);
+    EXPECT_EQ(o->kernel_table->simd_lanes, dropped == 3 ? 0 : 16);
     const KernelFit& c = o->kernel_table->classes.at("conv");
     EXPECT_EQ(c.features, kernel_class_features().at("conv"));
-    ASSERT_EQ(c.coef.size(), 8u);
+    ASSERT_EQ(c.coef.size(), 9u);
+    if (dropped == 1) {
+      const KernelFit& gm = o->kernel_table->classes.at("gemm");
+      EXPECT_EQ(gm.features, kernel_class_features().at("gemm"));
+      EXPECT_EQ(gm.coef.back(), 0.0);
+      EXPECT_DOUBLE_EQ(gm.kernel_seconds({5.0, 6.0, 7.0, 1.0}), gm.kernel_seconds({5.0, 6.0, 7.0}));
+    }
     EXPECT_EQ(c.coef.back(), 0.0);
     const std::vector<double> x_before(x.begin(), x.end() - dropped);
     EXPECT_DOUBLE_EQ(c.kernel_seconds(x), c.kernel_seconds(x_before)) << dropped;
@@ -261,8 +275,66 @@ TEST(KernelTablePredict, ConvOutputChannelsFillVectorBlocks) {
   EXPECT_EQ(classify_layer(g, m.layers[1], 16)->cls, "pointwise");
   EXPECT_NEAR(fill(2, 16), std::log(24.0 / 32), 1e-12);  // 48 channels in 2 groups of 24
   EXPECT_EQ(classify_layer(g, m.layers[0], 16)->x.at(6), 0.0);
-  EXPECT_EQ(classify_layer(g, m.layers[1], 16)->x.size(), 6u);
+  EXPECT_EQ(classify_layer(g, m.layers[1], 16)->x.size(), 7u);
   EXPECT_EQ(classify_layer(g, m.layers[2], 16)->x.at(6), 1.0);
+}
+
+// A conv reading 3 channels is a stem, timed as a conv by tables without the class; a fused
+// SiLU sets transcendental (and a conv's per-k share, transcendental x log_k); a GELU fused
+// after a matrix product over tokens sets gemm's transcendental; ReLU sets none of them.
+TEST(KernelTablePredict, StemsActivationsAndGeluHaveTheirFeatures) {
+  GraphBuilder b("m");
+  ValueId x = b.input("x", {1, 3, 32, 32});
+  ConvSpec s2;
+  s2.stride = 2;
+  s2.pad = 1;
+  ValueId stem = b.conv("stem", x, 3, 32, 3, s2);
+  stem = b.add1("Mul", "stem.silu", {stem, b.add1("Sigmoid", "stem.sigmoid", {stem})});
+  ConvSpec pad1;
+  pad1.pad = 1;
+  ValueId c3 = b.conv("c3", stem, 32, 32, 3, pad1);
+  c3 = b.add1("Mul", "c3.silu", {c3, b.add1("Sigmoid", "c3.sigmoid", {c3})});
+  ValueId pw = b.add1("Relu", "pw.relu", {b.conv("pw", c3, 32, 64, 1, ConvSpec{})});
+  ValueId flat = b.add1("Reshape", "tokens", {pw, b.ints("tokens.shape", {1, 64, 256})});
+  ValueId t = b.add1("Transpose", "tokens.t", {flat}, {{"perm", std::vector<int64_t>{0, 2, 1}}});
+  ValueId y = b.add1("MatMul", "fc1", {t, b.weight("fc1.weight", {64, 128})});
+  y = b.add1("Add", "fc1.bias", {y, b.weight("fc1.b", {128})});
+  ValueId e = b.add1("Erf", "gelu.erf", {b.add1("Div", "gelu.div", {y, b.reals("sqrt2", {}, {1.4142135})})});
+  ValueId h = b.add1("Mul", "gelu.mul", {y, b.add1("Add", "gelu.add", {e, b.reals("one", {}, {1.0})})});
+  b.output(b.add1("Mul", "gelu.half", {h, b.reals("half", {}, {0.5})}));
+  Graph g = b.finish();
+  auto inferred = infer_shapes(g);
+  ASSERT_TRUE(inferred);
+  const ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
+  std::map<std::string, LayerKernel> by_class;
+  for (const auto& L : m.layers)
+    if (auto k = classify_layer(g, L, 16)) by_class[k->cls] = *k;
+  ASSERT_EQ(by_class.count("stem"), 1u);
+  ASSERT_EQ(by_class.count("conv"), 1u);
+  ASSERT_EQ(by_class.count("pointwise"), 1u);
+  ASSERT_EQ(by_class.count("gemm"), 1u);
+  const LayerKernel& stem_k = by_class["stem"];
+  const std::vector<double> stem_x = {std::log(16.0 * 16), std::log(32.0), std::log(27.0), 1.0};  // k = 3 x 3 x 3
+  ASSERT_EQ(stem_k.x.size(), stem_x.size());
+  for (size_t i = 0; i < stem_x.size(); ++i) EXPECT_NEAR(stem_k.x[i], stem_x[i], 1e-12) << i;
+  EXPECT_EQ(stem_k.fallback_cls, "conv");
+  ASSERT_EQ(stem_k.fallback_x.size(), kernel_class_features().at("conv").size());
+  EXPECT_NEAR(stem_k.fallback_x[7], std::log(27.0), 1e-12);
+  KernelTable older = small_table();  // no stem class: the conv fit times it
+  older.classes["conv"] =
+      *fit_kernel_class("conv", synthetic({-14.0, 0.9, 0.85, 0.97, 0.2, 0.3, -1.0, 0.35, -0.08}, 2e-6, 8), 2e-6);
+  EXPECT_EQ(timed_kernel(older.classes, stem_k).cls, "conv");
+  const auto& conv = by_class["conv"].x;
+  ASSERT_EQ(conv.size(), kernel_class_features().at("conv").size());
+  EXPECT_EQ(conv[4], 1.0);
+  EXPECT_NEAR(conv[7], std::log(32.0 * 9), 1e-12);
+  const auto& pw_x = by_class["pointwise"].x;
+  ASSERT_EQ(pw_x.size(), kernel_class_features().at("pointwise").size());
+  EXPECT_EQ(pw_x[4], 0.0);
+  EXPECT_EQ(pw_x[6], 0.0);
+  const auto& fc = by_class["gemm"].x;
+  ASSERT_EQ(fc.size(), kernel_class_features().at("gemm").size());
+  EXPECT_EQ(fc[3], 1.0);
 }
 
 // Conv -> Flatten -> Gemm: the conv reads the row-major graph input (a conversion to
@@ -394,7 +466,8 @@ Expected<Prediction> predict_gemm(int64_t rows, int64_t n_out, const KernelTable
 // the prediction holds such a layer at its FLOPs over the attainable peak and says so.
 TEST(KernelTablePredict, NeverFasterThanTheAttainablePeak) {
   KernelTable t = small_table();
-  t.classes["gemm"] = *fit_kernel_class("gemm", synthetic({-60.0, 1.0, 0.9, 0.95}, 2e-6, 3), 2e-6);  // ~dispatch only
+  t.classes["gemm"] =
+      *fit_kernel_class("gemm", synthetic({-60.0, 1.0, 0.9, 0.95, 0.3}, 2e-6, 4), 2e-6);  // ~dispatch only
   auto p = predict_gemm(256, 4096, t);
   ASSERT_TRUE(p) << p.status().message();
   ASSERT_EQ(p->layers.size(), 1u);
@@ -413,7 +486,7 @@ TEST(KernelTablePredict, NeverFasterThanTheAttainablePeak) {
 // same layer with weights that fit takes the warm fit's time.
 TEST(KernelTablePredict, WeightsBeyondTheCacheTakeTheirStreamingTime) {
   KernelTable t = small_table();
-  t.classes["gemm"] = *fit_kernel_class("gemm", synthetic({-40.0, 1.0, 0.9, 0.95}, 2e-6, 3), 2e-6);
+  t.classes["gemm"] = *fit_kernel_class("gemm", synthetic({-40.0, 1.0, 0.9, 0.95, 0.3}, 2e-6, 4), 2e-6);
   t.cold = t.classes;
   t.cache_bytes = 32.0 * (1 << 20);
   double bw = 0;
@@ -463,7 +536,7 @@ TEST(KernelTablePredict, AttentionHasItsClassAndOlderTablesTimeItAsAGemm) {
   ASSERT_EQ(k->x.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(k->x[i], want[i], 1e-12) << i;
   EXPECT_EQ(k->fallback_cls, "gemm");
-  const std::vector<double> gemm_view = {std::log(12.0 * 50), std::log(50.0), std::log(64.0)};
+  const std::vector<double> gemm_view = {std::log(12.0 * 50), std::log(50.0), std::log(64.0), 0.0};
   ASSERT_EQ(k->fallback_x.size(), gemm_view.size());
   for (size_t i = 0; i < gemm_view.size(); ++i) EXPECT_NEAR(k->fallback_x[i], gemm_view[i], 1e-12) << i;
 
@@ -490,7 +563,7 @@ TEST(KernelTablePredict, AttentionHasItsClassAndOlderTablesTimeItAsAGemm) {
 // and any GEMM with an older table take the larger of the two.
 TEST(KernelTablePredict, AGemmOverTokensBeyondTheCacheAddsItsWeightsStream) {
   KernelTable t = small_table();
-  t.classes["gemm"] = *fit_kernel_class("gemm", synthetic({-24.0, 1.0, 0.9, 0.95}, 2e-6, 3), 2e-6);
+  t.classes["gemm"] = *fit_kernel_class("gemm", synthetic({-24.0, 1.0, 0.9, 0.95, 0.3}, 2e-6, 4), 2e-6);
   t.cache_bytes = 32.0 * (1 << 20);
   t.cold = t.classes;
   double bw = 0;
@@ -531,12 +604,69 @@ TEST(KernelProbeCases, EveryCaseKeepsItsProbedLayerInItsClass) {
           found = true;
           auto k = classify_layer(kc.graph, L, 16);
           ASSERT_TRUE(k) << cls;
-          EXPECT_EQ(k->cls, cls) << L.op;
-          EXPECT_EQ(k->x.size(), feats.size());
+          EXPECT_EQ(k->cls, kc.cls) << L.op;  // the conv draws' stems are stems
+          EXPECT_TRUE(kc.cls == cls || (cls == "conv" && kc.cls == "stem")) << kc.cls;
+          EXPECT_EQ(k->x.size(), kernel_class_features().at(kc.cls).size());
         }
       EXPECT_TRUE(found) << cls << ": probed layer fused away";
     }
   }
+}
+
+// The features of a case's probed layer.
+std::vector<double> probed_features(KernelCase kc) {
+  auto inferred = infer_shapes(kc.graph);
+  if (!inferred) return {};
+  const ModelAnalysis m = analyze_graph(kc.graph, *inferred, AnalyzeOptions{});
+  for (const auto& L : m.layers)
+    if (L.name == kc.layer) return classify_layer(kc.graph, L, 16)->x;
+  return {};
+}
+
+// The conv cases of a full probe are the 50 shapes that the probe of 2026-12-05 01:31 drew
+// (its samples are in docs/generated), the stems among them now of the stem class; the stem
+// class has 3 input channels and a stride; a third or so of the token and pixel GEMMs end in
+// a GELU, drawn beside the same shapes.
+TEST(KernelProbeCases, ConvDrawsStayStemsAreTheirOwnAndSomeGemmsEndInAGelu) {
+  std::ifstream f(std::string(ROOFLENS_SOURCE_DIR) + "/docs/generated/validate-cpu-2026-12-05/kernel-samples-3.json");
+  ASSERT_TRUE(f) << "the committed probe samples";
+  const auto before = nlohmann::json::parse(f);
+  const auto& conv_before = before["classes"]["conv"]["samples"];
+  const auto now = kernel_cases("conv", 50, 1);
+  ASSERT_EQ(now.size(), conv_before.size());
+  for (size_t i = 0; i < now.size(); ++i) {
+    const auto& was = conv_before[i]["x"];
+    const bool stem = conv_before[i]["desc"].get<std::string>().find("ic3ih") != std::string::npos;
+    EXPECT_EQ(now[i].cls, stem ? "stem" : "conv") << i;
+    if (stem) continue;
+    const auto x = probed_features(now[i]);
+    ASSERT_EQ(was.size(), 7u);
+    for (size_t j = 0; j < 7; ++j) EXPECT_NEAR(x.at(j), was[j].get<double>(), 1e-9) << i << " " << j;
+  }
+  int silu = 0;
+  for (const auto& kc : kernel_cases("stem", 16, 1)) {
+    const auto x = probed_features(kc);
+    ASSERT_EQ(x.size(), 4u);
+    silu += x[3] == 1.0;
+  }
+  EXPECT_GT(silu, 3);
+  EXPECT_LT(silu, 13);
+  int gelus = 0;
+  const auto gemms = kernel_cases("gemm", 32, 1);
+  const auto& gemm_before = before["classes"]["gemm"]["samples"];
+  for (const auto& was : gemm_before) {  // the same shapes (the file keeps those it fitted)
+    bool drawn = false;
+    for (const auto& kc : gemms) {
+      const auto x = probed_features(kc);
+      drawn |= std::abs(x.at(0) - was["x"][0].get<double>()) < 1e-9 &&
+               std::abs(x.at(1) - was["x"][1].get<double>()) < 1e-9 &&
+               std::abs(x.at(2) - was["x"][2].get<double>()) < 1e-9;
+    }
+    EXPECT_TRUE(drawn) << was["desc"];
+  }
+  for (const auto& kc : gemms) gelus += probed_features(kc).at(3) == 1.0;
+  EXPECT_GT(gelus, 4);
+  EXPECT_LT(gelus, 20);
 }
 
 }  // namespace

@@ -41,6 +41,9 @@ inline constexpr const char* kKernelTableSchema = "rooflens.kernel_table/1";
 // time follows the weights, not the FLOPs, so it has a class of its own (gemm_skinny); one
 // power law across both regimes put ViT's two MLP layers, equal in FLOPs, 1.5x apart.
 inline constexpr int64_t kSkinnyGemmRows = 32;
+// A convolution of one group with at most this many input channels reads an image (RGB, or
+// RGBA, or grey): the stem class.
+inline constexpr int64_t kStemMaxChannels = 4;
 
 struct KernelFit {
   std::vector<std::string> features;  // names, in coefficient order after the intercept
@@ -97,11 +100,14 @@ struct KernelTable {
 // The kernel classes and their features, in coefficient order: the one definition that
 // the probe, the fit, the predictor and the parser share.
 //   conv       kxk convolution (k > 1):        log_rows, log_cols, log_k, residual, transcendental,
-//              log_cols_fill, grouped
+//              log_cols_fill, grouped, transcendental_log_k
+//   stem       kxk convolution of at most kStemMaxChannels input channels, one group (a
+//              network's first layer, reading the image): log_rows, log_cols, log_k, transcendental
 //   pointwise  1x1 convolution:                log_rows, log_cols, log_k, residual, transcendental,
-//              log_cols_fill
+//              log_cols_fill, transcendental_log_k
 //   depthwise  one filter per channel:         log_out, log_in, log_window, transcendental
-//   gemm       Gemm / MatMul, more than kSkinnyGemmRows rows: log_rows, log_cols, log_k
+//   gemm       Gemm / MatMul, more than kSkinnyGemmRows rows: log_rows, log_cols, log_k,
+//              transcendental
 //   gemm_skinny Gemm / MatMul with at most kSkinnyGemmRows rows (classifier heads, weight-
 //              bound): log_rows, log_cols, log_k
 //   attention  fused attention (Q.K^T, its scale/bias/mask, Softmax, A.V): log_matrices,
@@ -117,7 +123,13 @@ struct KernelTable {
 // cols rounded up to the table's simd_lanes), <= 0: the share of the vector lanes the output
 // channels fill (0 when they fill every lane, or when the table has no simd_lanes); grouped = 1
 // for a convolution of more than one group (ResNeXt, RegNet), which oneDNN runs on other
-// kernels than dense ones (0 in tables probed before 2026-12-05, which lack the feature). For attention: matrices = the
+// kernels than dense ones (0 in tables probed before 2026-12-05, which lack the feature);
+// transcendental_log_k = transcendental x log_k: the fused activation's cost is per output
+// while the product's is per output and per k, so its share falls as k grows (EfficientNet's
+// 24 -> 144 expansion with SiLU ran 1.8x the fit without it). It and gemm's transcendental
+// (a GELU fused after the product) read 0 in tables probed before 2026-12-05 04:00 UTC,
+// which have no stem class either (stems fall back to conv there).
+// For attention: matrices = the
 // score matrices (images x heads x windows), q and kv = their rows and columns (query and
 // key tokens), d = the head width (K of Q.K^T), score_ops = the pointwise ops between Q.K^T
 // and the Softmax (scale, position bias, mask).

@@ -48,6 +48,10 @@ struct MeasureOptions {
   bool adapt_threads = false;
 };
 
+// Under contention the asked thread count is kept only when its trial ran at least this much
+// faster than the trial on fewer threads (MeasureOptions::adapt_threads).
+inline constexpr double kKeepAskedThreadsGain = 1.05;
+
 // How the thread count measured with was chosen (MeasureOptions::adapt_threads).
 struct ThreadChoice {
   int asked = 0, used = 0;
