@@ -65,7 +65,7 @@ Expected<ThreadChoice> choose_threads(const Graph& g, const ModelAnalysis& fused
   // competitor's quiet moment, and a team larger than the free CPUs then collapses at its
   // barriers (VGG-16 at batch 1 beside an OpenMP loop: 2.6 images/s on the 2 threads a trial
   // kept, 7.2 on 1; docs/performance.md, "Issue 30, thirteenth pass").
-  if (gain * kKeepAskedThreadsGain > 1) {
+  if (c.fewer_seconds < kKeepAskedThreadsGain * c.asked_seconds) {
     c.used = fewer.threads;
     std::snprintf(buf, sizeof buf,
                   "%d of %d thread(s): in a trial on %d the threads waited for a CPU %.0f%% of the time (%d other "
