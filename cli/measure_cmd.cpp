@@ -154,8 +154,9 @@ void add_measure(CLI::App& app, MeasureArgs& a) {
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
   add_host_options(cmd, &a.no_host_reference, &a.reference_max_move);
   cmd->add_flag("--fixed-threads", a.fixed_threads,
-                "cpu backends: measure on --threads whatever the machine; by default, when a short trial finds the "
-                "machine contended, half the threads are tried too and the faster count is measured");
+                "cpu backends: measure on --threads as one team whatever the machine; by default, when a short "
+                "trial finds the machine contended, half the threads are tried too, then the batch split into "
+                "streams of one thread each, and the fastest is measured");
 }
 
 std::string measure_json(const MeasureArgs& a, const MeasureOutcome& o) {
@@ -184,11 +185,15 @@ std::string measure_json(const MeasureArgs& a, const MeasureOutcome& o) {
                       {"batch", m.batch},
                       {"inputs", c->inputs},
                       {"threads", m.threads},
-                      {"thread_choice", m.thread_choice ? nlohmann::json{{"asked", m.thread_choice->asked},
-                                                                         {"used", m.thread_choice->used},
-                                                                         {"tried_fewer", m.thread_choice->tried},
-                                                                         {"summary", m.thread_choice->summary}}
-                                                        : nlohmann::json(nullptr)},
+                      {"streams", m.streams},
+                      {"thread_choice", m.thread_choice
+                                            ? nlohmann::json{{"asked", m.thread_choice->asked},
+                                                             {"used", m.thread_choice->used},
+                                                             {"tried_fewer", m.thread_choice->tried},
+                                                             {"tried_streams", m.thread_choice->streams},
+                                                             {"kept_streams", m.thread_choice->kept_streams},
+                                                             {"summary", m.thread_choice->summary}}
+                                            : nlohmann::json(nullptr)},
                       {"dtype", a.dtype},
                       {"cuda_graph", a.graph},
                       {"gpu", gpu_name},

@@ -195,9 +195,10 @@ def measure(model, backend: str = "onednn", batch: int = 1, threads: int = 0, ma
     threads: 0 for all cores. max_seconds: cap on the measured time. tactic_cache: the file
     oneDNN keeps its tactic choices in (None: ROOFLENS_TACTIC_CACHE or the user cache, as the
     CLI; "" for none). On a CPU backend a short trial first checks whether the machine is
-    contended; if so, half the threads are tried too and the faster count is measured
-    (`threads` and `thread_choice` say which; `contended` and `contention` describe the timed
-    runs). fixed_threads: always the asked count, as `measure --fixed-threads`.
+    contended; if so, half the threads are tried too, then the batch split into independent
+    streams of one thread each, and the fastest is measured (`threads`, `streams` and
+    `thread_choice` say which; `contended` and `contention` describe the timed runs).
+    fixed_threads: always the asked count as one team, as `measure --fixed-threads`.
 
     host_reference (CPU): time a fixed GEMM, a DRAM triad and one core's clock before and after
     the runs (`host_reference`: the readings, `move`, `flagged`), as the CLI does unless

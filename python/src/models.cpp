@@ -329,6 +329,7 @@ py::dict measure(const PyModel& m, const std::string& backend, std::optional<int
   d["batch"] = r.batch;
   d["threads"] = r.threads;
   d["threads_asked"] = mo.exec.threads;
+  d["streams"] = r.streams;
   d["thread_choice"] = r.thread_choice ? py::object(py::str(r.thread_choice->summary)) : py::object(py::none());
   d["contended"] = r.contention ? py::object(py::bool_(r.contention->contended)) : py::object(py::none());
   d["contention"] = r.contention ? py::object(py::str(r.contention->summary)) : py::object(py::none());

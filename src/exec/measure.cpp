@@ -12,6 +12,9 @@
 #include <omp.h>
 #endif
 
+#include <fmt/format.h>
+
+#include "rooflens/exec/batch_streams.h"
 #include "rooflens/exec/dispatch_probe.h"
 #include "rooflens/exec/weights.h"
 
@@ -38,11 +41,73 @@ Expected<Trial> trial(const std::function<Status()>& run, HostSampler& sampler, 
   return Trial{r->median, assess_contention(s0, sampler.sample(), threads, co)};
 }
 
+// What the thread trial left to measure with: the backend prepared on `choice.used` threads,
+// or the batch streams when they were kept.
+struct Chosen {
+  ThreadChoice choice;
+  std::unique_ptr<BatchStreams> streams;
+};
+
+// The batch as streams of one thread each, tried after the thread counts (c.asked, c.used and
+// their times set); kept when their trial ran kKeepAskedThreadsGain faster than the count in
+// use. Null when not kept, and when the batch cannot be split (batch 1, a backend that cannot
+// run beside itself, a graph that cannot be rebatched): thread counts only then.
+std::unique_ptr<BatchStreams> try_streams(const Graph& g, const ModelAnalysis& fused, const Backend& backend,
+                                          const MeasureOptions& o, double seconds, ThreadChoice& c) {
+  const int n = static_cast<int>(std::min<int64_t>(c.asked, fused.batch));
+  if (n < 2) return nullptr;
+  auto bs = BatchStreams::start(g, fused, backend, o.exec, n, o.input_seed);
+  if (!bs) return nullptr;
+  auto run = [&] {
+    if (o.before_run) o.before_run();
+    return (*bs)->run();
+  };
+  auto t = trial(run, *o.host_sampler, n, seconds, o.contention);
+  if (!t) return nullptr;
+  c.streams = n;
+  c.streams_seconds = t->seconds_per_run;
+  const double in_use = c.used == c.asked ? c.asked_seconds : c.fewer_seconds;
+  if (c.streams_seconds * kKeepAskedThreadsGain >= in_use) return nullptr;
+  c.kept_streams = true;
+  c.used = n;
+  return std::move(*bs);
+}
+
+// One line: what the contended trial found and what was kept.
+std::string choice_summary(const ThreadChoice& c, const ContentionReport& asked, const BatchStreams* streams) {
+  const std::string found =
+      fmt::format("in a trial on {} thread(s) they waited for a CPU {:.0f}% of the time ({} other runnable)", c.asked,
+                  100 * asked.wait_share, asked.other_runnable);
+  const int fewer = std::max(1, c.asked / 2);
+  const double in_use = c.kept_streams ? std::min(c.asked_seconds, c.fewer_seconds)
+                                       : (c.used == c.asked ? c.asked_seconds : c.fewer_seconds);
+  const std::string tried_streams = c.streams > 0 && !c.kept_streams
+                                        ? fmt::format("; {} batch streams ran {:.2f}x as fast", c.streams,
+                                                      in_use / std::max(c.streams_seconds, 1e-12))
+                                        : "";
+  if (c.kept_streams) {
+    std::string parts;
+    for (int64_t b : streams->batches()) parts += (parts.empty() ? "" : "+") + std::to_string(b);
+    return fmt::format(
+        "{} streams of one thread each (batch {}): {}, and the streams ran {:.2f}x as fast as {} thread(s)", c.streams,
+        parts, found, in_use / std::max(c.streams_seconds, 1e-12),
+        c.asked_seconds <= c.fewer_seconds ? c.asked : fewer);
+  }
+  const double gain = c.asked_seconds / std::max(c.fewer_seconds, 1e-12);
+  if (c.used < c.asked)
+    return fmt::format("{} of {} thread(s): {}, and {} ran {:.2f}x as fast{}", c.used, c.asked, found, c.used, gain,
+                       tried_streams);
+  return fmt::format("{} thread(s) as asked: contended, but {} ran {:.2f}x as fast in a trial{}", c.asked, fewer, gain,
+                     tried_streams);
+}
+
 // MeasureOptions::adapt_threads: a trial on the asked threads; when it was contended, the
-// backend is prepared on half of them and tried too, and left prepared on the faster count.
-Expected<ThreadChoice> choose_threads(const Graph& g, const ModelAnalysis& fused, Backend& backend,
-                                      const MeasureOptions& o, const std::function<Status()>& run) {
-  ThreadChoice c;
+// backend is prepared on half of them and tried, then the batch as streams; what ran fastest
+// (ties to the fewer threads, then to one team) is left prepared.
+Expected<Chosen> choose_threads(const Graph& g, const ModelAnalysis& fused, Backend& backend, const MeasureOptions& o,
+                                const std::function<Status()>& run) {
+  Chosen r;
+  ThreadChoice& c = r.choice;
   c.asked = c.used = o.exec.threads;
   const double seconds = std::clamp(o.timing.max_seconds / 8, 0.05, 0.3);
   auto asked = trial(run, *o.host_sampler, c.asked, seconds, o.contention);
@@ -50,7 +115,7 @@ Expected<ThreadChoice> choose_threads(const Graph& g, const ModelAnalysis& fused
   c.asked_seconds = asked->seconds_per_run;
   if (!asked->contention.contended) {
     c.summary = std::to_string(c.asked) + " thread(s) as asked: the trial found the machine quiet";
-    return c;
+    return r;
   }
   ExecOptions fewer = o.exec;
   fewer.threads = std::max(1, o.exec.threads / 2);
@@ -59,26 +124,18 @@ Expected<ThreadChoice> choose_threads(const Graph& g, const ModelAnalysis& fused
   if (!few) return few.status();
   c.tried = true;
   c.fewer_seconds = few->seconds_per_run;
-  const double gain = c.asked_seconds / std::max(c.fewer_seconds, 1e-12);
-  char buf[240];
   // On a contended machine a tie goes to the fewer threads: a short trial can catch a
   // competitor's quiet moment, and a team larger than the free CPUs then collapses at its
   // barriers (VGG-16 at batch 1 beside an OpenMP loop: 2.6 images/s on the 2 threads a trial
   // kept, 7.2 on 1; docs/performance.md, "Issue 30, thirteenth pass").
   if (c.fewer_seconds < kKeepAskedThreadsGain * c.asked_seconds) {
     c.used = fewer.threads;
-    std::snprintf(buf, sizeof buf,
-                  "%d of %d thread(s): in a trial on %d the threads waited for a CPU %.0f%% of the time (%d other "
-                  "runnable), and %d ran %.2fx as fast",
-                  c.used, c.asked, c.asked, 100 * asked->contention.wait_share, asked->contention.other_runnable,
-                  c.used, gain);
   } else {
     ROOFLENS_RETURN_IF_ERROR(backend.prepare(g, fused, o.exec));
-    std::snprintf(buf, sizeof buf, "%d thread(s) as asked: contended, but %d ran %.2fx as fast in a trial", c.asked,
-                  fewer.threads, gain);
   }
-  c.summary = buf;
-  return c;
+  r.streams = try_streams(g, fused, backend, o, seconds, c);
+  c.summary = choice_summary(c, asked->contention, r.streams.get());
+  return r;
 }
 
 }  // namespace
@@ -111,19 +168,22 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
   // A device backend copies the inputs once; the timed runs are device work only.
   const bool resident = backend.has_resident_run();
   if (resident) ROOFLENS_RETURN_IF_ERROR(backend.run(inputs, &outputs));
+  std::unique_ptr<BatchStreams> streams;  // set when the thread trial kept batch streams
   auto run = [&] {
     if (o.before_run) o.before_run();
+    if (streams) return streams->run();
     return resident ? backend.run_resident() : backend.run(inputs, &outputs);
   };
   std::optional<ThreadChoice> choice;
   if (o.adapt_threads && o.host_sampler && o.exec.threads > 1 && !resident) {
     auto c = choose_threads(g, fused, backend, o, run);
     if (!c) return c.status();
-    choice = *c;
+    choice = c->choice;
+    streams = std::move(c->streams);
   }
   const int threads = choice ? choice->used : o.exec.threads;
   auto collect = [&](int) {
-    for (const auto& t : backend.layer_timings()) {
+    for (const auto& t : streams ? streams->layer_timings() : backend.layer_timings()) {
       per_layer[t.name].push_back(t.time_s);
       impl[t.name] = t.impl;
     }
@@ -168,6 +228,7 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
   m.backend = backend.name();
   m.batch = fused.batch;
   m.threads = threads;
+  m.streams = streams ? streams->streams() : 1;
   m.thread_choice = choice;
   m.timing = *timing;
   const auto b = static_cast<double>(fused.batch);
@@ -175,9 +236,10 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
   m.throughput_q1 = b / timing->q3;
   m.throughput_q3 = b / timing->q1;
   m.achieved_flops = static_cast<double>(fused.totals.flops) / timing->median;
-  std::tie(m.activation_bytes, m.activation_bytes_unshared) = backend.activation_bytes();
-  m.layout = backend.layout_summary();
-  m.denormals_flushed = backend.flushes_denormals();
+  std::tie(m.activation_bytes, m.activation_bytes_unshared) =
+      streams ? streams->activation_bytes() : backend.activation_bytes();
+  m.layout = streams ? streams->layout_summary() : backend.layout_summary();
+  m.denormals_flushed = streams ? streams->flushes_denormals() : backend.flushes_denormals();
   for (const auto& L : fused.layers) {
     LayerMeasurement lm;
     lm.name = L.name;

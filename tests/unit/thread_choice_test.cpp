@@ -27,6 +27,7 @@ class RecordingBackend : public Backend {
     return inner_->prepare(g, f, o);
   }
   Status run(const std::vector<Tensor>& in, std::vector<Tensor>* out) override { return inner_->run(in, out); }
+  std::unique_ptr<Backend> fresh() const override { return make_reference_backend(); }
 
  private:
   std::unique_ptr<Backend> inner_ = make_reference_backend();
@@ -56,9 +57,9 @@ struct Model {
   Graph g;
   ModelAnalysis m;
 };
-Model small_model() {
+Model small_model(int64_t batch = 1) {
   GraphBuilder b;
-  ValueId x = b.input("x", {1, 3, 8, 8});
+  ValueId x = b.input("x", {batch, 3, 8, 8});
   b.output(b.add1("Relu", "relu1", {b.conv("conv1", x, 3, 4, 3)}));
   Model r{b.finish(), {}};
   r.m = test::analyze(r.g);
@@ -103,6 +104,28 @@ TEST(ThreadChoice, ContendedTrialTriesHalfAndKeepsTheFaster) {
   EXPECT_EQ(c.used, fewer_won ? 1 : 2);
   EXPECT_EQ(r->threads, c.used);
   EXPECT_EQ(be.prepared.back(), c.used);  // left prepared on the count it measured
+}
+
+TEST(ThreadChoice, ContendedTrialAlsoTriesTheBatchAsStreams) {
+  Model md = small_model(2);
+  RecordingBackend be;
+  ScriptedSampler busy(0.5);
+  auto r = measure_model(md.g, md.m, be, options(&busy));
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_TRUE(r->thread_choice);
+  const ThreadChoice& c = *r->thread_choice;
+  EXPECT_TRUE(c.tried);
+  EXPECT_EQ(c.streams, 2);
+  EXPECT_GT(c.streams_seconds, 0);
+  // Streams are kept only when clearly faster than the thread count in use.
+  const bool fewer_won = c.fewer_seconds < kKeepAskedThreadsGain * c.asked_seconds;
+  const double in_use = fewer_won ? c.fewer_seconds : c.asked_seconds;
+  EXPECT_EQ(c.kept_streams, c.streams_seconds * kKeepAskedThreadsGain < in_use);
+  EXPECT_EQ(r->streams, c.kept_streams ? 2 : 1);
+  EXPECT_EQ(c.used, c.kept_streams ? 2 : (fewer_won ? 1 : 2));
+  EXPECT_EQ(r->threads, c.used);
+  EXPECT_NE(c.summary.find(c.kept_streams ? "streams of one thread each" : "batch streams ran"), std::string::npos)
+      << c.summary;
 }
 
 TEST(ThreadChoice, OffOrOneThreadNeverTries) {

@@ -85,6 +85,9 @@ class Backend {
   // host link is a separate question). CPU backends have no such run.
   virtual bool has_resident_run() const { return false; }
   virtual Status run_resident() { return Status::unsupported(name() + " has no device-resident run"); }
+  // A new, unprepared backend of the same kind, to run part of a batch beside this one
+  // (batch_streams.h); nullptr where the backend cannot run beside another of its kind.
+  virtual std::unique_ptr<Backend> fresh() const { return nullptr; }
 };
 
 std::unique_ptr<Backend> make_reference_backend();

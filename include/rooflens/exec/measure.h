@@ -41,24 +41,31 @@ struct MeasureOptions {
   int reference_retries = 2;
   // With a host sampler and more than one thread: when a short trial after preparing finds
   // the machine contended, the model is prepared again on half the threads and tried, and
-  // the faster of the two thread counts is measured. oneDNN splits every primitive statically
+  // the faster of the two thread counts is kept. oneDNN splits every primitive statically
   // among its OpenMP threads, so on an oversubscribed machine each barrier waits for a
   // preempted thread and fewer threads can run several times faster (docs/performance.md,
-  // "Fewer threads under contention"). Off: the asked thread count, whatever the machine.
+  // "Fewer threads under contention"). With a batch of at least two, the batch is also tried
+  // as independent streams of one thread each (batch_streams.h), which no barrier joins, and
+  // kept when clearly faster than the better thread count. Off: the asked thread count as
+  // one team, whatever the machine.
   bool adapt_threads = false;
 };
 
 // Under contention the asked thread count is kept only when its trial ran at least this much
-// faster than the trial on fewer threads (MeasureOptions::adapt_threads).
+// faster than the trial on fewer threads, and batch streams are kept only when their trial
+// ran this much faster than the better of the two (MeasureOptions::adapt_threads).
 inline constexpr double kKeepAskedThreadsGain = 1.05;
 
 // How the thread count measured with was chosen (MeasureOptions::adapt_threads).
 struct ThreadChoice {
   int asked = 0, used = 0;
-  bool tried = false;        // contended in the first trial, so fewer threads were tried
-  double asked_seconds = 0;  // median seconds per run in the trial on `asked` threads
-  double fewer_seconds = 0;  // the same on fewer threads (when tried)
-  std::string summary;       // one line
+  bool tried = false;          // contended in the first trial, so fewer threads were tried
+  double asked_seconds = 0;    // median seconds per run in the trial on `asked` threads
+  double fewer_seconds = 0;    // the same on fewer threads (when tried)
+  int streams = 0;             // batch streams tried (0: none); `used` of them ran when kept
+  double streams_seconds = 0;  // median seconds per batch in the trial of the streams
+  bool kept_streams = false;   // the batch ran as `streams` streams of one thread each
+  std::string summary;         // one line
 };
 
 // The host-state reference around the kept block of runs.
@@ -98,8 +105,9 @@ struct Measurement {
   std::string backend;
   int64_t batch = 1;
   int threads = 0;
-  TimingResult timing;                          // seconds per batch
-  double throughput = 0;                        // images/s at the median
+  int streams = 1;        // >1: the batch ran as that many streams of one thread (batch_streams.h)
+  TimingResult timing;    // seconds per batch
+  double throughput = 0;  // images/s at the median
   double throughput_q1 = 0, throughput_q3 = 0;  // images/s at the slow and fast quartiles
   double achieved_flops = 0;                    // FLOP/s at the median (FLOPs of the fused view)
   std::vector<LayerMeasurement> layers;

@@ -457,5 +457,6 @@ std::vector<LayerTiming> OneDnnBackend::layer_timings() const {
 }  // namespace rooflens::onednn
 
 namespace rooflens {
+std::unique_ptr<Backend> onednn::OneDnnBackend::fresh() const { return make_onednn_backend(); }
 std::unique_ptr<Backend> make_onednn_backend() { return std::make_unique<onednn::OneDnnBackend>(); }
 }  // namespace rooflens

@@ -67,6 +67,9 @@ class OneDnnBackend final : public Backend {
  public:
   OneDnnBackend();
   std::string name() const override { return "onednn"; }
+  // Each instance has its own engine, stream and buffers; oneDNN keeps its scratchpad per
+  // calling thread, so instances run side by side on threads of their own.
+  std::unique_ptr<Backend> fresh() const override;
   bool supports(const Graph& g, NodeId n, std::string* reason) const override;
   Status prepare(const Graph& g, const ModelAnalysis& fused, const ExecOptions& o) override;
   Status run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) override;

@@ -36,6 +36,7 @@ bool holds_ints(const Value& v) { return dtype_is_integer(v.dtype) || v.dtype ==
 class ReferenceBackend final : public Backend {
  public:
   std::string name() const override { return "reference"; }
+  std::unique_ptr<Backend> fresh() const override { return std::make_unique<ReferenceBackend>(); }
 
   bool supports(const Graph& g, NodeId n, std::string* reason) const override {
     const Node& node = g.node(n);

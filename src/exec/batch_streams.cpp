@@ -1,0 +1,161 @@
+// A batch run as independent streams (see batch_streams.h).
+#include "rooflens/exec/batch_streams.h"
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "rooflens/exec/weights.h"
+#include "rooflens/passes/batch.h"
+
+namespace rooflens {
+
+std::vector<int64_t> stream_batches(int64_t batch, int streams) {
+  std::vector<int64_t> parts;
+  for (int i = 0; i < streams; ++i) parts.push_back(batch / streams + (i < batch % streams ? 1 : 0));
+  return parts;
+}
+
+// What the caller and the streams' threads share: the run to do (a generation count), how
+// many streams have done it, and whether to stop.
+struct BatchStreams::Shared {
+  std::mutex mu;
+  std::condition_variable cv;
+  uint64_t generation = 0;
+  int done = 0;
+  bool stop = false;
+};
+
+// One part: its graph at its batch, its backend, its inputs and outputs, and its thread.
+struct BatchStreams::Stream {
+  Graph graph;
+  ModelAnalysis fused;
+  std::unique_ptr<Backend> backend;
+  std::vector<Tensor> inputs, outputs;
+  Status prepared = Status::ok(), last = Status::ok();
+  std::vector<LayerTiming> timings;
+  std::thread thread;
+
+  // The thread's body: prepare (the backend's thread settings are the calling thread's),
+  // report, then one run per generation until told to stop.
+  void serve(const ExecOptions& o, Shared& sh, std::mutex& ready_mu, std::condition_variable& ready_cv, bool& ready) {
+    prepared = backend->prepare(graph, fused, o);
+    {
+      std::lock_guard<std::mutex> lk(ready_mu);
+      ready = true;
+    }
+    ready_cv.notify_all();
+    if (!prepared.ok()) return;
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lk(sh.mu);
+        sh.cv.wait(lk, [&] { return sh.stop || sh.generation != seen; });
+        if (sh.stop) return;
+        seen = sh.generation;
+      }
+      last = backend->run(inputs, &outputs);
+      timings = backend->layer_timings();
+      {
+        std::lock_guard<std::mutex> lk(sh.mu);
+        ++sh.done;
+      }
+      sh.cv.notify_all();
+    }
+  }
+};
+
+BatchStreams::BatchStreams() : shared_(std::make_unique<Shared>()) {}
+
+BatchStreams::~BatchStreams() {
+  {
+    std::lock_guard<std::mutex> lk(shared_->mu);
+    shared_->stop = true;
+  }
+  shared_->cv.notify_all();
+  for (auto& s : streams_)
+    if (s->thread.joinable()) s->thread.join();
+}
+
+Expected<std::unique_ptr<BatchStreams>> BatchStreams::start(const Graph& g, const ModelAnalysis& fused,
+                                                            const Backend& kind, const ExecOptions& o, int streams,
+                                                            uint64_t input_seed) {
+  if (streams < 2 || streams > fused.batch)
+    return Status::invalid("batch streams: " + std::to_string(streams) + " streams for a batch of " +
+                           std::to_string(fused.batch) + " (2 to the batch)");
+  std::unique_ptr<BatchStreams> bs(new BatchStreams());
+  bs->batches_ = stream_batches(fused.batch, streams);
+  ExecOptions one = o;
+  one.threads = 1;
+  AnalyzeOptions ao;
+  ao.cost.dtype = fused.dtype;
+  ao.fusion = fused.fused ? FusionMode::kEngine : FusionMode::kNone;
+  for (int64_t part : bs->batches_) {
+    auto s = std::make_unique<Stream>();
+    s->backend = kind.fresh();
+    if (!s->backend) return Status::unsupported("batch streams: the " + kind.name() + " backend cannot run a part");
+    auto rb = rebatch(g, part);
+    if (!rb) return rb.status();
+    s->graph = std::move(rb->graph);
+    s->fused = analyze_graph(s->graph, rb->inferred, ao);
+    s->fused.model = fused.model;
+    for (size_t i = 0; i < s->graph.inputs.size(); ++i)
+      s->inputs.push_back(random_input(s->graph, s->graph.inputs[i], input_seed + i));
+    // Prepared one after another: a stream preparing beside another would time its tactics
+    // on a shared machine.
+    std::mutex ready_mu;
+    std::condition_variable ready_cv;
+    bool ready = false;
+    Stream* raw = s.get();
+    Shared* sh = bs->shared_.get();
+    s->thread =
+        std::thread([raw, one, sh, &ready_mu, &ready_cv, &ready] { raw->serve(one, *sh, ready_mu, ready_cv, ready); });
+    {
+      std::unique_lock<std::mutex> lk(ready_mu);
+      ready_cv.wait(lk, [&] { return ready; });
+    }
+    bs->streams_.push_back(std::move(s));
+    if (!bs->streams_.back()->prepared.ok()) return bs->streams_.back()->prepared;
+  }
+  return bs;
+}
+
+Status BatchStreams::run() {
+  std::unique_lock<std::mutex> lk(shared_->mu);
+  shared_->done = 0;
+  ++shared_->generation;
+  shared_->cv.notify_all();
+  const int n = streams();
+  shared_->cv.wait(lk, [&] { return shared_->done == n; });
+  for (const auto& s : streams_)
+    if (!s->last.ok()) return s->last;
+  return Status::ok();
+}
+
+std::vector<LayerTiming> BatchStreams::layer_timings() const {
+  std::vector<LayerTiming> out = streams_.front()->timings;
+  std::map<std::string, double> sum;
+  for (const auto& s : streams_)
+    for (const LayerTiming& t : s->timings) sum[t.name] += t.time_s;
+  for (LayerTiming& t : out) t.time_s = sum[t.name] / streams();
+  return out;
+}
+
+std::pair<size_t, size_t> BatchStreams::activation_bytes() const {
+  std::pair<size_t, size_t> total{0, 0};
+  for (const auto& s : streams_) {
+    auto [placed, unshared] = s->backend->activation_bytes();
+    total.first += placed;
+    total.second += unshared;
+  }
+  return total;
+}
+
+std::string BatchStreams::layout_summary() const { return streams_.front()->backend->layout_summary(); }
+bool BatchStreams::flushes_denormals() const { return streams_.front()->backend->flushes_denormals(); }
+int BatchStreams::streams() const { return static_cast<int>(streams_.size()); }
+const std::vector<Tensor>& BatchStreams::inputs(int i) const { return streams_.at(static_cast<size_t>(i))->inputs; }
+const std::vector<Tensor>& BatchStreams::outputs(int i) const { return streams_.at(static_cast<size_t>(i))->outputs; }
+
+}  // namespace rooflens
