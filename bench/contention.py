@@ -123,8 +123,10 @@ def main(argv):
                 v = sorted(x[field] for x in g)
                 flag = sum(1 for x in g if x.get("rooflens_contended"))
                 fewer = sum(1 for x in g if x.get("rooflens_threads", threads) < threads)
+                streams = sum(1 for x in g if x.get("rooflens_streams", 1) > 1)
                 cells.append(f"{statistics.median(v):.2f} ({v[0]:.2f}-{v[-1]:.2f})" +
-                             (f" c{flag}/{len(g)} t{fewer}" if field == "ratio" else ""))
+                             (f" c{flag}/{len(g)} t{fewer}" + (f" s{streams}" if streams else "")
+                              if field == "ratio" else ""))
             print(f"| {cond}{label} | " + " | ".join(cells) + " |")
     return 0
 

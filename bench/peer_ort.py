@@ -126,7 +126,7 @@ def pair(binary, path, name, batch, rep, threads, max_seconds, layout, profile=N
         r = run_rooflens(binary, path, batch, threads, max_seconds, layout, env)
     row = {"model": name, "batch": r["batch"], "repeat": rep, "rooflens": r["throughput"],
            "ort": o["throughput"], "ratio": r["throughput"] / o["throughput"],
-           "rooflens_noisy": r["noisy"], "rooflens_threads": r["threads"],
+           "rooflens_noisy": r["noisy"], "rooflens_threads": r["threads"], "rooflens_streams": r.get("streams", 1),
            "ort_iqr_pct": 100 * (o["throughput_q3"] - o["throughput_q1"]) / o["throughput"],
            "ort_version": o["ort_version"], "denormals": "flush" if flush_denormals() else "keep"}
     for k in ("contended", "contention", "host_reference", "normalized_throughput"):

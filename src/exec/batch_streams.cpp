@@ -38,7 +38,11 @@ struct BatchStreams::Stream {
   std::thread thread;
 
   // The thread's body: prepare (the backend's thread settings are the calling thread's),
-  // report, then one run per generation until told to stop.
+  // report, then one run per generation until told to stop; the backend is destroyed here
+  // too. oneDNN keeps its shared scratchpad, and the count of primitives holding it, per
+  // thread: primitives made on this thread and destroyed on another would release that
+  // thread's scratchpad under its own primitives (a crash in the next run of the caller's
+  // backend, seen with VGG-16 at batch 32 when the trial did not keep the streams).
   void serve(const ExecOptions& o, Shared& sh, std::mutex& ready_mu, std::condition_variable& ready_cv, bool& ready) {
     prepared = backend->prepare(graph, fused, o);
     {
@@ -46,7 +50,11 @@ struct BatchStreams::Stream {
       ready = true;
     }
     ready_cv.notify_all();
-    if (!prepared.ok()) return;
+    if (prepared.ok()) serve_runs(sh);
+    backend.reset();
+  }
+
+  void serve_runs(Shared& sh) {
     uint64_t seen = 0;
     for (;;) {
       {

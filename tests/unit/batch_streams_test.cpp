@@ -10,6 +10,7 @@
 
 #include "rooflens/exec/backend.h"
 #include "rooflens/exec/batch_streams.h"
+#include "rooflens/exec/weights.h"
 #include "rooflens/ir/graph_builder.h"
 #include "test_util.h"
 
@@ -89,6 +90,45 @@ TEST(BatchStreams, PartsTogetherComputeTheWholeBatch) {
     for (const auto& L : md.m.layers) known |= L.name == t.name;
     EXPECT_TRUE(known) << t.name;
   }
+}
+
+// oneDNN counts the primitives holding its shared scratchpad per thread: streams whose
+// primitives were destroyed on the caller's thread released the caller's scratchpad under the
+// caller's own backend (VGG-16 at batch 32 crashed in its next run). The caller's backend must
+// run as before once streams have come and gone.
+// A small VGG: 3x3 convolutions of 64 channels (Winograd in the blocked layout) and a
+// classifier, layers whose oneDNN implementations use the shared scratchpad.
+Model small_vgg(int64_t batch) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {batch, 3, 32, 32});
+  x = b.add1("Relu", "relu1", {b.conv("conv1", x, 3, 64, 3)});
+  x = b.add1("Relu", "relu2", {b.conv("conv2", x, 64, 64, 3)});
+  x = b.add1("MaxPool", "pool", {x},
+             {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
+  x = b.add1("Relu", "relu3", {b.conv("conv3", x, 64, 128, 3)});
+  x = b.add1("Flatten", "flat", {x});
+  b.output(b.add1("Gemm", "fc", {x, b.weight("fc.weight", {100, 128 * 16 * 16})}, {{"transB", int64_t{1}}}));
+  Model r{b.finish(), {}};
+  r.m = test::analyze(r.g);
+  return r;
+}
+
+TEST(BatchStreams, CallersBackendRunsAfterStreamsEnd) {
+  Model md = small_vgg(4);
+  auto k = kind();
+  auto mine = k->fresh();
+  ExecOptions blocked;
+  blocked.layout = ActivationLayout::kBlocked;
+  ASSERT_TRUE(mine->prepare(md.g, md.m, blocked).ok());
+  std::vector<Tensor> in = {random_input(md.g, md.g.inputs[0], 3)}, before, after;
+  ASSERT_TRUE(mine->run(in, &before).ok());
+  for (int round = 0; round < 2; ++round) {
+    auto bs = BatchStreams::start(md.g, md.m, *k, blocked, 2, 7);
+    ASSERT_TRUE(bs) << bs.status().message();
+    ASSERT_TRUE((*bs)->run().ok());
+  }
+  ASSERT_TRUE(mine->run(in, &after).ok());
+  EXPECT_EQ(after.front().data, before.front().data);
 }
 
 // The reference backend without Backend::fresh: it cannot run part of a batch.
