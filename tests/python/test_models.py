@@ -172,9 +172,10 @@ def test_measure_onednn_briefly(alexnet):
 
 def test_measure_fixed_threads_keeps_the_asked_count(alexnet):
     r = rooflens.measure(alexnet, backend="onednn", threads=2, max_seconds=0.2, tactic_cache="", fixed_threads=True)
-    assert r.threads == 2 and r.thread_choice is None
+    assert r.threads == 2 and r.streams == 1 and r.thread_choice is None
     a = rooflens.measure(alexnet, backend="onednn", threads=2, max_seconds=0.2, tactic_cache="")
     assert a.threads in (1, 2) and a.thread_choice  # the trial's verdict, whichever it was
+    assert a.streams == 1  # batch 1 cannot be split into streams
 
 
 def test_measure_sets_the_run_against_the_host_state(alexnet):
