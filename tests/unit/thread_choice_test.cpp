@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "rooflens/exec/backend.h"
@@ -87,45 +88,36 @@ TEST(ThreadChoice, QuietTrialKeepsTheAskedThreads) {
   EXPECT_EQ(be.prepared, (std::vector<int>{2}));
 }
 
-TEST(ThreadChoice, ContendedTrialTriesHalfAndKeepsTheFaster) {
-  Model md = small_model();
-  RecordingBackend be;
-  ScriptedSampler busy(0.5);
-  auto r = measure_model(md.g, md.m, be, options(&busy));
-  ASSERT_TRUE(r) << r.status().message();
-  ASSERT_TRUE(r->thread_choice);
-  const ThreadChoice& c = *r->thread_choice;
-  EXPECT_TRUE(c.tried);
-  EXPECT_EQ(c.asked, 2);
-  ASSERT_GE(be.prepared.size(), 2u);
-  EXPECT_EQ(be.prepared[1], 1);
-  // A tie goes to the fewer threads: the asked ones are kept only when clearly faster.
-  const bool fewer_won = c.fewer_seconds < kKeepAskedThreadsGain * c.asked_seconds;
-  EXPECT_EQ(c.used, fewer_won ? 1 : 2);
-  EXPECT_EQ(r->threads, c.used);
-  EXPECT_EQ(be.prepared.back(), c.used);  // left prepared on the count it measured
-}
-
-TEST(ThreadChoice, ContendedTrialAlsoTriesTheBatchAsStreams) {
-  Model md = small_model(2);
-  RecordingBackend be;
-  ScriptedSampler busy(0.5);
-  auto r = measure_model(md.g, md.m, be, options(&busy));
-  ASSERT_TRUE(r) << r.status().message();
-  ASSERT_TRUE(r->thread_choice);
-  const ThreadChoice& c = *r->thread_choice;
-  EXPECT_TRUE(c.tried);
-  EXPECT_EQ(c.streams, 2);
-  EXPECT_GT(c.streams_seconds, 0);
-  // Streams are kept only when clearly faster than the thread count in use.
-  const bool fewer_won = c.fewer_seconds < kKeepAskedThreadsGain * c.asked_seconds;
-  const double in_use = fewer_won ? c.fewer_seconds : c.asked_seconds;
-  EXPECT_EQ(c.kept_streams, c.streams_seconds * kKeepAskedThreadsGain < in_use);
-  EXPECT_EQ(r->streams, c.kept_streams ? 2 : 1);
-  EXPECT_EQ(c.used, c.kept_streams ? 2 : (fewer_won ? 1 : 2));
-  EXPECT_EQ(r->threads, c.used);
-  EXPECT_NE(c.summary.find(c.kept_streams ? "streams of one thread each" : "batch streams ran"), std::string::npos)
-      << c.summary;
+// At batch 1 the trial tries half the threads; from batch 2 also the batch as streams.
+TEST(ThreadChoice, ContendedTrialTriesHalfThenStreamsAndKeepsTheFaster) {
+  for (int64_t batch : {1, 2}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    Model md = small_model(batch);
+    RecordingBackend be;
+    ScriptedSampler busy(0.5);
+    auto r = measure_model(md.g, md.m, be, options(&busy));
+    ASSERT_TRUE(r) << r.status().message();
+    ASSERT_TRUE(r->thread_choice);
+    const ThreadChoice& c = *r->thread_choice;
+    EXPECT_TRUE(c.tried);
+    EXPECT_EQ(c.asked, 2);
+    ASSERT_GE(be.prepared.size(), 2u);
+    EXPECT_EQ(be.prepared[1], 1);
+    // A tie goes to the fewer threads: the asked ones are kept only when clearly faster.
+    const bool fewer_won = c.fewer_seconds < kKeepAskedThreadsGain * c.asked_seconds;
+    const int threads_kept = fewer_won ? 1 : 2;
+    EXPECT_EQ(be.prepared.back(), threads_kept);  // left prepared on the count it kept
+    EXPECT_EQ(c.streams, batch == 1 ? 0 : 2);
+    // Streams are kept only when clearly faster than the thread count kept.
+    const double in_use = fewer_won ? c.fewer_seconds : c.asked_seconds;
+    EXPECT_EQ(c.kept_streams, c.streams > 0 && c.streams_seconds * kKeepAskedThreadsGain < in_use);
+    EXPECT_EQ(r->streams, c.kept_streams ? 2 : 1);
+    EXPECT_EQ(c.used, c.kept_streams ? 2 : threads_kept);
+    EXPECT_EQ(r->threads, c.used);
+    if (c.streams > 0)
+      EXPECT_NE(c.summary.find(c.kept_streams ? "streams of one thread each" : "batch streams ran"), std::string::npos)
+          << c.summary;
+  }
 }
 
 TEST(ThreadChoice, OffOrOneThreadNeverTries) {
