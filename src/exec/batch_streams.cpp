@@ -2,8 +2,11 @@
 #include "rooflens/exec/batch_streams.h"
 
 #include <condition_variable>
+#include <exception>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <new>
 #include <thread>
 
 #include "rooflens/exec/weights.h"
@@ -27,6 +30,22 @@ struct BatchStreams::Shared {
   bool stop = false;
 };
 
+namespace {
+
+// `f`'s status, or an error naming what it threw: an exception must not leave a stream's
+// thread (memory runs out first where every stream holds a copy of the weights).
+Status guarded(const std::function<Status()>& f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return Status::internal("batch streams: out of memory (each stream holds a copy of the weights)");
+  } catch (const std::exception& e) {
+    return Status::internal(std::string("batch streams: ") + e.what());
+  }
+}
+
+}  // namespace
+
 // One part: its graph at its batch, its backend, its inputs and outputs, and its thread.
 struct BatchStreams::Stream {
   Graph graph;
@@ -44,7 +63,7 @@ struct BatchStreams::Stream {
   // thread's scratchpad under its own primitives (a crash in the next run of the caller's
   // backend, seen with VGG-16 at batch 32 when the trial did not keep the streams).
   void serve(const ExecOptions& o, Shared& sh, std::mutex& ready_mu, std::condition_variable& ready_cv, bool& ready) {
-    prepared = backend->prepare(graph, fused, o);
+    prepared = guarded([&] { return backend->prepare(graph, fused, o); });
     {
       std::lock_guard<std::mutex> lk(ready_mu);
       ready = true;
@@ -63,7 +82,7 @@ struct BatchStreams::Stream {
         if (sh.stop) return;
         seen = sh.generation;
       }
-      last = backend->run(inputs, &outputs);
+      last = guarded([&] { return backend->run(inputs, &outputs); });
       timings = backend->layer_timings();
       {
         std::lock_guard<std::mutex> lk(sh.mu);
