@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <exception>
 #include <functional>
+#include <future>
 #include <map>
 #include <mutex>
 #include <new>
@@ -62,13 +63,9 @@ struct BatchStreams::Stream {
   // thread: primitives made on this thread and destroyed on another would release that
   // thread's scratchpad under its own primitives (a crash in the next run of the caller's
   // backend, seen with VGG-16 at batch 32 when the trial did not keep the streams).
-  void serve(const ExecOptions& o, Shared& sh, std::mutex& ready_mu, std::condition_variable& ready_cv, bool& ready) {
+  void serve(const ExecOptions& o, Shared& sh, std::promise<void> ready) {
     prepared = guarded([&] { return backend->prepare(graph, fused, o); });
-    {
-      std::lock_guard<std::mutex> lk(ready_mu);
-      ready = true;
-    }
-    ready_cv.notify_all();
+    ready.set_value();
     if (prepared.ok()) serve_runs(sh);
     backend.reset();
   }
@@ -131,17 +128,12 @@ Expected<std::unique_ptr<BatchStreams>> BatchStreams::start(const Graph& g, cons
       s->inputs.push_back(random_input(s->graph, s->graph.inputs[i], input_seed + i));
     // Prepared one after another: a stream preparing beside another would time its tactics
     // on a shared machine.
-    std::mutex ready_mu;
-    std::condition_variable ready_cv;
-    bool ready = false;
+    std::promise<void> ready;
+    std::future<void> prepared = ready.get_future();
     Stream* raw = s.get();
     Shared* sh = bs->shared_.get();
-    s->thread =
-        std::thread([raw, one, sh, &ready_mu, &ready_cv, &ready] { raw->serve(one, *sh, ready_mu, ready_cv, ready); });
-    {
-      std::unique_lock<std::mutex> lk(ready_mu);
-      ready_cv.wait(lk, [&] { return ready; });
-    }
+    s->thread = std::thread([raw, one, sh, r = std::move(ready)]() mutable { raw->serve(one, *sh, std::move(r)); });
+    prepared.wait();
     bs->streams_.push_back(std::move(s));
     if (!bs->streams_.back()->prepared.ok()) return bs->streams_.back()->prepared;
   }
