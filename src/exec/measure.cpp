@@ -48,6 +48,9 @@ struct Chosen {
   std::unique_ptr<BatchStreams> streams;
 };
 
+// Median seconds per run in the trial of the team the trials kept.
+double team_seconds(const ThreadChoice& c) { return c.team == c.asked ? c.asked_seconds : c.fewer_seconds; }
+
 // The batch as streams of one thread each, tried after the thread counts (c.asked, c.used and
 // their times set); kept when their trial ran kKeepAskedThreadsGain faster than the count in
 // use. Null when not kept, and when the batch cannot be split (batch 1, a backend that cannot
@@ -66,8 +69,7 @@ std::unique_ptr<BatchStreams> try_streams(const Graph& g, const ModelAnalysis& f
   if (!t) return nullptr;
   c.streams = n;
   c.streams_seconds = t->seconds_per_run;
-  const double in_use = c.used == c.asked ? c.asked_seconds : c.fewer_seconds;
-  if (c.streams_seconds * kKeepAskedThreadsGain >= in_use) return nullptr;
+  if (c.streams_seconds * kKeepAskedThreadsGain >= team_seconds(c)) return nullptr;
   c.kept_streams = true;
   c.used = n;
   return std::move(*bs);
@@ -79,23 +81,20 @@ std::string choice_summary(const ThreadChoice& c, const ContentionReport& asked,
       fmt::format("in a trial on {} thread(s) they waited for a CPU {:.0f}% of the time ({} other runnable)", c.asked,
                   100 * asked.wait_share, asked.other_runnable);
   const int fewer = std::max(1, c.asked / 2);
-  const double in_use = c.kept_streams ? std::min(c.asked_seconds, c.fewer_seconds)
-                                       : (c.used == c.asked ? c.asked_seconds : c.fewer_seconds);
+  const double streams_gain = team_seconds(c) / std::max(c.streams_seconds, 1e-12);
   const std::string tried_streams = c.streams > 0 && !c.kept_streams
-                                        ? fmt::format("; {} batch streams ran {:.2f}x as fast", c.streams,
-                                                      in_use / std::max(c.streams_seconds, 1e-12))
+                                        ? fmt::format("; {} batch streams ran {:.2f}x as fast", c.streams, streams_gain)
                                         : "";
   if (c.kept_streams) {
     std::string parts;
     for (int64_t b : streams->batches()) parts += (parts.empty() ? "" : "+") + std::to_string(b);
     return fmt::format(
         "{} streams of one thread each (batch {}): {}, and the streams ran {:.2f}x as fast as {} thread(s)", c.streams,
-        parts, found, in_use / std::max(c.streams_seconds, 1e-12),
-        c.asked_seconds <= c.fewer_seconds ? c.asked : fewer);
+        parts, found, streams_gain, c.team);
   }
   const double gain = c.asked_seconds / std::max(c.fewer_seconds, 1e-12);
-  if (c.used < c.asked)
-    return fmt::format("{} of {} thread(s): {}, and {} ran {:.2f}x as fast{}", c.used, c.asked, found, c.used, gain,
+  if (c.team < c.asked)
+    return fmt::format("{} of {} thread(s): {}, and {} ran {:.2f}x as fast{}", c.team, c.asked, found, c.team, gain,
                        tried_streams);
   return fmt::format("{} thread(s) as asked: contended, but {} ran {:.2f}x as fast in a trial{}", c.asked, fewer, gain,
                      tried_streams);
@@ -108,7 +107,7 @@ Expected<Chosen> choose_threads(const Graph& g, const ModelAnalysis& fused, Back
                                 const std::function<Status()>& run) {
   Chosen r;
   ThreadChoice& c = r.choice;
-  c.asked = c.used = o.exec.threads;
+  c.asked = c.used = c.team = o.exec.threads;
   const double seconds = std::clamp(o.timing.max_seconds / 8, 0.05, 0.3);
   auto asked = trial(run, *o.host_sampler, c.asked, seconds, o.contention);
   if (!asked) return asked.status();
@@ -129,7 +128,7 @@ Expected<Chosen> choose_threads(const Graph& g, const ModelAnalysis& fused, Back
   // barriers (VGG-16 at batch 1 beside an OpenMP loop: 2.6 images/s on the 2 threads a trial
   // kept, 7.2 on 1; docs/performance.md, "Issue 30, thirteenth pass").
   if (c.fewer_seconds < kKeepAskedThreadsGain * c.asked_seconds) {
-    c.used = fewer.threads;
+    c.used = c.team = fewer.threads;
   } else {
     ROOFLENS_RETURN_IF_ERROR(backend.prepare(g, fused, o.exec));
   }

@@ -62,6 +62,7 @@ struct ThreadChoice {
   bool tried = false;          // contended in the first trial, so fewer threads were tried
   double asked_seconds = 0;    // median seconds per run in the trial on `asked` threads
   double fewer_seconds = 0;    // the same on fewer threads (when tried)
+  int team = 0;                // the thread count of one team the trials kept (`used` unless streams were)
   int streams = 0;             // batch streams tried (0: none); `used` of them ran when kept
   double streams_seconds = 0;  // median seconds per batch in the trial of the streams
   bool kept_streams = false;   // the batch ran as `streams` streams of one thread each
