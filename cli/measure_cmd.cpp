@@ -190,6 +190,9 @@ std::string measure_json(const MeasureArgs& a, const MeasureOutcome& o) {
                                             ? nlohmann::json{{"asked", m.thread_choice->asked},
                                                              {"used", m.thread_choice->used},
                                                              {"tried_fewer", m.thread_choice->tried},
+                                                             {"alternated", m.thread_choice->alternated},
+                                                             {"asked_seconds", m.thread_choice->asked_seconds},
+                                                             {"fewer_seconds", m.thread_choice->fewer_seconds},
                                                              {"tried_streams", m.thread_choice->streams},
                                                              {"kept_streams", m.thread_choice->kept_streams},
                                                              {"summary", m.thread_choice->summary}}

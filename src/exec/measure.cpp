@@ -41,12 +41,56 @@ Expected<Trial> trial(const std::function<Status()>& run, HostSampler& sampler, 
   return Trial{r->median, assess_contention(s0, sampler.sample(), threads, co)};
 }
 
-// What the thread trial left to measure with: the backend prepared on `choice.used` threads,
-// or the batch streams when they were kept.
+// Median seconds per run of `a` and of `b` over about `seconds` together, timed in alternating
+// slices (a b b a a b), each slice warmed by one untimed run: a competitor's phase longer than
+// one trial then falls on both alike, where two trials one after the other could each catch a
+// phase of its own.
+struct PairTrial {
+  double a_seconds = 0, b_seconds = 0;
+};
+Expected<PairTrial> alternating_trial(const std::function<Status()>& a, const std::function<Status()>& b,
+                                      double seconds) {
+  constexpr int kSlices = 6;
+  TimingOptions t;
+  t.warmup = 1;
+  t.min_repeats = 2;
+  t.max_repeats = std::numeric_limits<int>::max();
+  t.max_seconds = seconds / kSlices;
+  t.settle_rel_iqr = 0;
+  std::vector<double> sa, sb;
+  for (int i = 0; i < kSlices; ++i) {
+    const bool is_a = i % 4 == 0 || i % 4 == 3;
+    auto r = time_runs(is_a ? a : b, t);
+    if (!r) return r.status();
+    std::vector<double>& into = is_a ? sa : sb;
+    into.insert(into.end(), r->samples.begin(), r->samples.end());
+  }
+  return PairTrial{quantile(sa, 0.5), quantile(sb, 0.5)};
+}
+
+// What the thread trial left to measure with: the caller's backend prepared on `choice.used`
+// threads, or `fewer` (a second backend on fewer threads) when the trial kept that, or the
+// batch streams when they were kept.
 struct Chosen {
   ThreadChoice choice;
+  std::unique_ptr<Backend> fewer;
   std::unique_ptr<BatchStreams> streams;
 };
+
+// A fresh backend of `backend`'s kind prepared on `o`; null when the kind has none or its
+// prepare failed (memory first: it holds a second copy of the weights).
+std::unique_ptr<Backend> prepared_fresh(const Backend& backend, const Graph& g, const ModelAnalysis& fused,
+                                        const ExecOptions& o) {
+  std::unique_ptr<Backend> b = backend.fresh();
+  if (!b) return nullptr;
+  Status st = Status::ok();
+  try {
+    st = b->prepare(g, fused, o);
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+  return st.ok() ? std::move(b) : nullptr;
+}
 
 // Median seconds per run in the trial of the team the trials kept.
 double team_seconds(const ThreadChoice& c) { return c.team == c.asked ? c.asked_seconds : c.fewer_seconds; }
@@ -93,18 +137,50 @@ std::string choice_summary(const ThreadChoice& c, const ContentionReport& asked,
         parts, found, streams_gain, c.team);
   }
   const double gain = c.asked_seconds / std::max(c.fewer_seconds, 1e-12);
+  const char* how = c.alternated ? " in trials alternating with it" : "";
   if (c.team < c.asked)
-    return fmt::format("{} of {} thread(s): {}, and {} ran {:.2f}x as fast{}", c.team, c.asked, found, c.team, gain,
-                       tried_streams);
-  return fmt::format("{} thread(s) as asked: contended, but {} ran {:.2f}x as fast in a trial{}", c.asked, fewer, gain,
-                     tried_streams);
+    return fmt::format("{} of {} thread(s): {}, and {} ran {:.2f}x as fast{}{}", c.team, c.asked, found, c.team, gain,
+                       how, tried_streams);
+  return fmt::format("{} thread(s) as asked: contended, but {} ran {:.2f}x as fast in a trial{}{}", c.asked, fewer,
+                     gain, c.alternated ? " alternating with them" : "", tried_streams);
 }
 
-// MeasureOptions::adapt_threads: a trial on the asked threads; when it was contended, the
-// backend is prepared on half of them and tried, then the batch as streams; what ran fastest
-// (ties to the fewer threads, then to one team) is left prepared.
+// The asked and the fewer threads timed against each other (c.asked_seconds, c.fewer_seconds):
+// alternating on two prepared backends when the kind has fresh ones (the second in `fewer`),
+// else one after the other with `backend` prepared on fewer threads.
+Status compare_thread_counts(const Graph& g, const ModelAnalysis& fused, Backend& backend, const MeasureOptions& o,
+                             const std::function<Status()>& run, const std::vector<Tensor>& inputs, double seconds,
+                             Chosen& r) {
+  ThreadChoice& c = r.choice;
+  ExecOptions fewer = o.exec;
+  fewer.threads = std::max(1, o.exec.threads / 2);
+  c.tried = true;
+  r.fewer = prepared_fresh(backend, g, fused, fewer);
+  if (r.fewer) {
+    std::vector<Tensor> outputs;
+    auto run_fewer = [&] {
+      if (o.before_run) o.before_run();
+      return r.fewer->run(inputs, &outputs);
+    };
+    auto p = alternating_trial(run, run_fewer, 2 * seconds);
+    if (!p) return p.status();
+    c.alternated = true;
+    c.asked_seconds = p->a_seconds;
+    c.fewer_seconds = p->b_seconds;
+    return Status::ok();
+  }
+  ROOFLENS_RETURN_IF_ERROR(backend.prepare(g, fused, fewer));
+  auto few = trial(run, *o.host_sampler, fewer.threads, seconds, o.contention);
+  if (!few) return few.status();
+  c.fewer_seconds = few->seconds_per_run;
+  return Status::ok();
+}
+
+// MeasureOptions::adapt_threads: a trial on the asked threads; when it was contended, half of
+// them are timed against the asked ones, then the batch as streams; what ran fastest (ties to
+// the fewer threads, then to one team) is left prepared.
 Expected<Chosen> choose_threads(const Graph& g, const ModelAnalysis& fused, Backend& backend, const MeasureOptions& o,
-                                const std::function<Status()>& run) {
+                                const std::function<Status()>& run, const std::vector<Tensor>& inputs) {
   Chosen r;
   ThreadChoice& c = r.choice;
   c.asked = c.used = c.team = o.exec.threads;
@@ -116,23 +192,20 @@ Expected<Chosen> choose_threads(const Graph& g, const ModelAnalysis& fused, Back
     c.summary = std::to_string(c.asked) + " thread(s) as asked: the trial found the machine quiet";
     return r;
   }
-  ExecOptions fewer = o.exec;
-  fewer.threads = std::max(1, o.exec.threads / 2);
-  ROOFLENS_RETURN_IF_ERROR(backend.prepare(g, fused, fewer));
-  auto few = trial(run, *o.host_sampler, fewer.threads, seconds, o.contention);
-  if (!few) return few.status();
-  c.tried = true;
-  c.fewer_seconds = few->seconds_per_run;
+  ROOFLENS_RETURN_IF_ERROR(compare_thread_counts(g, fused, backend, o, run, inputs, seconds, r));
   // On a contended machine a tie goes to the fewer threads: a short trial can catch a
   // competitor's quiet moment, and a team larger than the free CPUs then collapses at its
   // barriers (VGG-16 at batch 1 beside an OpenMP loop: 2.6 images/s on the 2 threads a trial
   // kept, 7.2 on 1; docs/performance.md, "Issue 30, thirteenth pass").
   if (c.fewer_seconds < kKeepAskedThreadsGain * c.asked_seconds) {
-    c.used = c.team = fewer.threads;
+    c.used = c.team = std::max(1, o.exec.threads / 2);
+  } else if (r.fewer) {
+    r.fewer.reset();
   } else {
     ROOFLENS_RETURN_IF_ERROR(backend.prepare(g, fused, o.exec));
   }
   r.streams = try_streams(g, fused, backend, o, seconds, c);
+  if (r.streams) r.fewer.reset();
   c.summary = choice_summary(c, asked->contention, r.streams.get());
   return r;
 }
@@ -168,21 +241,25 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
   const bool resident = backend.has_resident_run();
   if (resident) ROOFLENS_RETURN_IF_ERROR(backend.run(inputs, &outputs));
   std::unique_ptr<BatchStreams> streams;  // set when the thread trial kept batch streams
+  std::unique_ptr<Backend> fewer;         // set when it kept a second backend on fewer threads
+  Backend* active = &backend;
   auto run = [&] {
     if (o.before_run) o.before_run();
     if (streams) return streams->run();
-    return resident ? backend.run_resident() : backend.run(inputs, &outputs);
+    return resident ? active->run_resident() : active->run(inputs, &outputs);
   };
   std::optional<ThreadChoice> choice;
   if (o.adapt_threads && o.host_sampler && o.exec.threads > 1 && !resident) {
-    auto c = choose_threads(g, fused, backend, o, run);
+    auto c = choose_threads(g, fused, backend, o, run, inputs);
     if (!c) return c.status();
     choice = c->choice;
     streams = std::move(c->streams);
+    fewer = std::move(c->fewer);
+    if (fewer) active = fewer.get();
   }
   const int threads = choice ? choice->used : o.exec.threads;
   auto collect = [&](int) {
-    for (const auto& t : streams ? streams->layer_timings() : backend.layer_timings()) {
+    for (const auto& t : streams ? streams->layer_timings() : active->layer_timings()) {
       per_layer[t.name].push_back(t.time_s);
       impl[t.name] = t.impl;
     }
@@ -224,7 +301,7 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
   Measurement m;
   m.contention = contention;
   m.host = host;
-  m.backend = backend.name();
+  m.backend = active->name();
   m.batch = fused.batch;
   m.threads = threads;
   m.streams = streams ? streams->streams() : 1;
@@ -236,9 +313,9 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
   m.throughput_q3 = b / timing->q1;
   m.achieved_flops = static_cast<double>(fused.totals.flops) / timing->median;
   std::tie(m.activation_bytes, m.activation_bytes_unshared) =
-      streams ? streams->activation_bytes() : backend.activation_bytes();
-  m.layout = streams ? streams->layout_summary() : backend.layout_summary();
-  m.denormals_flushed = streams ? streams->flushes_denormals() : backend.flushes_denormals();
+      streams ? streams->activation_bytes() : active->activation_bytes();
+  m.layout = streams ? streams->layout_summary() : active->layout_summary();
+  m.denormals_flushed = streams ? streams->flushes_denormals() : active->flushes_denormals();
   for (const auto& L : fused.layers) {
     LayerMeasurement lm;
     lm.name = L.name;

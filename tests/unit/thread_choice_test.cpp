@@ -17,20 +17,29 @@
 namespace rooflens {
 namespace {
 
-// The reference backend, recording the thread count of every prepare.
+// The reference backend, recording the thread count of every prepare: its own in `prepared`,
+// its own and those of the fresh backends made from it in `all_prepared`.
 class RecordingBackend : public Backend {
  public:
+  explicit RecordingBackend(bool has_fresh = true,
+                            std::shared_ptr<std::vector<int>> all = std::make_shared<std::vector<int>>())
+      : all_prepared(std::move(all)), has_fresh_(has_fresh) {}
   std::vector<int> prepared;
+  std::shared_ptr<std::vector<int>> all_prepared;
   std::string name() const override { return "recording"; }
   bool supports(const Graph& g, NodeId n, std::string* why) const override { return inner_->supports(g, n, why); }
   Status prepare(const Graph& g, const ModelAnalysis& f, const ExecOptions& o) override {
     prepared.push_back(o.threads);
+    all_prepared->push_back(o.threads);
     return inner_->prepare(g, f, o);
   }
   Status run(const std::vector<Tensor>& in, std::vector<Tensor>* out) override { return inner_->run(in, out); }
-  std::unique_ptr<Backend> fresh() const override { return make_reference_backend(); }
+  std::unique_ptr<Backend> fresh() const override {
+    return has_fresh_ ? std::make_unique<RecordingBackend>(true, all_prepared) : nullptr;
+  }
 
  private:
+  bool has_fresh_;
   std::unique_ptr<Backend> inner_ = make_reference_backend();
 };
 
@@ -88,7 +97,8 @@ TEST(ThreadChoice, QuietTrialKeepsTheAskedThreads) {
   EXPECT_EQ(be.prepared, (std::vector<int>{2}));
 }
 
-// At batch 1 the trial tries half the threads; from batch 2 also the batch as streams.
+// At batch 1 the trial tries half the threads, on a second backend timed in turns with the
+// first; from batch 2 also the batch as streams.
 TEST(ThreadChoice, ContendedTrialTriesHalfThenStreamsAndKeepsTheFaster) {
   for (int64_t batch : {1, 2}) {
     SCOPED_TRACE("batch " + std::to_string(batch));
@@ -100,13 +110,18 @@ TEST(ThreadChoice, ContendedTrialTriesHalfThenStreamsAndKeepsTheFaster) {
     ASSERT_TRUE(r->thread_choice);
     const ThreadChoice& c = *r->thread_choice;
     EXPECT_TRUE(c.tried);
+    EXPECT_TRUE(c.alternated);
     EXPECT_EQ(c.asked, 2);
-    ASSERT_GE(be.prepared.size(), 2u);
-    EXPECT_EQ(be.prepared[1], 1);
+    EXPECT_GT(c.asked_seconds, 0);
+    EXPECT_GT(c.fewer_seconds, 0);
+    // The caller's backend stays on the asked threads; the fewer run on a fresh one.
+    EXPECT_EQ(be.prepared, (std::vector<int>{2}));
+    ASSERT_GE(be.all_prepared->size(), 2u);
+    EXPECT_EQ((*be.all_prepared)[1], 1);
     // A tie goes to the fewer threads: the asked ones are kept only when clearly faster.
     const bool fewer_won = c.fewer_seconds < kKeepAskedThreadsGain * c.asked_seconds;
     const int threads_kept = fewer_won ? 1 : 2;
-    EXPECT_EQ(be.prepared.back(), threads_kept);  // left prepared on the count it kept
+    EXPECT_EQ(c.team, threads_kept);
     EXPECT_EQ(c.streams, batch == 1 ? 0 : 2);
     // Streams are kept only when clearly faster than the thread count kept.
     const double in_use = fewer_won ? c.fewer_seconds : c.asked_seconds;
@@ -114,10 +129,32 @@ TEST(ThreadChoice, ContendedTrialTriesHalfThenStreamsAndKeepsTheFaster) {
     EXPECT_EQ(r->streams, c.kept_streams ? 2 : 1);
     EXPECT_EQ(c.used, c.kept_streams ? 2 : threads_kept);
     EXPECT_EQ(r->threads, c.used);
-    if (c.streams > 0)
+    EXPECT_NE(c.summary.find(fewer_won ? "in trials alternating with it" : "alternating with them"), std::string::npos)
+        << c.summary;
+    if (c.streams > 0) {
       EXPECT_NE(c.summary.find(c.kept_streams ? "streams of one thread each" : "batch streams ran"), std::string::npos)
           << c.summary;
+    }
   }
+}
+
+// A backend kind without fresh backends is tried on fewer threads after the asked ones, on
+// itself, and left prepared on the count it kept.
+TEST(ThreadChoice, WithoutFreshBackendsTheTrialsRunInSequence) {
+  Model md = small_model();
+  RecordingBackend be(/*has_fresh=*/false);
+  ScriptedSampler busy(0.5);
+  auto r = measure_model(md.g, md.m, be, options(&busy));
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_TRUE(r->thread_choice);
+  const ThreadChoice& c = *r->thread_choice;
+  EXPECT_TRUE(c.tried);
+  EXPECT_FALSE(c.alternated);
+  ASSERT_GE(be.prepared.size(), 2u);
+  EXPECT_EQ(be.prepared[1], 1);
+  const int threads_kept = c.fewer_seconds < kKeepAskedThreadsGain * c.asked_seconds ? 1 : 2;
+  EXPECT_EQ(be.prepared.back(), threads_kept);
+  EXPECT_EQ(r->threads, threads_kept);
 }
 
 TEST(ThreadChoice, OffOrOneThreadNeverTries) {

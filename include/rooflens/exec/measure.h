@@ -60,6 +60,7 @@ inline constexpr double kKeepAskedThreadsGain = 1.05;
 struct ThreadChoice {
   int asked = 0, used = 0;
   bool tried = false;          // contended in the first trial, so fewer threads were tried
+  bool alternated = false;     // the two counts were timed in alternating slices (else one after the other)
   double asked_seconds = 0;    // median seconds per run in the trial on `asked` threads
   double fewer_seconds = 0;    // the same on fewer threads (when tried)
   int team = 0;                // the thread count of one team the trials kept (`used` unless streams were)

@@ -408,6 +408,10 @@ Status OneDnnBackend::convert_inputs(const LayerReport& L) {
 
 Status OneDnnBackend::run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) {
   if (!g_) return Status::internal("run before prepare");
+  // OpenMP's thread count belongs to the calling thread, not to a backend: two backends
+  // prepared on different counts and run in turn by one thread (the thread trial) each run on
+  // their own.
+  if (opts_.threads > 0 && omp_get_max_threads() != opts_.threads) omp_set_num_threads(opts_.threads);
   if (inputs.size() != input_mems_.size())
     return Status::invalid("expected " + std::to_string(input_mems_.size()) + " inputs, got " +
                            std::to_string(inputs.size()));
