@@ -41,18 +41,25 @@ Expected<Trial> trial(const std::function<Status()>& run, HostSampler& sampler, 
   return Trial{r->median, assess_contention(s0, sampler.sample(), threads, co)};
 }
 
-// Median seconds per run of `a` and of `b` over about `seconds` together, timed in alternating
-// slices (a b b a a b), each slice warmed by one untimed run: a competitor's phase longer than
-// one trial then falls on both alike, where two trials one after the other could each catch a
-// phase of its own.
+// Median seconds per run of `a` and of `b`, timed in alternating slices (a b b a) of about
+// `seconds` / 4 each: a competitor's phase longer than one trial then falls on both alike, where
+// two trials one after the other could each catch a phase of its own. Each slice first runs
+// untimed for kSliceWarmupSeconds: after a team's last parallel region its idle workers spin
+// (libgomp: 300000 pause iterations by default, milliseconds, longer on a contended CPU) and a
+// thread that slept is favoured by the scheduler when it wakes, so the first runs after a switch
+// measure the other side's leftovers. Without that warm-up, two threads beside two busy
+// processes read 1.22-1.36x as fast as one where steady runs read 0.52-0.84x
+// (docs/performance.md, "Issue 30, fifteenth pass").
 struct PairTrial {
   double a_seconds = 0, b_seconds = 0;
 };
+constexpr double kSliceWarmupSeconds = 0.05;
 Expected<PairTrial> alternating_trial(const std::function<Status()>& a, const std::function<Status()>& b,
                                       double seconds) {
-  constexpr int kSlices = 6;
+  constexpr int kSlices = 4;
   TimingOptions t;
   t.warmup = 1;
+  t.min_warmup_seconds = kSliceWarmupSeconds;
   t.min_repeats = 2;
   t.max_repeats = std::numeric_limits<int>::max();
   t.max_seconds = seconds / kSlices;
@@ -92,15 +99,22 @@ std::unique_ptr<Backend> prepared_fresh(const Backend& backend, const Graph& g, 
   return st.ok() ? std::move(b) : nullptr;
 }
 
-// Median seconds per run in the trial of the team the trials kept.
-double team_seconds(const ThreadChoice& c) { return c.team == c.asked ? c.asked_seconds : c.fewer_seconds; }
+// One run of `backend` on `inputs` as measure_model runs it (MeasureOptions::before_run first).
+std::function<Status()> runner(Backend& backend, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                               const MeasureOptions& o) {
+  return [&backend, &inputs, &outputs, &o] {
+    if (o.before_run) o.before_run();
+    return backend.run(inputs, &outputs);
+  };
+}
 
-// The batch as streams of one thread each, tried after the thread counts (c.asked, c.used and
-// their times set); kept when their trial ran kKeepAskedThreadsGain faster than the count in
-// use. Null when not kept, and when the batch cannot be split (batch 1, a backend that cannot
-// run beside itself, a graph that cannot be rebatched): thread counts only then.
+// The batch as streams of one thread each, timed in alternating slices against the team the
+// thread counts kept (`run_team`; c.team set); kept when they ran kKeepAskedThreadsGain faster.
+// Null when not kept, and when the batch cannot be split (batch 1, a backend that cannot run
+// beside itself, a graph that cannot be rebatched): thread counts only then.
 std::unique_ptr<BatchStreams> try_streams(const Graph& g, const ModelAnalysis& fused, const Backend& backend,
-                                          const MeasureOptions& o, double seconds, ThreadChoice& c) {
+                                          const MeasureOptions& o, double seconds,
+                                          const std::function<Status()>& run_team, ThreadChoice& c) {
   const int n = static_cast<int>(std::min<int64_t>(c.asked, fused.batch));
   if (n < 2) return nullptr;
   auto bs = BatchStreams::start(g, fused, backend, o.exec, n, o.input_seed);
@@ -109,11 +123,12 @@ std::unique_ptr<BatchStreams> try_streams(const Graph& g, const ModelAnalysis& f
     if (o.before_run) o.before_run();
     return (*bs)->run();
   };
-  auto t = trial(run, *o.host_sampler, n, seconds, o.contention);
+  auto t = alternating_trial(run_team, run, 2 * seconds);
   if (!t) return nullptr;
   c.streams = n;
-  c.streams_seconds = t->seconds_per_run;
-  if (c.streams_seconds * kKeepAskedThreadsGain >= team_seconds(c)) return nullptr;
+  c.team_beside_streams_seconds = t->a_seconds;
+  c.streams_seconds = t->b_seconds;
+  if (c.streams_seconds * kKeepAskedThreadsGain >= c.team_beside_streams_seconds) return nullptr;
   c.kept_streams = true;
   c.used = n;
   return std::move(*bs);
@@ -125,7 +140,7 @@ std::string choice_summary(const ThreadChoice& c, const ContentionReport& asked,
       fmt::format("in a trial on {} thread(s) they waited for a CPU {:.0f}% of the time ({} other runnable)", c.asked,
                   100 * asked.wait_share, asked.other_runnable);
   const int fewer = std::max(1, c.asked / 2);
-  const double streams_gain = team_seconds(c) / std::max(c.streams_seconds, 1e-12);
+  const double streams_gain = c.team_beside_streams_seconds / std::max(c.streams_seconds, 1e-12);
   const std::string tried_streams = c.streams > 0 && !c.kept_streams
                                         ? fmt::format("; {} batch streams ran {:.2f}x as fast", c.streams, streams_gain)
                                         : "";
@@ -133,8 +148,9 @@ std::string choice_summary(const ThreadChoice& c, const ContentionReport& asked,
     std::string parts;
     for (int64_t b : streams->batches()) parts += (parts.empty() ? "" : "+") + std::to_string(b);
     return fmt::format(
-        "{} streams of one thread each (batch {}): {}, and the streams ran {:.2f}x as fast as {} thread(s)", c.streams,
-        parts, found, streams_gain, c.team);
+        "{} streams of one thread each (batch {}): {}, and the streams ran {:.2f}x as fast as {} thread(s) in trials "
+        "alternating with them",
+        c.streams, parts, found, streams_gain, c.team);
   }
   const double gain = c.asked_seconds / std::max(c.fewer_seconds, 1e-12);
   const char* how = c.alternated ? " in trials alternating with it" : "";
@@ -158,11 +174,7 @@ Status compare_thread_counts(const Graph& g, const ModelAnalysis& fused, Backend
   r.fewer = prepared_fresh(backend, g, fused, fewer);
   if (r.fewer) {
     std::vector<Tensor> outputs;
-    auto run_fewer = [&] {
-      if (o.before_run) o.before_run();
-      return r.fewer->run(inputs, &outputs);
-    };
-    auto p = alternating_trial(run, run_fewer, 2 * seconds);
+    auto p = alternating_trial(run, runner(*r.fewer, inputs, outputs, o), 2 * seconds);
     if (!p) return p.status();
     c.alternated = true;
     c.asked_seconds = p->a_seconds;
@@ -204,7 +216,8 @@ Expected<Chosen> choose_threads(const Graph& g, const ModelAnalysis& fused, Back
   } else {
     ROOFLENS_RETURN_IF_ERROR(backend.prepare(g, fused, o.exec));
   }
-  r.streams = try_streams(g, fused, backend, o, seconds, c);
+  std::vector<Tensor> outputs;
+  r.streams = try_streams(g, fused, backend, o, seconds, r.fewer ? runner(*r.fewer, inputs, outputs, o) : run, c);
   if (r.streams) r.fewer.reset();
   c.summary = choice_summary(c, asked->contention, r.streams.get());
   return r;

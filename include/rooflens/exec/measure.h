@@ -59,15 +59,16 @@ inline constexpr double kKeepAskedThreadsGain = 1.05;
 // How the thread count measured with was chosen (MeasureOptions::adapt_threads).
 struct ThreadChoice {
   int asked = 0, used = 0;
-  bool tried = false;          // contended in the first trial, so fewer threads were tried
-  bool alternated = false;     // the two counts were timed in alternating slices (else one after the other)
-  double asked_seconds = 0;    // median seconds per run in the trial on `asked` threads
-  double fewer_seconds = 0;    // the same on fewer threads (when tried)
-  int team = 0;                // the thread count of one team the trials kept (`used` unless streams were)
-  int streams = 0;             // batch streams tried (0: none); `used` of them ran when kept
-  double streams_seconds = 0;  // median seconds per batch in the trial of the streams
-  bool kept_streams = false;   // the batch ran as `streams` streams of one thread each
-  std::string summary;         // one line
+  bool tried = false;                      // contended in the first trial, so fewer threads were tried
+  bool alternated = false;                 // the two counts were timed in alternating slices (else one after the other)
+  double asked_seconds = 0;                // median seconds per run in the trial on `asked` threads
+  double fewer_seconds = 0;                // the same on fewer threads (when tried)
+  int team = 0;                            // the thread count of one team the trials kept (`used` unless streams were)
+  int streams = 0;                         // batch streams tried (0: none); `used` of them ran when kept
+  double streams_seconds = 0;              // median seconds per batch in the trial of the streams
+  double team_beside_streams_seconds = 0;  // the same of the team kept, in slices alternating with the streams
+  bool kept_streams = false;               // the batch ran as `streams` streams of one thread each
+  std::string summary;                     // one line
 };
 
 // The host-state reference around the kept block of runs.
