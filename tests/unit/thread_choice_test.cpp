@@ -85,6 +85,12 @@ MeasureOptions options(HostSampler* sampler) {
   return o;
 }
 
+// measure_model beside a sampler that reads every interval as contended.
+Expected<Measurement> measure_contended(const Model& md, Backend& be) {
+  ScriptedSampler busy(0.5);
+  return measure_model(md.g, md.m, be, options(&busy));
+}
+
 TEST(ThreadChoice, QuietTrialKeepsTheAskedThreads) {
   Model md = small_model();
   RecordingBackend be;
@@ -104,8 +110,7 @@ TEST(ThreadChoice, ContendedTrialTriesHalfThenStreamsAndKeepsTheFaster) {
     SCOPED_TRACE("batch " + std::to_string(batch));
     Model md = small_model(batch);
     RecordingBackend be;
-    ScriptedSampler busy(0.5);
-    auto r = measure_model(md.g, md.m, be, options(&busy));
+    auto r = measure_contended(md, be);
     ASSERT_TRUE(r) << r.status().message();
     ASSERT_TRUE(r->thread_choice);
     const ThreadChoice& c = *r->thread_choice;
@@ -146,8 +151,7 @@ TEST(ThreadChoice, ContendedTrialTriesHalfThenStreamsAndKeepsTheFaster) {
 TEST(ThreadChoice, WithoutFreshBackendsTheTrialsRunInSequence) {
   Model md = small_model();
   RecordingBackend be(/*has_fresh=*/false);
-  ScriptedSampler busy(0.5);
-  auto r = measure_model(md.g, md.m, be, options(&busy));
+  auto r = measure_contended(md, be);
   ASSERT_TRUE(r) << r.status().message();
   ASSERT_TRUE(r->thread_choice);
   const ThreadChoice& c = *r->thread_choice;
