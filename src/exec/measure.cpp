@@ -66,7 +66,7 @@ Expected<PairTrial> alternating_trial(const std::function<Status()>& a, const st
   t.settle_rel_iqr = 0;
   std::vector<double> sa, sb;
   for (int i = 0; i < kSlices; ++i) {
-    const bool is_a = i % 4 == 0 || i % 4 == 3;
+    const bool is_a = i == 0 || i == kSlices - 1;
     auto r = time_runs(is_a ? a : b, t);
     if (!r) return r.status();
     std::vector<double>& into = is_a ? sa : sb;
@@ -74,6 +74,9 @@ Expected<PairTrial> alternating_trial(const std::function<Status()>& a, const st
   }
   return PairTrial{quantile(sa, 0.5), quantile(sb, 0.5)};
 }
+
+// The thread count tried beside the asked one under contention: half of them.
+int fewer_threads(int asked) { return std::max(1, asked / 2); }
 
 // What the thread trial left to measure with: the caller's backend prepared on `choice.used`
 // threads, or `fewer` (a second backend on fewer threads) when the trial kept that, or the
@@ -139,7 +142,7 @@ std::string choice_summary(const ThreadChoice& c, const ContentionReport& asked,
   const std::string found =
       fmt::format("in a trial on {} thread(s) they waited for a CPU {:.0f}% of the time ({} other runnable)", c.asked,
                   100 * asked.wait_share, asked.other_runnable);
-  const int fewer = std::max(1, c.asked / 2);
+  const int fewer = fewer_threads(c.asked);
   const double streams_gain = c.team_beside_streams_seconds / std::max(c.streams_seconds, 1e-12);
   const std::string tried_streams = c.streams > 0 && !c.kept_streams
                                         ? fmt::format("; {} batch streams ran {:.2f}x as fast", c.streams, streams_gain)
@@ -169,7 +172,7 @@ Status compare_thread_counts(const Graph& g, const ModelAnalysis& fused, Backend
                              Chosen& r) {
   ThreadChoice& c = r.choice;
   ExecOptions fewer = o.exec;
-  fewer.threads = std::max(1, o.exec.threads / 2);
+  fewer.threads = fewer_threads(o.exec.threads);
   c.tried = true;
   r.fewer = prepared_fresh(backend, g, fused, fewer);
   if (r.fewer) {
@@ -210,7 +213,7 @@ Expected<Chosen> choose_threads(const Graph& g, const ModelAnalysis& fused, Back
   // barriers (VGG-16 at batch 1 beside an OpenMP loop: 2.6 images/s on the 2 threads a trial
   // kept, 7.2 on 1; docs/performance.md, "Issue 30, thirteenth pass").
   if (c.fewer_seconds < kKeepAskedThreadsGain * c.asked_seconds) {
-    c.used = c.team = std::max(1, o.exec.threads / 2);
+    c.used = c.team = fewer_threads(o.exec.threads);
   } else if (r.fewer) {
     r.fewer.reset();
   } else {
