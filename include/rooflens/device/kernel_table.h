@@ -75,8 +75,9 @@ struct KernelTable {
   int simd_lanes = 0;
   // Fits with warm caches (the sample's weights and input in cache) and cold (caches
   // evicted before each run). `predict` uses the warm fits; when a network's weights and
-  // live activations exceed `cache_bytes` (the last-level cache), it holds each layer at
-  // least at its weights' streaming time from memory. The cold fits are kept as measured,
+  // live activations exceed the cache that keeps them between runs (the threads' private
+  // caches, at most `cache_bytes`, the last-level cache), it holds each layer at least at its
+  // weights' streaming time from memory (docs/perf-model.md). The cold fits are kept as measured,
   // to show how cache-sensitive each class is; they over-predicted whole networks
   // (docs/validation.md, rerun of 2026-12-01 on the Zen 5 host).
   std::map<std::string, KernelFit> classes;
