@@ -446,20 +446,28 @@ TEST(KernelTablePredict, NormReluInsideAConcatTakesNoPassOfItsOwn) {
 
 // The prediction of one Gemm, [rows, 4096] x [n_out, 4096]^T, on the bundled CPU device with
 // kernel table `t`; `bandwidth` receives that device's memory bandwidth.
-Expected<Prediction> predict_gemm(int64_t rows, int64_t n_out, const KernelTable& t, double* bandwidth = nullptr) {
-  GraphBuilder b("fc");
-  ValueId x = b.input("x", {rows, 4096});
-  b.output(b.add1("Gemm", "fc", {x, b.weight("fc.weight", {n_out, 4096})}, {{"transB", int64_t{1}}}));
-  Graph g = b.finish();
+// `g` predicted in fp32 on the test device with table `t`; `l2_bytes` > 0 replaces the device
+// file's L2 per core; `bandwidth`, when given, receives the device's memory bandwidth.
+Expected<Prediction> predict_with_table(Graph g, const KernelTable& t, double l2_bytes = 0,
+                                        double* bandwidth = nullptr) {
   auto inferred = infer_shapes(g);
   if (!inferred) return inferred.status();
   const ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
-  auto d = parse_device_json(device_text(kernel_table_json(t)), "cpu.json");
+  auto j = nlohmann::json::parse(device_text(kernel_table_json(t)));
+  if (l2_bytes > 0) j["cpu"]["l2_bytes"] = l2_bytes;
+  auto d = parse_device_json(j.dump(), "cpu.json");
   if (!d) return d.status();
   if (bandwidth) *bandwidth = d->mem_bandwidth;
   PerfOptions o;
   o.dtype = "fp32";
   return predict(g, m, *d, o);
+}
+
+Expected<Prediction> predict_gemm(int64_t rows, int64_t n_out, const KernelTable& t, double* bandwidth = nullptr) {
+  GraphBuilder b("fc");
+  ValueId x = b.input("x", {rows, 4096});
+  b.output(b.add1("Gemm", "fc", {x, b.weight("fc.weight", {n_out, 4096})}, {{"transB", int64_t{1}}}));
+  return predict_with_table(b.finish(), t, 0, bandwidth);
 }
 
 // A fit extrapolated past its samples may promise a layer faster than the machine's peak;
@@ -515,10 +523,6 @@ TEST(KernelTablePredict, WeightsBeyondTheCacheTakeTheirStreamingTime) {
 Expected<Prediction> predict_pointwise(int64_t side, double l2_bytes, double* bandwidth) {
   GraphBuilder b("pw");
   b.output(b.conv("pw", b.input("x", {1, 512, side, side}), 512, 2048, 1, ConvSpec{}));
-  Graph g = b.finish();
-  auto inferred = infer_shapes(g);
-  if (!inferred) return inferred.status();
-  const ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
   KernelTable t = small_table();
   KernelFit pw;
   pw.features = kernel_class_features().at("pointwise");
@@ -530,14 +534,7 @@ Expected<Prediction> predict_pointwise(int64_t side, double l2_bytes, double* ba
   t.classes["reorder"].coef[0] = std::log(1e-16);  // the layout conversions around it: dispatch-sized
   t.cold = t.classes;
   t.cache_bytes = 1 << 30;
-  auto j = nlohmann::json::parse(device_text(kernel_table_json(t)));
-  if (l2_bytes > 0) j["cpu"]["l2_bytes"] = l2_bytes;
-  auto d = parse_device_json(j.dump(), "cpu.json");
-  if (!d) return d.status();
-  *bandwidth = d->mem_bandwidth;
-  PerfOptions o;
-  o.dtype = "fp32";
-  return predict(g, m, *d, o);
+  return predict_with_table(b.finish(), t, l2_bytes, bandwidth);
 }
 
 // A convolution whose weights do not stay in cache hides their stream behind its work only
