@@ -26,8 +26,8 @@ namespace rooflens::cli {
 
 void add_host_options(CLI::App* cmd, bool* no_reference, double* max_move) {
   cmd->add_flag("--no-host-reference", *no_reference,
-                "cpu backends: do not time the host-state reference (an FMA loop, the core clock, a DRAM triad and a "
-                "fixed GEMM) before and after the runs; no normalised throughput then");
+                "cpu backends: do not time the host-state reference (an FMA loop, the core clock, a DRAM triad, a "
+                "fixed GEMM and three oneDNN convolutions) before and after the runs; no normalised throughput then");
   cmd->add_option("--reference-max-move", *max_move,
                   "a block of runs whose host-state reference moved by more than this share between before and after "
                   "is flagged and timed again (twice at most)")

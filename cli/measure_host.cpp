@@ -25,6 +25,8 @@ nlohmann::json host_json(const Measurement& m, const HostFigures& f, const HostC
                            {"fma_flops_after", h.after.fma_flops},
                            {"dispatch_s_before", h.before.dispatch_s},
                            {"dispatch_s_after", h.after.dispatch_s},
+                           {"kernels_s_before", h.before.kernels_s},
+                           {"kernels_s_after", h.after.kernels_s},
                            {"move", h.move},
                            {"flagged", h.flagged},
                            {"blocks", h.blocks},
@@ -34,6 +36,7 @@ nlohmann::json host_json(const Measurement& m, const HostFigures& f, const HostC
                            {"baseline_clock_hz", ctx.baseline.clock_hz},
                            {"baseline_fma_flops", ctx.baseline.fma_flops},
                            {"baseline_dispatch_s", ctx.baseline.dispatch_s},
+                           {"baseline_kernels_s", ctx.baseline.kernels_s},
                            {"same_state", f.same_state},
                            {"compute_ratio", compute_ratio(f.now, ctx.baseline)},
                            {"baseline", ctx.baseline_source},
@@ -64,6 +67,11 @@ std::string host_text(const Measurement& m, const HostFigures& f, const HostCont
                              : fmt::format("; the baseline read {:.2f} us: the host is in another dispatch state, "
                                            "small models run slower in it and no drift factor carries them over",
                                            ctx.baseline.dispatch_s * 1e6));
+    if (h.before.kernels_s > 0 && h.after.kernels_s > 0)
+      out += fmt::format("  kernels         {:.3f} -> {:.3f} ms before -> after{}\n", h.before.kernels_s * 1e3,
+                         h.after.kernels_s * 1e3,
+                         ctx.baseline.kernels_s > 0 ? fmt::format(" (baseline {:.3f} ms)", ctx.baseline.kernels_s * 1e3)
+                                                    : std::string());
     out += fmt::format("  normalised      {:>10.1f} images/s  (host {:.3f}x its state at {}; {:.0f}% compute-bound)\n",
                        f.normalized_throughput, f.drift, ctx.baseline_source, 100 * f.compute_share);
     out += fmt::format(

@@ -345,6 +345,7 @@ std::string validate_json(const ValidateRun& r, const ValidateResult& res, const
                        {"clock_hz", f.now.clock_hz},
                        {"fma_flops", f.now.fma_flops},
                        {"dispatch_s", f.now.dispatch_s},
+                       {"kernels_s", f.now.kernels_s},
                        {"in_dispatch_state", in_dispatch_state(f, res.dispatch_level)},
                        {"compute_share", f.compute_share},
                        {"drift", f.drift}});
@@ -397,7 +398,8 @@ std::string validate_json(const ValidateRun& r, const ValidateResult& res, const
                           {{"gemm_flops", res.host_baseline_rates.gemm_flops},
                            {"stream_bytes", res.host_baseline_rates.stream_bytes},
                            {"clock_hz", res.host_baseline_rates.clock_hz},
-                           {"fma_flops", res.host_baseline_rates.fma_flops}}},
+                           {"fma_flops", res.host_baseline_rates.fma_flops},
+                           {"kernels_s", res.host_baseline_rates.kernels_s}}},
                          {"models", models},
                          {"layer_classes", cls},
                          {"layer_classes_per_model", per_model},

@@ -280,6 +280,8 @@ void add_host_figures(py::dict& d, const Measurement& r, const LoadedModel& l, c
   ref["fma_flops_after"] = h.after.fma_flops;
   ref["dispatch_s_before"] = h.before.dispatch_s;
   ref["dispatch_s_after"] = h.after.dispatch_s;
+  ref["kernels_s_before"] = h.before.kernels_s;
+  ref["kernels_s_after"] = h.after.kernels_s;
   ref["move"] = h.move;
   ref["flagged"] = h.flagged;
   d["host_reference"] = ref;

@@ -31,6 +31,7 @@ ValidationSummary summarize(const std::vector<ValidationPoint>& points) {
 
 double host_drift(const HostRates& now, const HostRates& baseline, double compute_share) {
   if (!now.known() || !baseline.known()) return 1.0;
+  if (now.kernels_s > 0 && baseline.kernels_s > 0) return baseline.kernels_s / now.kernels_s;
   const double f = std::clamp(compute_share, 0.0, 1.0);
   const double rc = compute_ratio(now, baseline), rm = now.stream_bytes / baseline.stream_bytes;
   return 1.0 / (f / rc + (1 - f) / rm);

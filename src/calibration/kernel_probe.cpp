@@ -102,11 +102,13 @@ Expected<CaseTimes> run_case(Backend& backend, KernelCase& kc, const KernelTable
 // Every case of every class timed `o.rounds` times: each round runs the classes' cases
 // interleaved (one case of each class in turn), so that a slow window of the host (seconds
 // to minutes on a shared VM) falls on a few cases of every class rather than on one whole
-// class, and the median over rounds drops it. times[class][case][round].
+// class, and the median over rounds drops it. times[class][case][round]. After each round the
+// reference's convolutions are timed once more into `kernels` (the table's level).
 using CaseRounds = std::vector<CaseTimes>;
 Expected<std::vector<std::vector<CaseRounds>>> time_cases_in_rounds(
     Backend& backend, std::vector<std::pair<std::string, std::vector<KernelCase>>>& classes, const KernelTable& table,
-    const KernelProbeOptions& o, std::vector<char>* flush, std::chrono::steady_clock::time_point t0) {
+    const KernelProbeOptions& o, std::vector<char>* flush, std::chrono::steady_clock::time_point t0,
+    std::vector<double>* kernels) {
   std::vector<std::vector<CaseRounds>> times;
   size_t longest = 0, total = 0;
   for (const auto& [cls, cases] : classes) {
@@ -123,6 +125,7 @@ Expected<std::vector<std::vector<CaseRounds>>> time_cases_in_rounds(
         if (!s) return s.status();
         times[c][i].push_back(std::move(*s));
       }
+    if (auto k = measure_onednn_reference_kernels(o.threads)) kernels->push_back(*k);
     if (o.progress)
       o.progress(fmt::format("kernels: round {}/{}, {} shapes in {} classes; {:.0f} s so far", r + 1, rounds, total,
                              classes.size(),
@@ -194,7 +197,9 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
   std::vector<std::pair<std::string, std::vector<KernelCase>>> classes;
   for (const auto& [cls, count] : plan)
     if (wanted(cls)) classes.emplace_back(cls, kernel_cases(cls, count, o.seed));
-  auto times = time_cases_in_rounds(backend, classes, t, o, &flush, t0);
+  std::vector<double> kernels;  // the reference's convolutions, read before, between rounds and after
+  if (ref0.kernels_s > 0) kernels.push_back(ref0.kernels_s);
+  auto times = time_cases_in_rounds(backend, classes, t, o, &flush, t0, &kernels);
   if (!times) return times.status();
   // A shared VM's dispatch has two levels that last minutes (HostReference::dispatch_s): the
   // table describes the faster one, each shape from its rounds read in it.
@@ -247,6 +252,8 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
   t.host_stream_bytes = 0.5 * (ref0.stream_bytes + ref1.stream_bytes);
   if (ref0.clock_hz > 0 && ref1.clock_hz > 0) t.host_clock_hz = 0.5 * (ref0.clock_hz + ref1.clock_hz);
   if (ref0.fma_flops > 0 && ref1.fma_flops > 0) t.host_fma_flops = 0.5 * (ref0.fma_flops + ref1.fma_flops);
+  if (ref1.kernels_s > 0) kernels.push_back(ref1.kernels_s);
+  if (!kernels.empty()) t.host_kernels_s = microbench::summarize(kernels, false).median;
   // The state the fits describe: the dispatch of the faster level the shapes were read in.
   if (!level_readings.empty()) t.host_dispatch_s = microbench::summarize(level_readings, false).median;
   if (!level_readings.empty() && 2 * left_out > timings)

@@ -231,6 +231,7 @@ Expected<Chosen> choose_threads(const Graph& g, const ModelAnalysis& fused, Back
 microbench::HostReference reference_reading(microbench::HostReferenceProbe& probe, int threads) {
   microbench::HostReference r = probe.measure();
   if (auto d = measure_onednn_dispatch(threads)) r.dispatch_s = d->median_s;
+  if (auto k = measure_onednn_reference_kernels(threads)) r.kernels_s = *k;
   return r;
 }
 

@@ -149,6 +149,21 @@ TEST(HostDrift, TheFmaLoopComesFirstWhenBothSidesHaveIt) {
   EXPECT_DOUBLE_EQ(compute_ratio({100e9, 40e9, 5.0e9, 0}, base), 1.25);  // no FMA now: the clock
 }
 
+// The reference's convolutions, where both readings have them, are the drift whatever the
+// model's compute share: the FMA loop and the triad no longer enter.
+TEST(HostDrift, TheReferenceKernelsComeFirstWhenBothSidesHaveThem) {
+  HostRates base{100e9, 40e9, 4.0e9, 500e9, 0.8e-6};
+  base.kernels_s = 1.5e-3;
+  HostRates now{100e9, 40e9, 4.0e9, 550e9, 0.8e-6};  // the FMA loop 10% faster ...
+  now.kernels_s = 1.6e-3;                            // ... the convolutions 1.5/1.6 as fast
+  for (double share : {0.0, 0.4, 1.0}) EXPECT_DOUBLE_EQ(host_drift(now, base, share), 1.5 / 1.6) << share;
+  now.kernels_s = 0;  // a reading without them: the FMA loop and the triad as before
+  EXPECT_DOUBLE_EQ(host_drift(now, base, 1.0), 1.1);
+  now.kernels_s = 1.6e-3;
+  base.kernels_s = 0;  // a table probed before the reference had them
+  EXPECT_DOUBLE_EQ(host_drift(now, base, 1.0), 1.1);
+}
+
 TEST(HostReference, TheFmaLoopReadsOnThisCpu) {
   if (microbench::compute_kernels(microbench::detect_isa()).empty()) GTEST_SKIP() << "no FMA kernel on this CPU";
   // A reading, whatever the load: positive and finite (how fast depends on the machine's state).
@@ -233,6 +248,30 @@ TEST(HostDispatchState, OnlyTheBaselinesThreadCountIsCompared) {
   EXPECT_EQ(f.now.dispatch_s, 0.0);
 }
 
+// The reference's convolutions, like the dispatch, are set against the baseline's only on its
+// thread count: on one thread they run slower for want of a team, not of the host.
+TEST(HostDrift, TheReferenceKernelsAreComparedOnTheBaselinesThreadCountOnly) {
+  HostContext ctx;
+  ctx.baseline = {100e9, 40e9, 4.0e9, 500e9, 0.8e-6};
+  ctx.baseline.kernels_s = 1.0e-3;
+  ctx.baseline_threads = 2;
+  Measurement m;
+  m.throughput = 100;
+  m.host = HostStateReading{};
+  m.host->before = m.host->after = {100e9, 40e9, 4.0e9, 500e9, 0.8e-6};
+  m.host->before.kernels_s = m.host->after.kernels_s = 1.25e-3;
+  m.threads = 2;
+  const Prediction p;
+  HostFigures f = host_figures(m, p, ctx);
+  EXPECT_DOUBLE_EQ(f.drift, 0.8);
+  EXPECT_DOUBLE_EQ(f.normalized_throughput, 125);
+  m.host->before.kernels_s = m.host->after.kernels_s = 2.0e-3;
+  m.threads = 1;
+  f = host_figures(m, p, ctx);
+  EXPECT_EQ(f.now.kernels_s, 0.0);
+  EXPECT_DOUBLE_EQ(f.drift, 1.0);  // the FMA loop and the triad, both unchanged
+}
+
 // A reading through the executor carries its dispatch: positive on a build with oneDNN.
 TEST(HostDispatchState, AReadingThroughTheExecutorHasItsDispatch) {
   if (!measure_onednn_dispatch(1)) GTEST_SKIP() << "built without oneDNN";
@@ -240,6 +279,10 @@ TEST(HostDispatchState, AReadingThroughTheExecutorHasItsDispatch) {
   const microbench::HostReference r = reference_reading(probe, 1);
   EXPECT_GT(r.dispatch_s, 0);
   EXPECT_TRUE(std::isfinite(r.dispatch_s));
+  // The three convolutions: at least their arithmetic at a generous 10 TFLOP/s (0.16 GFLOP in
+  // all takes 16 us there), and finite; how long depends on the machine and its load.
+  EXPECT_GT(r.kernels_s, 16e-6);
+  EXPECT_TRUE(std::isfinite(r.kernels_s));
 }
 
 TEST(HostReference, GemmIsAGemm) {

@@ -135,6 +135,7 @@ TEST(KernelTableFile, TheHostReferenceRoundTripsWithItsClockAndFma) {
   t.host_clock_hz = 4.5e9;
   t.host_fma_flops = 550e9;
   t.host_dispatch_s = 0.85e-6;
+  t.host_kernels_s = 1.4e-3;
   auto d = parse_device_json(device_text(kernel_table_json(t)), "cpu.json");
   ASSERT_TRUE(d) << d.status().message();
   EXPECT_DOUBLE_EQ(d->kernel_table->host_gemm_flops, 60e9);
@@ -142,6 +143,7 @@ TEST(KernelTableFile, TheHostReferenceRoundTripsWithItsClockAndFma) {
   EXPECT_DOUBLE_EQ(d->kernel_table->host_clock_hz, 4.5e9);
   EXPECT_DOUBLE_EQ(d->kernel_table->host_fma_flops, 550e9);
   EXPECT_DOUBLE_EQ(d->kernel_table->host_dispatch_s, 0.85e-6);
+  EXPECT_DOUBLE_EQ(d->kernel_table->host_kernels_s, 1.4e-3);
   auto j = nlohmann::json::parse(kernel_table_json(t));
   j["host_reference"]["clock_hz"] = -1;
   expect_refused(j.dump(), "host_reference.clock_hz");
@@ -151,6 +153,10 @@ TEST(KernelTableFile, TheHostReferenceRoundTripsWithItsClockAndFma) {
   j["host_reference"]["fma_flops"] = 550e9;
   j["host_reference"]["dispatch_s"] = 0;
   expect_refused(j.dump(), "host_reference.dispatch_s");
+  j["host_reference"]["dispatch_s"] = 0.85e-6;
+  j["host_reference"]["kernels_s"] = -1e-3;
+  expect_refused(j.dump(), "host_reference.kernels_s");
+  j["host_reference"].erase("kernels_s");
   j["host_reference"].erase("clock_hz");  // an older table: no clock, FMA or dispatch, still read
   j["host_reference"].erase("fma_flops");
   j["host_reference"].erase("dispatch_s");

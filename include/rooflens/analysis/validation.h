@@ -33,9 +33,11 @@ ValidationSummary summarize(const std::vector<ValidationPoint>& points);
 using HostRates = microbench::HostReference;
 using microbench::compute_ratio;
 
-// How much faster (> 1) or slower the host ran than at `baseline`, for a model that spends
-// `compute_share` of its time compute-bound: the harmonic mix of the compute and memory
-// ratios, 1 / (f / compute_ratio + (1 - f) / (stream / stream_base)). 1 when either is unknown.
+// How much faster (> 1) or slower the host ran than at `baseline`: where both readings timed
+// the reference's convolutions (HostRates::kernels_s), their ratio, kernels_base / kernels,
+// whatever the model; otherwise, for a model that spends `compute_share` of its time
+// compute-bound, the harmonic mix of the compute and memory ratios,
+// 1 / (f / compute_ratio + (1 - f) / (stream / stream_base)). 1 when either is unknown.
 double host_drift(const HostRates& now, const HostRates& baseline, double compute_share);
 
 // Share of a prediction's layer time that is compute-bound (t_compute >= t_memory).

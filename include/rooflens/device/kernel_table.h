@@ -93,6 +93,10 @@ struct KernelTable {
   // The executor's dispatch in the same readings (HostReference::dispatch_s): the host's
   // dispatch state the table describes. 0 in tables probed before 2026-12-04 15:00 UTC.
   double host_dispatch_s = 0;
+  // The reference's convolutions (HostReference::kernels_s), median of the readings before,
+  // between the rounds of and after the probe: the level the fits describe. 0 in tables probed
+  // before 2026-12-05 23:00 UTC.
+  double host_kernels_s = 0;
 #if ROOFLENS_FIELDWISE_EQUALITY
   bool operator==(const KernelTable&) const = default;
 #endif

@@ -21,6 +21,13 @@ Expected<DispatchOverhead> measure_onednn_dispatch(int threads);
 // Median seconds of one oneDNN reorder of an f32 [N, C, H, W] tensor between channels-last
 // (acdb) and row-major (abcd), in the direction given, with one wait per reorder as the
 // backend's layers have: the layout conversion the backend inserts between layers.
+// The host-state reference's kernels (HostReference::kernels_s): seconds of one pass over three
+// fixed batch-1 fp32 convolutions (a 3x3, a 1x1 with 1 MiB of weights, a depthwise 3x3) on
+// `threads` threads, warm, median of 41 passes: the table's own kinds of kernel, so that their
+// drift is the drift the zoo's models see (docs/performance.md, "Issue 30, seventeenth pass").
+// Unavailable when built without oneDNN.
+Expected<double> measure_onednn_reference_kernels(int threads);
+
 // "oneDNN 2.7.3 (cpu)" as linked, or "none" without oneDNN.
 std::string onednn_version_text();
 

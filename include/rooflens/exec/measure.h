@@ -87,6 +87,7 @@ struct HostStateReading {
     m.clock_hz = avg(before.clock_hz, after.clock_hz);
     m.fma_flops = avg(before.fma_flops, after.fma_flops);
     m.dispatch_s = avg(before.dispatch_s, after.dispatch_s);
+    m.kernels_s = avg(before.kernels_s, after.kernels_s);
     return m;
   }
   // The host changed dispatch state during the block (microbench::same_dispatch_state).

@@ -31,6 +31,12 @@ struct HostReference {
   // small models run (MnasNet 1.0: 510-540 vs 320-390 images/s); docs/performance.md, "Issue
   // 30, ninth pass". No single factor rescales one level into the other.
   double dispatch_s = 0;
+  // Seconds of one pass over the reference's three oneDNN convolutions on the executor's team
+  // (exec/dispatch_probe.h, measure_onednn_reference_kernels): the kinds of kernel the table
+  // fits, so their drift is the one the models see, where the FMA loop and the clock moved the
+  // other way (docs/performance.md, "Issue 30, seventeenth pass"). Filled by the caller that
+  // owns the executor, as dispatch_s; 0 where unknown.
+  double kernels_s = 0;
   double seconds = 0;  // wall time the reference took
   bool known() const { return gemm_flops > 0 && stream_bytes > 0; }
 };

@@ -1,0 +1,83 @@
+// Times the host-state reference's three convolutions through oneDNN (see dispatch_probe.h).
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <vector>
+
+#include "rooflens/exec/dispatch_probe.h"
+
+namespace rooflens {
+namespace {
+
+// One convolution of the reference, batch 1, fp32, layouts of oneDNN's choosing as the
+// backend's layers have: C input channels, K output, kernel k x k, `groups` groups, H x H input.
+struct RefConv {
+  int64_t c, k, kernel, groups, hw;
+};
+// A 3x3 convolution of a ResNet's second stage, a 1x1 expansion of its third with 1 MiB of
+// weights, and a depthwise 3x3 of a MobileNet: the kernel classes that take most of the zoo's
+// time, about 0.5 ms a pass on two Xeon vCPUs.
+constexpr RefConv kReferenceConvs[] = {{64, 64, 3, 1, 28}, {256, 1024, 1, 1, 14}, {256, 256, 3, 256, 28}};
+
+// Passes timed per reading, median taken: with 41 (about 20 ms) the readings before and after a
+// block of ResNet-50 differed by 0-3%, with 11 by up to 7% (the 2-vCPU Xeon VM, 2026-12-05).
+constexpr int kReferencePasses = 41;
+
+struct BuiltConv {
+  dnnl::convolution_forward prim;
+  dnnl::memory src, wei, dst;
+};
+
+dnnl::memory filled(const dnnl::memory::desc& md, const dnnl::engine& eng) {
+  dnnl::memory m(md, eng);
+  // 0.01: no denormals or NaNs from uninitialised memory to slow the kernels.
+  std::fill_n(static_cast<float*>(m.get_data_handle()), md.get_size() / sizeof(float), 0.01f);
+  return m;
+}
+
+BuiltConv build(const RefConv& r, const dnnl::engine& eng) {
+  using dt = dnnl::memory::data_type;
+  using tag = dnnl::memory::format_tag;
+  const int64_t pad = r.kernel / 2;
+  const dnnl::memory::dims wdims = r.groups > 1
+                                       ? dnnl::memory::dims{r.groups, r.k / r.groups, r.c / r.groups, r.kernel, r.kernel}
+                                       : dnnl::memory::dims{r.k, r.c, r.kernel, r.kernel};
+  dnnl::memory::desc src({1, r.c, r.hw, r.hw}, dt::f32, tag::any), wei(wdims, dt::f32, tag::any),
+      dst({1, r.k, r.hw, r.hw}, dt::f32, tag::any);
+  dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src, wei,
+                                    dst, {1, 1}, {pad, pad}, {pad, pad});
+  dnnl::convolution_forward::primitive_desc pd(d, eng);
+  return BuiltConv{dnnl::convolution_forward(pd), filled(pd.src_desc(), eng), filled(pd.weights_desc(), eng),
+                   filled(pd.dst_desc(), eng)};
+}
+
+}  // namespace
+
+Expected<double> measure_onednn_reference_kernels(int threads) {
+  try {
+    if (threads > 0) omp_set_num_threads(threads);
+    dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+    dnnl::stream s(eng);
+    std::vector<BuiltConv> convs;
+    for (const RefConv& r : kReferenceConvs) convs.push_back(build(r, eng));
+    auto pass = [&] {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (auto& c : convs) {
+        c.prim.execute(s, {{DNNL_ARG_SRC, c.src}, {DNNL_ARG_WEIGHTS, c.wei}, {DNNL_ARG_DST, c.dst}});
+        s.wait();
+      }
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    for (int i = 0; i < 5; ++i) pass();  // warm-up: weights into cache, the team awake
+    std::vector<double> per;
+    for (int i = 0; i < kReferencePasses; ++i) per.push_back(pass());
+    std::nth_element(per.begin(), per.begin() + per.size() / 2, per.end());
+    return per[per.size() / 2];
+  } catch (const dnnl::error& e) {
+    return Status::unavailable(std::string("oneDNN reference kernels failed: ") + e.what());
+  }
+}
+
+}  // namespace rooflens
