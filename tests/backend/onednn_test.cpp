@@ -102,6 +102,26 @@ TEST(OneDnn, ConvFamiliesWithFusedEpilogues) {
   EXPECT_MATCHES_REFERENCE(g);
 }
 
+// HardSwish as exported before opset 14, x * HardSigmoid(x; 1/6, 0.5), runs as one hardswish
+// post-op of the convolution, on no reference kernel; a HardSigmoid of other constants times
+// its input (ONNX's default alpha 0.2) is no HardSwish and still computes what it says.
+TEST(OneDnn, HardSwishAsExportedBeforeOpset14) {
+  for (double alpha : {1.0 / 6, 0.2}) {
+    GraphBuilder b;
+    ValueId x = b.input("x", {1, 16, 14, 14});
+    ValueId c = b.conv("c", x, 16, 24, 3, {.pad = 1, .bias = true});
+    ValueId hs = b.add1("HardSigmoid", "hsig", {c}, {{"alpha", alpha}, {"beta", 0.5}});
+    b.output(b.add1("Mul", "hswish", {c, hs}));
+    Graph g = b.finish();
+    SCOPED_TRACE(alpha);
+    if (alpha == 0.2) {
+      EXPECT_MATCHES_REFERENCE(g);
+      continue;
+    }
+    EXPECT_MATCHES_REFERENCE_WITHOUT_REF_KERNELS(g);
+  }
+}
+
 // Tactic selection times every non-reference implementation oneDNN offers and keeps the
 // fastest: whichever it keeps must compute what oneDNN's first choice computes.
 TEST(OneDnn, TimedImplementationChoiceKeepsResults) {

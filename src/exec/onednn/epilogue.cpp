@@ -87,7 +87,10 @@ struct EpilogueMapping {
   bool sole_reader(ValueId v) const { return g.value(v).consumers.size() == 1; }
 
   // x * sigmoid(x) is SiLU (swish with alpha 1) when the Mul follows in this layer.
-  bool match_silu(const Node& n) {
+  bool match_silu(const Node& n) { return match_product_with_tip(n, algorithm::eltwise_swish, 1); }
+
+  // `n` (an activation of the tip) then Mul(tip, n): one post-op `a` with alpha `alpha`.
+  bool match_product_with_tip(const Node& n, algorithm a, float alpha = 0) {
     if (e.next + 1 >= nodes.size()) return false;
     const ValueId out = n.outputs[0];
     const Node& m = g.node(nodes[e.next + 1]);
@@ -95,10 +98,20 @@ struct EpilogueMapping {
         !sole_reader(out))
       return false;
     if (!((m.inputs[0] == e.tip && m.inputs[1] == out) || (m.inputs[1] == e.tip && m.inputs[0] == out))) return false;
-    eltwise(algorithm::eltwise_swish, 1, 0);
+    eltwise(a, alpha, 0);
     e.tip = m.outputs[0];
     e.next += 2;
     return true;
+  }
+
+  // HardSwish as exported before opset 14: HardSigmoid(x; alpha 1/6, beta 0.5) -> Mul x. One
+  // hardswish post-op; unmatched, the HardSigmoid's clip would leave the layer on oneDNN's
+  // reference eltwise (a MobileNetV3-Large 0.75 exported at opset 13 ran at a tenth of its
+  // prediction, docs/performance.md, "Issue 30, seventeenth pass").
+  bool match_hardswish(const Node& n) {
+    const auto& d = std::get<ActivationDesc>(n.desc);
+    if (std::abs(d.alpha - 1.0 / 6) > 1e-6 || std::abs(d.beta - 0.5) > 1e-6) return false;
+    return match_product_with_tip(n, algorithm::eltwise_hardswish);
   }
 
   // GELU as exported: Div(x, sqrt 2) -> Erf -> Add 1 -> Mul x -> Mul 0.5.
@@ -200,12 +213,15 @@ Expected<Epilogue> map_epilogue(OneDnnBackend& b, const std::vector<NodeId>& nod
     const bool reads_tip = n.inputs[0] == e.tip || (n.inputs.size() > 1 && n.inputs[1] == e.tip);
     if (!reads_tip) break;
     const bool tip_private = m.tip_read_only_by({nodes[e.next]});
-    if (!tip_private && n.kind != OpKind::kSigmoid && n.kind != OpKind::kDiv) break;
+    if (!tip_private && n.kind != OpKind::kSigmoid && n.kind != OpKind::kHardSigmoid && n.kind != OpKind::kDiv) break;
     bool mapped = false;
     if (n.kind == OpKind::kSigmoid) {
       if (m.match_silu(n)) continue;
       mapped = tip_private;
       if (mapped) m.eltwise(algorithm::eltwise_logistic, 0, 0);
+    } else if (n.kind == OpKind::kHardSigmoid) {
+      if (m.match_hardswish(n)) continue;
+      mapped = tip_private && m.map_activation(n);
     } else if (n.kind == OpKind::kDiv) {
       if (m.match_gelu(n)) continue;
       mapped = m.map_binary(n, tip_private);
