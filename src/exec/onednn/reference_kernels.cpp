@@ -41,9 +41,9 @@ BuiltConv build(const RefConv& r, const dnnl::engine& eng) {
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
   const int64_t pad = r.kernel / 2;
-  const dnnl::memory::dims wdims = r.groups > 1
-                                       ? dnnl::memory::dims{r.groups, r.k / r.groups, r.c / r.groups, r.kernel, r.kernel}
-                                       : dnnl::memory::dims{r.k, r.c, r.kernel, r.kernel};
+  const dnnl::memory::dims wdims =
+      r.groups > 1 ? dnnl::memory::dims{r.groups, r.k / r.groups, r.c / r.groups, r.kernel, r.kernel}
+                   : dnnl::memory::dims{r.k, r.c, r.kernel, r.kernel};
   dnnl::memory::desc src({1, r.c, r.hw, r.hw}, dt::f32, tag::any), wei(wdims, dt::f32, tag::any),
       dst({1, r.k, r.hw, r.hw}, dt::f32, tag::any);
   dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src, wei,
