@@ -3,7 +3,8 @@ D=$(realpath "${1:?output folder}")
 cd "$(dirname "$0")/../../.."
 V="./build/rooflens validate --zoo --keep-going --max-seconds 0.5 --device $D/device-probe.json --format json"
 date -u > $D/meas.times
-./build/rooflens probe cpu --kernels --out $D/device-probe.json > $D/probe.txt 2>&1
+# PROBE_ARGS: more flags for the probe (the seventeenth pass keeps its samples with them).
+./build/rooflens probe cpu --kernels --out $D/device-probe.json $PROBE_ARGS > $D/probe.txt 2>&1
 echo "probe done $(date -u)" >> $D/meas.times
 s1=$(date +%s)
 $V --repeat 4 --max-repeat 8 --batch 1 -o $D/run1-b1.json > $D/run1-b1.log 2>&1

@@ -1,25 +1,7 @@
 #!/bin/bash
 # Issue 30, seventeenth pass: a user's sequence with the reference convolutions in the host
-# reference. A probe (its samples kept), then the zoo at batch 1 (--repeat 4 --max-repeat 8)
-# and batch 8 (--repeat 1), twice, each pair of runs of one batch at least 20 minutes apart.
+# reference, as the sixteenth pass ran it (its protocol.sh: a probe, then the zoo at batch 1
+# with --repeat 4 --max-repeat 8 and batch 8 with --repeat 1, twice, each pair of runs of one
+# batch at least 20 minutes apart), with the probe's samples kept.
 D=$(realpath "${1:?output folder}")
-cd "$(dirname "$0")/../../.."
-V="./build/rooflens validate --zoo --keep-going --max-seconds 0.5 --device $D/device-probe.json --format json"
-date -u > $D/meas.times
-./build/rooflens probe cpu --kernels --out $D/device-probe.json --kernel-samples $D/kernel-samples.json > $D/probe.txt 2>&1
-echo "probe done $(date -u)" >> $D/meas.times
-s1=$(date +%s)
-$V --repeat 4 --max-repeat 8 --batch 1 -o $D/run1-b1.json > $D/run1-b1.log 2>&1
-echo "run1-b1 $(date -u -d @$s1) - $(date -u)" >> $D/meas.times
-s8=$(date +%s)
-$V --repeat 1 --batch 8 -o $D/run1-b8.json > $D/run1-b8.log 2>&1
-echo "run1-b8 $(date -u -d @$s8) - $(date -u)" >> $D/meas.times
-while [ $(( $(date +%s) - s1 )) -lt 1230 ]; do sleep 10; done
-s2=$(date +%s)
-$V --repeat 4 --max-repeat 8 --batch 1 -o $D/run2-b1.json > $D/run2-b1.log 2>&1
-echo "run2-b1 $(date -u -d @$s2) - $(date -u)" >> $D/meas.times
-while [ $(( $(date +%s) - s8 )) -lt 1230 ]; do sleep 10; done
-s9=$(date +%s)
-$V --repeat 1 --batch 8 -o $D/run2-b8.json > $D/run2-b8.log 2>&1
-echo "run2-b8 $(date -u -d @$s9) - $(date -u)" >> $D/meas.times
-echo done >> $D/meas.times
+PROBE_ARGS="--kernel-samples $D/kernel-samples.json" exec "$(dirname "$0")/../validate-cpu-2026-12-05e/protocol.sh" "$D"
