@@ -95,7 +95,7 @@ struct KernelTable {
   double host_dispatch_s = 0;
   // The reference's convolutions (HostReference::kernels_s), median of the readings before,
   // between the rounds of and after the probe: the level the fits describe. 0 in tables probed
-  // before 2026-12-05 23:00 UTC.
+  // before 2026-12-05 22:00 UTC.
   double host_kernels_s = 0;
 #if ROOFLENS_FIELDWISE_EQUALITY
   bool operator==(const KernelTable&) const = default;
