@@ -18,9 +18,6 @@ struct DispatchOverhead {
 // Unavailable when built without oneDNN.
 Expected<DispatchOverhead> measure_onednn_dispatch(int threads);
 
-// Median seconds of one oneDNN reorder of an f32 [N, C, H, W] tensor between channels-last
-// (acdb) and row-major (abcd), in the direction given, with one wait per reorder as the
-// backend's layers have: the layout conversion the backend inserts between layers.
 // The host-state reference's kernels (HostReference::kernels_s): seconds of one pass over three
 // fixed batch-1 fp32 convolutions (a 3x3, a 1x1 with 1 MiB of weights, a depthwise 3x3) on
 // `threads` threads, warm, median of 41 passes: the table's own kinds of kernel, so that their
@@ -36,6 +33,9 @@ std::string onednn_version_text();
 // SSE4.1; 0 without oneDNN or for an ISA it does not name.
 int onednn_fp32_lanes();
 
+// Median seconds of one oneDNN reorder of an f32 [N, C, H, W] tensor between channels-last
+// (acdb) and row-major (abcd), in the direction given, with one wait per reorder as the
+// backend's layers have: the layout conversion the backend inserts between layers.
 Expected<double> time_onednn_reorder(int64_t n, int64_t c, int64_t h, int64_t w, bool to_rowmajor, int threads,
                                      double max_seconds);
 

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <chrono>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <utility>
 #include <vector>
 
 #include "rooflens/exec/dispatch_probe.h"
+#include "rooflens/microbench/stats.h"
 
 namespace rooflens {
 namespace {
@@ -73,8 +75,7 @@ Expected<double> measure_onednn_reference_kernels(int threads) {
     for (int i = 0; i < 5; ++i) pass();  // warm-up: weights into cache, the team awake
     std::vector<double> per;
     for (int i = 0; i < kReferencePasses; ++i) per.push_back(pass());
-    std::nth_element(per.begin(), per.begin() + per.size() / 2, per.end());
-    return per[per.size() / 2];
+    return microbench::summarize(std::move(per), false).median;
   } catch (const dnnl::error& e) {
     return Status::unavailable(std::string("oneDNN reference kernels failed: ") + e.what());
   }
