@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "rooflens/analysis/network_level.h"
 #include "rooflens/calibration/kernel_probe.h"
 #include "rooflens/device/device.h"
 #include "rooflens/exec/backend.h"
@@ -220,6 +221,27 @@ int run_probe_jpeg(const ProbeArgs& a) {
   return w ? kExitOk : report_error(w);
 }
 
+// The table's level inside whole networks: the generated networks timed at batch 1 and 8 (1
+// with --quick) and set against the table just fitted; stored in the table.
+Status add_network_levels(const ProbeArgs& a, const KernelProbeOptions& ko, Backend& backend, KernelTable* table,
+                          nlohmann::ordered_json* dev) {
+  auto spec = parse_device_json(dev->dump(), a.out);
+  if (!spec) return spec.status();
+  NetworkLevelOptions lo;
+  lo.threads = ko.threads;
+  lo.tactic_cache = ko.tactic_cache;
+  lo.progress = ko.progress;
+  if (a.quick) {
+    lo.batches = {1};
+    lo.max_seconds = 0.15;
+  }
+  auto levels = measure_network_levels(backend, *spec, lo);
+  if (!levels) return levels.status().with_context("the kernel table's network level");
+  table->network_levels = levels->levels;
+  (*dev)["kernel_table"] = nlohmann::ordered_json::parse(kernel_table_json(*table));
+  return Status::ok();
+}
+
 // `--kernels`: the kernel table, timed with the dispatch overhead just measured and the
 // probe's largest thread count, into the device JSON.
 Status add_kernel_table(const ProbeArgs& a, const microbench::ProbeResult& r, nlohmann::ordered_json* dev) {
@@ -243,6 +265,7 @@ Status add_kernel_table(const ProbeArgs& a, const microbench::ProbeResult& r, nl
     (*dev)["sources"]["kernel_table_warning"] = w;
   }
   (*dev)["kernel_table"] = nlohmann::ordered_json::parse(kernel_table_json(kt->table));
+  if (Status l = add_network_levels(a, ko, *backend, &kt->table, dev); !l) return l;
   (*dev)["sources"]["kernel_table"] = fmt::format(
       "measured by rooflens probe cpu --kernels{} in {:.0f} s: the backend's primitives over sampled shapes per class "
       "(median of {} interleaved rounds), "

@@ -107,6 +107,41 @@ Expected<KernelFit> parse_fit(const json& c, const std::string& file, const std:
   return f;
 }
 
+// "network_levels": [{batch, level, networks, spread}], batches ascending and distinct.
+Expected<std::vector<NetworkLevel>> parse_network_levels(const json& a, const std::string& file) {
+  if (!a.is_array()) return field_error(file, "network_levels", "must be an array of {batch, level, networks, spread}");
+  std::vector<NetworkLevel> out;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string path = "network_levels[" + std::to_string(i) + "]";
+    const auto& e = a[i];
+    if (!e.is_object()) return field_error(file, path, "must be an object");
+    NetworkLevel l;
+    if (!e.contains("batch") || !e["batch"].is_number_integer() || e["batch"].get<int64_t>() < 1)
+      return field_error(file, path + ".batch", "must be a positive integer");
+    l.batch = e["batch"].get<int64_t>();
+    if (!out.empty() && l.batch <= out.back().batch)
+      return field_error(file, path + ".batch", "batches must ascend, each once");
+    if (!e.contains("level")) return field_error(file, path + ".level", "missing");
+    auto v = finite(e["level"], file, path + ".level");
+    if (!v) return v.status();
+    if (*v <= 0) return field_error(file, path + ".level", "must be positive");
+    l.level = *v;
+    if (e.contains("networks")) {
+      if (!e["networks"].is_number_integer() || e["networks"].get<int>() < 1)
+        return field_error(file, path + ".networks", "must be a positive integer");
+      l.networks = e["networks"].get<int>();
+    }
+    if (e.contains("spread")) {
+      auto sp = finite(e["spread"], file, path + ".spread");
+      if (!sp) return sp.status();
+      if (*sp < 0) return field_error(file, path + ".spread", "must not be negative");
+      l.spread = *sp;
+    }
+    out.push_back(l);
+  }
+  return out;
+}
+
 }  // namespace
 
 Expected<KernelTable> parse_kernel_table(const std::string& json_text, const std::string& file) {
@@ -189,7 +224,24 @@ Expected<KernelTable> parse_kernel_table(const std::string& json_text, const std
       *out = *v;
     }
   }
+  if (j.contains("network_levels")) {
+    auto levels = parse_network_levels(j["network_levels"], file);
+    if (!levels) return levels.status();
+    t.network_levels = std::move(*levels);
+  }
   return t;
+}
+
+double network_level_at(const KernelTable& t, int64_t batch) {
+  const auto& v = t.network_levels;
+  if (v.empty()) return 1;
+  if (batch <= v.front().batch) return v.front().level;
+  if (batch >= v.back().batch) return v.back().level;
+  size_t i = 1;
+  while (v[i].batch < batch) ++i;
+  const double a = std::log(static_cast<double>(v[i - 1].batch)), b = std::log(static_cast<double>(v[i].batch));
+  const double w = (std::log(static_cast<double>(batch)) - a) / (b - a);
+  return v[i - 1].level + w * (v[i].level - v[i - 1].level);
 }
 
 std::string kernel_table_json(const KernelTable& t) {
@@ -228,6 +280,12 @@ std::string kernel_table_json(const KernelTable& t) {
     }
     return classes;
   };
+  if (!t.network_levels.empty()) {
+    j["network_levels"] = nlohmann::ordered_json::array();
+    for (const NetworkLevel& l : t.network_levels)
+      j["network_levels"].push_back(
+          {{"batch", l.batch}, {"level", l.level}, {"networks", l.networks}, {"spread", l.spread}});
+  }
   j["classes"] = fits_json(t.classes);
   if (!t.cold.empty()) j["classes_cold"] = fits_json(t.cold);
   return j.dump(2);

@@ -150,6 +150,7 @@ class TableTiming {
     weights_stream_ = retained_bytes_ > 0 && d.mem_bandwidth > 0 &&
                       weight_bytes_ + static_cast<double>(memory.activations) > retained_bytes_;
     gemm_adds_stream_ = table_->classes.count("gemm_skinny") > 0;
+    level_ = network_level_at(*table_, m.batch);
   }
 
   bool active() const { return table_ != nullptr; }
@@ -192,6 +193,7 @@ class TableTiming {
       ++roofline_layers_;
       return;
     }
+    *t_table *= level_;  // the table's level inside a network (KernelTable::network_levels)
     // A power law extrapolated past its samples can promise more than the machine has:
     // no layer is predicted faster than its FLOPs at the unit's attainable peak.
     const double floor_s = L.peak_used > 0 ? static_cast<double>(L.flops) / L.peak_used : 0;
@@ -221,6 +223,11 @@ class TableTiming {
                          : std::string()) +
         ") for " + std::to_string(table_layers_) + " layer(s)" +
         (roofline_layers_ ? ", the roofline for " + std::to_string(roofline_layers_) + " of classes it lacks" : ""));
+    if (!table.network_levels.empty())
+      p.notes.push_back(fmt::format(
+          "table times x {:.3f}: the table's level inside whole networks at batch {}, measured on generated networks "
+          "when it was probed (kernel_table.network_levels)",
+          level_, p.batch));
     if (table_floored_)
       p.notes.push_back(std::to_string(table_floored_) +
                         " layer(s) the kernel table put faster than the attainable peak " +
@@ -243,6 +250,7 @@ class TableTiming {
   int stream_added_ = 0;    // gemm layers that take their weights' streaming time on top
   int stream_exposed_ = 0;  // convolutions that take a share of it on top
   double floor_peak_ = 0;   // FLOP/s a floored layer was held at
+  double level_ = 1;        // network_level_at the model's batch
 };
 
 }  // namespace

@@ -62,6 +62,21 @@ struct KernelFit {
 #endif
 };
 
+// A table's level inside whole networks at one batch: the time whole generated networks
+// (calibration/level_networks.h, none of them a zoo model) took, over the time the table
+// predicts for them at the host's state; measured by `probe cpu --kernels` right after the
+// fits. Each shape is timed in a loop of its own, its weights and input warm; in a network
+// every layer follows others that used the caches and the cores (docs/perf-model.md).
+struct NetworkLevel {
+  int64_t batch = 1;
+  double level = 1;   // median over the networks of measured time / predicted time
+  int networks = 0;   // how many it is the median of
+  double spread = 0;  // (largest - smallest) / median of the networks' ratios
+#if ROOFLENS_FIELDWISE_EQUALITY
+  bool operator==(const NetworkLevel&) const = default;
+#endif
+};
+
 struct KernelTable {
   std::string backend;   // e.g. "oneDNN 2.7.3 (cpu, avx512_core)"
   std::string host;      // CPU model name the table was measured on
@@ -97,6 +112,8 @@ struct KernelTable {
   // between the rounds of and after the probe: the level the fits describe. 0 in tables probed
   // before 2026-12-05 22:00 UTC.
   double host_kernels_s = 0;
+  // In-network levels by batch, ascending (empty in tables probed before 2026-12-06: level 1).
+  std::vector<NetworkLevel> network_levels;
 #if ROOFLENS_FIELDWISE_EQUALITY
   bool operator==(const KernelTable&) const = default;
 #endif
@@ -139,6 +156,10 @@ struct KernelTable {
 // key tokens), d = the head width (K of Q.K^T), score_ops = the pointwise ops between Q.K^T
 // and the Softmax (scale, position bias, mask).
 const std::map<std::string, std::vector<std::string>>& kernel_class_features();
+
+// The in-network level at `batch`: interpolated on log batch between the measured batches,
+// the nearest one's outside them; 1 when the table has none.
+double network_level_at(const KernelTable& t, int64_t batch);
 
 // Parses the "kernel_table" object of a device file. An unknown class, another feature
 // list, a wrong coefficient count, a non-finite number or another schema is an error

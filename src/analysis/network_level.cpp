@@ -1,0 +1,104 @@
+// The kernel table's in-network level (see network_level.h).
+#include "rooflens/analysis/network_level.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "rooflens/analysis/host_figures.h"
+#include "rooflens/calibration/level_networks.h"
+#include "rooflens/cost/cost.h"
+#include "rooflens/exec/measure.h"
+#include "rooflens/exec/timing.h"
+#include "rooflens/microbench/stats.h"
+#include "rooflens/passes/infer_shapes.h"
+#include "rooflens/perf/model.h"
+
+namespace rooflens {
+namespace {
+
+// One network measured and predicted at the host's state.
+Expected<NetworkLevelTiming> time_network(Backend& backend, const DeviceSpec& dev, LevelNetwork& net, int64_t batch,
+                                          const NetworkLevelOptions& o, HostContext& host) {
+  auto inferred = infer_shapes(net.graph);
+  if (!inferred) return inferred.status().with_context("level network " + net.name);
+  AnalyzeOptions ao;
+  ao.cost.dtype = DType::kF32;
+  ModelAnalysis m = analyze_graph(net.graph, *inferred, ao);
+  m.model = "level_" + net.name;
+  MeasureOptions mo;
+  mo.exec.threads = o.threads;
+  mo.exec.tactic_cache = o.tactic_cache;
+  mo.timing = model_timing(false, o.max_seconds);
+  attach_host(mo, host);
+  auto meas = measure_model(net.graph, m, backend, mo);
+  if (!meas) return meas.status().with_context("level network " + net.name);
+  PerfOptions po;
+  po.dtype = "fp32";
+  auto p = predict(net.graph, m, dev, po);
+  if (!p) return p.status().with_context("level network " + net.name);
+  const HostFigures f = host_figures(*meas, *p, host);
+  NetworkLevelTiming t;
+  t.network = net.name;
+  t.batch = batch;
+  t.measured_s = static_cast<double>(batch) / meas->throughput;
+  t.predicted_s = static_cast<double>(batch) / (f.has_reference ? f.predicted_at_state : p->throughput);
+  t.counted = f.same_state;
+  return t;
+}
+
+// The level of one batch: the median ratio over the networks read in the table's dispatch
+// state (all of them when none was).
+NetworkLevel level_of(const std::vector<NetworkLevelTiming>& timings, int64_t batch) {
+  std::vector<double> counted, all;
+  for (const auto& t : timings) {
+    if (t.batch != batch) continue;
+    all.push_back(t.measured_s / t.predicted_s);
+    if (t.counted) counted.push_back(all.back());
+  }
+  const std::vector<double>& r = counted.empty() ? all : counted;
+  NetworkLevel l;
+  l.batch = batch;
+  l.networks = static_cast<int>(r.size());
+  l.level = microbench::summarize(r, false).median;
+  l.spread = (*std::max_element(r.begin(), r.end()) - *std::min_element(r.begin(), r.end())) / l.level;
+  return l;
+}
+
+}  // namespace
+
+Expected<NetworkLevelResult> measure_network_levels(Backend& backend, const DeviceSpec& dev,
+                                                    const NetworkLevelOptions& o) {
+  if (!dev.kernel_table) return Status::invalid("the in-network level needs a device with a kernel table");
+  if (o.batches.empty()) return Status::invalid("the in-network level needs at least one batch");
+  for (size_t i = 0; i < o.batches.size(); ++i)
+    if (o.batches[i] < 1 || (i > 0 && o.batches[i] <= o.batches[i - 1]))
+      return Status::invalid("the in-network level's batches must be positive and ascend");
+  DeviceSpec d = dev;
+  d.kernel_table->network_levels.clear();  // the table as fitted: no level of its own
+  std::vector<std::string> known;
+  for (const auto& n : level_networks(1)) known.push_back(n.name);
+  for (const auto& want : o.networks)
+    if (std::find(known.begin(), known.end(), want) == known.end())
+      return Status::invalid(fmt::format("no generated network '{}' (known: {})", want, fmt::join(known, ", ")));
+  HostContext host = make_host_context(true, kDefaultReferenceMaxMove, o.threads, d);
+  NetworkLevelResult res;
+  for (int64_t batch : o.batches) {
+    for (LevelNetwork& net : level_networks(batch)) {
+      if (!o.networks.empty() && std::find(o.networks.begin(), o.networks.end(), net.name) == o.networks.end())
+        continue;
+      auto t = time_network(backend, d, net, batch, o, host);
+      if (!t) return t.status();
+      if (o.progress)
+        o.progress(fmt::format("network level: {} at batch {}: {:.2f} ms measured, {:.2f} ms predicted ({:.3f}){}",
+                               t->network, batch, 1e3 * t->measured_s, 1e3 * t->predicted_s,
+                               t->measured_s / t->predicted_s, t->counted ? "" : ", another dispatch state"));
+      res.timings.push_back(*t);
+    }
+    res.levels.push_back(level_of(res.timings, batch));
+  }
+  return res;
+}
+
+}  // namespace rooflens
