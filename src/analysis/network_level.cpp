@@ -18,6 +18,25 @@
 namespace rooflens {
 namespace {
 
+// Each table-timed layer's measured time (the profile scaled to the end-to-end time) and
+// predicted time at the host's state (`drift`: its speed over the table's), summed by level class.
+void add_class_times(const Measurement& meas, const Prediction& p, double drift, NetworkLevelTiming* t) {
+  std::map<std::string, const LayerPrediction*> predicted;
+  for (const auto& L : p.layers) predicted[L.name] = &L;
+  double layers_s = 0;
+  for (const auto& L : meas.layers) layers_s += L.time_s;
+  if (!(layers_s > 0)) return;
+  const double scale = t->measured_s / layers_s;
+  for (const auto& L : meas.layers) {
+    auto it = predicted.find(L.name);
+    if (it == predicted.end() || it->second->level_class.empty() || !(it->second->time_s > 0)) continue;
+    LevelClassTime& c = t->classes[it->second->level_class];
+    c.measured_s += scale * L.time_s;
+    c.predicted_s += it->second->time_s / drift;
+    ++c.layers;
+  }
+}
+
 // One network measured and predicted at the host's state.
 Expected<NetworkLevelTiming> time_network(Backend& backend, const DeviceSpec& dev, LevelNetwork& net, int64_t batch,
                                           const NetworkLevelOptions& o, HostContext& host) {
@@ -45,6 +64,7 @@ Expected<NetworkLevelTiming> time_network(Backend& backend, const DeviceSpec& de
   t.measured_s = static_cast<double>(batch) / meas->throughput;
   t.predicted_s = static_cast<double>(batch) / (f.has_reference ? f.predicted_at_state : p->throughput);
   t.counted = f.same_state;
+  add_class_times(*meas, *p, f.has_reference ? f.drift : 1.0, &t);
   return t;
 }
 
@@ -63,6 +83,17 @@ NetworkLevel level_of(const std::vector<NetworkLevelTiming>& timings, int64_t ba
   l.networks = static_cast<int>(r.size());
   l.level = microbench::summarize(r, false).median;
   l.spread = (*std::max_element(r.begin(), r.end()) - *std::min_element(r.begin(), r.end())) / l.level;
+  std::map<std::string, LevelClassTime> sum;
+  for (const auto& t : timings) {
+    if (t.batch != batch || (!counted.empty() && !t.counted)) continue;
+    for (const auto& [c, x] : t.classes) {
+      sum[c].measured_s += x.measured_s;
+      sum[c].predicted_s += x.predicted_s;
+      sum[c].layers += x.layers;
+    }
+  }
+  for (const auto& [c, x] : sum)
+    if (x.layers >= kMinLevelLayers && x.predicted_s > 0) l.classes[c] = x.measured_s / x.predicted_s;
   return l;
 }
 
@@ -97,6 +128,12 @@ Expected<NetworkLevelResult> measure_network_levels(Backend& backend, const Devi
       res.timings.push_back(*t);
     }
     res.levels.push_back(level_of(res.timings, batch));
+    if (o.progress) {
+      std::string per;
+      for (const auto& [c, v] : res.levels.back().classes) per += fmt::format(" {} {:.3f}", c, v);
+      o.progress(fmt::format("network level at batch {}: {:.3f} (median of {}, spread {:.0f}%); per class:{}", batch,
+                             res.levels.back().level, res.levels.back().networks, 100 * res.levels.back().spread, per));
+    }
   }
   return res;
 }

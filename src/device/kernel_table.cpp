@@ -131,6 +131,15 @@ Expected<std::vector<NetworkLevel>> parse_network_levels(const json& a, const st
         return field_error(file, path + ".networks", "must be a positive integer");
       l.networks = e["networks"].get<int>();
     }
+    if (e.contains("classes")) {
+      if (!e["classes"].is_object()) return field_error(file, path + ".classes", "must be an object class -> level");
+      for (const auto& [name, x] : e["classes"].items()) {
+        auto c = finite(x, file, path + ".classes." + name);
+        if (!c) return c.status();
+        if (*c <= 0) return field_error(file, path + ".classes." + name, "must be positive");
+        l.classes[name] = *c;
+      }
+    }
     if (e.contains("spread")) {
       auto sp = finite(e["spread"], file, path + ".spread");
       if (!sp) return sp.status();
@@ -232,16 +241,20 @@ Expected<KernelTable> parse_kernel_table(const std::string& json_text, const std
   return t;
 }
 
-double network_level_at(const KernelTable& t, int64_t batch) {
+double network_level_at(const KernelTable& t, int64_t batch, const std::string& cls) {
   const auto& v = t.network_levels;
   if (v.empty()) return 1;
-  if (batch <= v.front().batch) return v.front().level;
-  if (batch >= v.back().batch) return v.back().level;
+  auto of = [&](const NetworkLevel& l) {
+    auto it = l.classes.find(cls);
+    return it != l.classes.end() ? it->second : l.level;
+  };
+  if (batch <= v.front().batch) return of(v.front());
+  if (batch >= v.back().batch) return of(v.back());
   size_t i = 1;
   while (v[i].batch < batch) ++i;
   const double a = std::log(static_cast<double>(v[i - 1].batch)), b = std::log(static_cast<double>(v[i].batch));
   const double w = (std::log(static_cast<double>(batch)) - a) / (b - a);
-  return v[i - 1].level + w * (v[i].level - v[i - 1].level);
+  return of(v[i - 1]) + w * (of(v[i]) - of(v[i - 1]));
 }
 
 std::string kernel_table_json(const KernelTable& t) {
@@ -282,9 +295,12 @@ std::string kernel_table_json(const KernelTable& t) {
   };
   if (!t.network_levels.empty()) {
     j["network_levels"] = nlohmann::ordered_json::array();
-    for (const NetworkLevel& l : t.network_levels)
-      j["network_levels"].push_back(
-          {{"batch", l.batch}, {"level", l.level}, {"networks", l.networks}, {"spread", l.spread}});
+    for (const NetworkLevel& l : t.network_levels) {
+      nlohmann::ordered_json e = {
+          {"batch", l.batch}, {"level", l.level}, {"networks", l.networks}, {"spread", l.spread}};
+      if (!l.classes.empty()) e["classes"] = l.classes;
+      j["network_levels"].push_back(std::move(e));
+    }
   }
   j["classes"] = fits_json(t.classes);
   if (!t.cold.empty()) j["classes_cold"] = fits_json(t.cold);

@@ -194,6 +194,13 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r, 
   return k;
 }
 
+std::string level_class(const LayerKernel& k) {
+  const auto& f = kernel_class_features().at("conv");
+  const auto grouped = std::find(f.begin(), f.end(), "grouped") - f.begin();
+  if (k.cls == "conv" && static_cast<size_t>(grouped) < k.x.size() && k.x[grouped] == 1) return "conv_grouped";
+  return k.cls;
+}
+
 LayerKernel timed_kernel(const std::map<std::string, KernelFit>& fits, const LayerKernel& k) {
   if (fits.count(k.cls) || k.fallback_cls.empty()) return k;
   return LayerKernel{k.fallback_cls, k.fallback_x, {}, {}};

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 #include <optional>
+#include <set>
 
 #include "rooflens/ir/patterns.h"
 #include "rooflens/passes/infer_shapes.h"
@@ -128,6 +129,21 @@ double exposed_stream_share(double kernel_over_stream) {
   return std::log(kStreamHiddenRatio / kernel_over_stream) / std::log(kStreamHiddenRatio / kStreamExposedRatio);
 }
 
+// What the in-network level multiplied the table's times by at `batch`.
+std::string level_note(const KernelTable& t, int64_t batch) {
+  std::set<std::string> classes;
+  for (const NetworkLevel& l : t.network_levels)
+    for (const auto& [c, v] : l.classes) classes.insert(c);
+  std::string per;
+  for (const std::string& c : classes)
+    per += fmt::format("{}{} {:.3f}", per.empty() ? "" : ", ", c, network_level_at(t, batch, c));
+  return fmt::format(
+      "table times x {:.3f}, the table's level inside whole networks at batch {}{}: measured on generated networks "
+      "when "
+      "it was probed (kernel_table.network_levels)",
+      network_level_at(t, batch), batch, per.empty() ? "" : " (per class: " + per + "; other classes the overall)");
+}
+
 // A CPU with a measured kernel table: layer times from the table (bounds and flags still
 // from the roofline terms, which say why a layer takes its time), and what the note says.
 class TableTiming {
@@ -150,7 +166,7 @@ class TableTiming {
     weights_stream_ = retained_bytes_ > 0 && d.mem_bandwidth > 0 &&
                       weight_bytes_ + static_cast<double>(memory.activations) > retained_bytes_;
     gemm_adds_stream_ = table_->classes.count("gemm_skinny") > 0;
-    level_ = network_level_at(*table_, m.batch);
+    batch_ = m.batch;
   }
 
   bool active() const { return table_ != nullptr; }
@@ -193,7 +209,8 @@ class TableTiming {
       ++roofline_layers_;
       return;
     }
-    *t_table *= level_;  // the table's level inside a network (KernelTable::network_levels)
+    const std::string lc = level_class(*k);
+    *t_table *= network_level_at(table, batch_, lc);  // the table's level inside a network
     // A power law extrapolated past its samples can promise more than the machine has:
     // no layer is predicted faster than its FLOPs at the unit's attainable peak.
     const double floor_s = L.peak_used > 0 ? static_cast<double>(L.flops) / L.peak_used : 0;
@@ -203,6 +220,7 @@ class TableTiming {
     }
     L.time_s = std::max(*t_table, floor_s);
     L.table_class = k->cls;
+    L.level_class = lc;
     L.layout_conversions = static_cast<int>(conversions_[i].size());
     ++table_layers_;
   }
@@ -223,11 +241,7 @@ class TableTiming {
                          : std::string()) +
         ") for " + std::to_string(table_layers_) + " layer(s)" +
         (roofline_layers_ ? ", the roofline for " + std::to_string(roofline_layers_) + " of classes it lacks" : ""));
-    if (!table.network_levels.empty())
-      p.notes.push_back(fmt::format(
-          "table times x {:.3f}: the table's level inside whole networks at batch {}, measured on generated networks "
-          "when it was probed (kernel_table.network_levels)",
-          level_, p.batch));
+    if (!table.network_levels.empty()) p.notes.push_back(level_note(table, p.batch));
     if (table_floored_)
       p.notes.push_back(std::to_string(table_floored_) +
                         " layer(s) the kernel table put faster than the attainable peak " +
@@ -250,7 +264,7 @@ class TableTiming {
   int stream_added_ = 0;    // gemm layers that take their weights' streaming time on top
   int stream_exposed_ = 0;  // convolutions that take a share of it on top
   double floor_peak_ = 0;   // FLOP/s a floored layer was held at
-  double level_ = 1;        // network_level_at the model's batch
+  int64_t batch_ = 1;       // the model's: the in-network level's batch
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,12 +23,20 @@ struct NetworkLevelOptions {
   std::function<void(const std::string&)> progress;
 };
 
+// A network's layers of one level class (perf/kernel_predict.h, level_class).
+struct LevelClassTime {
+  double measured_s = 0;   // its layers' times, scaled so the network's layers sum to its end-to-end time
+  double predicted_s = 0;  // the table's (no level), at the host's state
+  int layers = 0;
+};
+
 struct NetworkLevelTiming {
   std::string network;
   int64_t batch = 1;
   double measured_s = 0;   // per run, median
   double predicted_s = 0;  // the table's (no level), at the host's state during the runs
   bool counted = true;     // false: read in another dispatch state than the table's, left out
+  std::map<std::string, LevelClassTime> classes;
 };
 
 struct NetworkLevelResult {

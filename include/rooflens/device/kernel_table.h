@@ -67,11 +67,16 @@ struct KernelFit {
 // predicts for them at the host's state; measured by `probe cpu --kernels` right after the
 // fits. Each shape is timed in a loop of its own, its weights and input warm; in a network
 // every layer follows others that used the caches and the cores (docs/perf-model.md).
+// Per level class (`level_class` in perf/kernel_predict.h: the table's class, with grouped
+// convolutions apart as conv_grouped), the networks' layers of that class: their measured time
+// (each network's layer times scaled to sum to its end-to-end time) over the table's; a class
+// with fewer than kMinLevelLayers layers among them has none and takes `level`.
 struct NetworkLevel {
   int64_t batch = 1;
-  double level = 1;   // median over the networks of measured time / predicted time
-  int networks = 0;   // how many it is the median of
-  double spread = 0;  // (largest - smallest) / median of the networks' ratios
+  double level = 1;                       // median over the networks of measured time / predicted time
+  int networks = 0;                       // how many it is the median of
+  double spread = 0;                      // (largest - smallest) / median of the networks' ratios
+  std::map<std::string, double> classes;  // level class -> its level (empty in the first such tables)
 #if ROOFLENS_FIELDWISE_EQUALITY
   bool operator==(const NetworkLevel&) const = default;
 #endif
@@ -157,9 +162,12 @@ struct KernelTable {
 // and the Softmax (scale, position bias, mask).
 const std::map<std::string, std::vector<std::string>>& kernel_class_features();
 
-// The in-network level at `batch`: interpolated on log batch between the measured batches,
-// the nearest one's outside them; 1 when the table has none.
-double network_level_at(const KernelTable& t, int64_t batch);
+inline constexpr int kMinLevelLayers = 3;
+
+// The in-network level at `batch` of a layer of level class `cls` (the class's own where the
+// measured batch has one, else that batch's `level`; "" for `level`): interpolated on log
+// batch between the measured batches, the nearest one's outside them; 1 when the table has none.
+double network_level_at(const KernelTable& t, int64_t batch, const std::string& cls = "");
 
 // Parses the "kernel_table" object of a device file. An unknown class, another feature
 // list, a wrong coefficient count, a non-finite number or another schema is an error

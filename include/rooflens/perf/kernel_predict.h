@@ -27,6 +27,9 @@ struct LayerKernel {
 // (KernelTable::simd_lanes): the block convolutions pad their output channels to; 0 leaves
 // log_cols_fill 0.
 std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r, int simd_lanes);
+// The class a layer's in-network level is kept under (KernelTable::network_levels): its
+// class, with grouped convolutions (ResNeXt, RegNet) apart as "conv_grouped".
+std::string level_class(const LayerKernel& k);
 // The kernel as `fits` can time it: `k` itself, or its fallback when `fits` lacks k's class.
 LayerKernel timed_kernel(const std::map<std::string, KernelFit>& fits, const LayerKernel& k);
 

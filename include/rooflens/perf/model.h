@@ -74,6 +74,7 @@ struct LayerPrediction {
   double tile_efficiency = 1;          // useful share of the tensor rate at that width (padding x reuse)
   std::string kernel_class = "other";  // gemm, depthwise or other (for fitted efficiencies)
   std::string table_class;             // class of the measured kernel table that timed it, if one did
+  std::string level_class;             // its in-network level's class (perf/kernel_predict.h), if the table timed it
   std::string layer_class;             // perf/layer_class.h: attention, softmax, layernorm, batched_gemm, ...
   int layout_conversions = 0;          // reorders the CPU backend adds before it (kernel table only)
   double bw_efficiency = 1;

@@ -1,0 +1,113 @@
+// The kernel table's in-network level: the generated networks build, run through the fusion
+// passes and land every costed layer in a kernel class, covering the classes CNNs use; the
+// level is measured on this machine's oneDNN and bad requests are refused.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "rooflens/analysis/network_level.h"
+#include "rooflens/calibration/level_networks.h"
+#include "rooflens/cost/cost.h"
+#include "rooflens/exec/backend.h"
+#include "rooflens/passes/infer_shapes.h"
+#include "rooflens/perf/kernel_predict.h"
+
+namespace rooflens {
+namespace {
+
+TEST(LevelNetworks, EveryNetworkBuildsAndItsLayersHaveKernelClasses) {
+  std::set<std::string> classes, names;
+  bool grouped = false;
+  for (LevelNetwork& n : level_networks(8)) {
+    names.insert(n.name);
+    auto inferred = infer_shapes(n.graph);
+    ASSERT_TRUE(inferred) << n.name << ": " << inferred.status().message();
+    const ModelAnalysis m = analyze_graph(n.graph, *inferred, AnalyzeOptions{});
+    EXPECT_TRUE(m.unknown_nodes.empty()) << n.name;
+    EXPECT_EQ(m.batch, 8) << n.name;
+    for (const auto& r : m.layers) {
+      if (r.status != LayerStatus::kOk || r.cost.flops + r.cost.bytes_in + r.cost.bytes_out == 0) continue;
+      auto k = classify_layer(n.graph, r, 16);
+      ASSERT_TRUE(k) << n.name << ": " << r.name << " (" << r.op << ")";
+      classes.insert(k->cls);
+      grouped |= level_class(*k) == "conv_grouped";
+    }
+  }
+  EXPECT_EQ(names.size(), 7u);
+  for (const char* c : {"stem", "conv", "pointwise", "depthwise", "gemm_skinny", "pool", "eltwise", "move"})
+    EXPECT_TRUE(classes.count(c)) << "no " << c << " layer";
+  EXPECT_TRUE(grouped) << "no grouped convolution";
+}
+
+DeviceSpec device_with_small_table() {
+  auto d = load_device_file(std::string(ROOFLENS_SOURCE_DIR) + "/data/devices/epyc-milan-2c.json");
+  EXPECT_TRUE(d) << d.status().message();
+  KernelTable t;
+  t.backend = "oneDNN test";
+  t.threads = 1;
+  t.dispatch_s = 2e-6;
+  KernelFit f;  // every 1x1 convolution 50 us: the rest is timed by the roofline
+  f.features = kernel_class_features().at("pointwise");
+  f.coef.assign(f.features.size() + 1, 0.0);
+  f.coef[0] = std::log(50e-6);
+  t.classes["pointwise"] = f;
+  d->kernel_table = t;
+  return *d;
+}
+
+// One network at batch 1 on oneDNN: one level, the median of one ratio, which is the
+// network's measured over predicted time; the table's own levels are not applied to it.
+TEST(NetworkLevel, MeasuredOnOneDnn) {
+  auto backend = make_onednn_backend();
+  if (!backend) GTEST_SKIP() << "built without oneDNN";
+  DeviceSpec d = device_with_small_table();
+  d.kernel_table->network_levels = {{1, 5.0, 7, 0}};  // must not leak into the prediction
+  NetworkLevelOptions o;
+  o.batches = {1};
+  o.threads = 1;
+  o.max_seconds = 0.05;
+  o.networks = {"inverted"};
+  auto r = measure_network_levels(*backend, d, o);
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_EQ(r->levels.size(), 1u);
+  ASSERT_EQ(r->timings.size(), 1u);
+  const auto& t = r->timings[0];
+  EXPECT_EQ(t.network, "inverted");
+  EXPECT_GT(t.measured_s, 0);
+  EXPECT_GT(t.predicted_s, 0);
+  EXPECT_EQ(r->levels[0].batch, 1);
+  EXPECT_EQ(r->levels[0].networks, 1);
+  EXPECT_DOUBLE_EQ(r->levels[0].level, t.measured_s / t.predicted_s);
+  EXPECT_EQ(r->levels[0].spread, 0);
+  // The table timed the 1x1 convolutions only: their class has its own level, the sum of
+  // their measured times (the profile scaled to the end-to-end time) over their predicted.
+  ASSERT_EQ(t.classes.size(), 1u);
+  const LevelClassTime& pw = t.classes.at("pointwise");
+  EXPECT_GE(pw.layers, kMinLevelLayers);
+  EXPECT_LE(pw.measured_s, t.measured_s * (1 + 1e-9));
+  ASSERT_EQ(r->levels[0].classes.size(), 1u);
+  EXPECT_DOUBLE_EQ(r->levels[0].classes.at("pointwise"), pw.measured_s / pw.predicted_s);
+}
+
+TEST(NetworkLevel, RefusesUnknownNetworksBatchesOutOfOrderAndDevicesWithoutATable) {
+  auto backend = make_onednn_backend();
+  if (!backend) GTEST_SKIP() << "built without oneDNN";
+  DeviceSpec d = device_with_small_table();
+  NetworkLevelOptions o;
+  o.networks = {"nosuch"};
+  auto unknown = measure_network_levels(*backend, d, o);
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.status().message().find("no generated network 'nosuch'"), std::string::npos);
+  o.networks = {};
+  o.batches = {8, 1};
+  EXPECT_FALSE(measure_network_levels(*backend, d, o));
+  d.kernel_table.reset();
+  o.batches = {1};
+  auto none = measure_network_levels(*backend, d, o);
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.status().message().find("kernel table"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rooflens
