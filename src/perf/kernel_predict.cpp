@@ -197,7 +197,7 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r, 
 std::string level_class(const LayerKernel& k) {
   const auto& f = kernel_class_features().at("conv");
   const auto grouped = std::find(f.begin(), f.end(), "grouped") - f.begin();
-  if (k.cls == "conv" && static_cast<size_t>(grouped) < k.x.size() && k.x[grouped] == 1) return "conv_grouped";
+  if (k.cls == "conv" && static_cast<size_t>(grouped) < k.x.size() && k.x[grouped] == 1) return "";
   return k.cls;
 }
 

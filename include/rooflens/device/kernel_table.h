@@ -67,8 +67,8 @@ struct KernelFit {
 // predicts for them at the host's state; measured by `probe cpu --kernels` right after the
 // fits. Each shape is timed in a loop of its own, its weights and input warm; in a network
 // every layer follows others that used the caches and the cores (docs/perf-model.md).
-// Per level class (`level_class` in perf/kernel_predict.h: the table's class, with grouped
-// convolutions apart as conv_grouped), the networks' layers of that class: their measured time
+// Per level class (`level_class` in perf/kernel_predict.h: the table's class; grouped
+// convolutions have none), the networks' layers of that class: their measured time
 // (each network's layer times scaled to sum to its end-to-end time) over the table's; a class
 // with fewer than kMinLevelLayers layers among them has none and takes `level`.
 struct NetworkLevel {
