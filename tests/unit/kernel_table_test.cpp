@@ -205,7 +205,7 @@ TEST(KernelTableFile, RefusesCorruptOrForeignTables) {
 // a level list that is not an array are refused naming the field.
 TEST(KernelTableFile, TheNetworkLevelsRoundTripAndBadOnesAreRefused) {
   KernelTable t = small_table();
-  t.network_levels = {{1, 1.07, 7, 0.2, {{"conv_grouped", 1.15}, {"pointwise", 1.01}}}, {8, 1.02, 7, 0.15}};
+  t.network_levels = {{1, 1.07, 7, 0.2, {{"depthwise", 1.15}, {"pointwise", 1.01}}}, {8, 1.02, 7, 0.15}};
   auto d = parse_device_json(device_text(kernel_table_json(t)), "cpu.json");
   ASSERT_TRUE(d) << d.status().message();
   EXPECT_EQ(d->kernel_table->network_levels, t.network_levels);
@@ -234,11 +234,11 @@ TEST(KernelTableFile, TheNetworkLevelAtABatch) {
   EXPECT_DOUBLE_EQ(network_level_at(t, 256), 1.04);
   EXPECT_NEAR(network_level_at(t, 2), 1.10 - 0.06 / 3, 1e-12);  // log 2 / log 8 of the way
   // A class's own level where a batch has one, the batch's overall level where it has not.
-  t.network_levels[0].classes["conv_grouped"] = 1.30;
-  EXPECT_DOUBLE_EQ(network_level_at(t, 1, "conv_grouped"), 1.30);
+  t.network_levels[0].classes["depthwise"] = 1.30;
+  EXPECT_DOUBLE_EQ(network_level_at(t, 1, "depthwise"), 1.30);
   EXPECT_DOUBLE_EQ(network_level_at(t, 1, "pointwise"), 1.10);
-  EXPECT_DOUBLE_EQ(network_level_at(t, 8, "conv_grouped"), 1.04);
-  EXPECT_NEAR(network_level_at(t, 2, "conv_grouped"), 1.30 - 0.26 / 3, 1e-12);
+  EXPECT_DOUBLE_EQ(network_level_at(t, 8, "depthwise"), 1.04);
+  EXPECT_NEAR(network_level_at(t, 2, "depthwise"), 1.30 - 0.26 / 3, 1e-12);
 }
 
 TEST(KernelTableFile, ATableFittedBeforeTheLaneFillReadsItsCoefficientAsZero) {
