@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "kernel_table_support.h"
 #include "rooflens/calibration/kernel_probe.h"
 #include "rooflens/device/device.h"
 #include "rooflens/exec/dispatch_probe.h"
@@ -19,32 +20,6 @@
 
 namespace rooflens {
 namespace {
-
-// Synthetic timings t = dispatch + fixed + exp(c0 + sum c_i x_i) over a grid of features.
-std::vector<KernelSample> synthetic(const std::vector<double>& coef, double dispatch, size_t nfeat, double noise = 0,
-                                    double fixed = 0) {
-  std::vector<KernelSample> out;
-  uint64_t s = 12345;
-  for (int i = 0; i < 60; ++i) {
-    KernelSample k;
-    for (size_t j = 0; j < nfeat; ++j) {
-      s = s * 6364136223846793005ull + 1442695040888963407ull;
-      const double u = static_cast<double>(s >> 11) / 9007199254740992.0;
-      // Features 3, 4, 6 and 7 of conv classes are 0/1 indicators, 5 the log of a lane fill
-      // in (1/4, 1]; the others are logs of sizes.
-      k.x.push_back(j == 5   ? std::log(0.25 + 0.75 * u)
-                    : j >= 3 ? (u < 0.5 ? 0.0 : 1.0)
-                             : std::log(8.0) + u * std::log(4096.0));
-    }
-    double lin = coef[0];
-    for (size_t j = 0; j < nfeat; ++j) lin += coef[j + 1] * k.x[j];
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    const double e = noise * (static_cast<double>(s >> 11) / 9007199254740992.0 - 0.5);
-    k.seconds = dispatch + fixed + std::exp(lin + e);
-    out.push_back(k);
-  }
-  return out;
-}
 
 TEST(KernelTableFit, RecoversKnownCoefficients) {
   // kernels well above the dispatch
@@ -98,25 +73,6 @@ TEST(KernelTableFit, RefusesTooFewSamplesAndBadTimes) {
   EXPECT_FALSE(fit_kernel_class("warp-drive", synthetic({-20.0, 1.0, 0.5}, 0, 2), 0));
 }
 
-std::string device_text(const std::string& kernel_table) {
-  std::ifstream f(std::string(ROOFLENS_SOURCE_DIR) + "/data/devices/epyc-milan-2c.json");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  auto j = nlohmann::json::parse(ss.str());
-  j["kernel_table"] = nlohmann::json::parse(kernel_table);
-  return j.dump();
-}
-
-KernelTable small_table() {
-  KernelTable t;
-  t.backend = "oneDNN test";
-  t.threads = 2;
-  t.dispatch_s = 2e-6;
-  t.classes["gemm"] = *fit_kernel_class("gemm", synthetic({-16.0, 1.0, 0.9, 0.95, 0.2}, 2e-6, 4), 2e-6);
-  t.classes["reorder"] = *fit_kernel_class("reorder", synthetic({-12.0, 1.0, 0.2}, 2e-6, 2), 2e-6);
-  return t;
-}
-
 TEST(KernelTableFile, RoundTripsThroughADeviceFile) {
   auto d = parse_device_json(device_text(kernel_table_json(small_table())), "cpu.json");
   ASSERT_TRUE(d) << d.status().message();
@@ -125,8 +81,6 @@ TEST(KernelTableFile, RoundTripsThroughADeviceFile) {
   EXPECT_NEAR(d->kernel_table->classes.at("gemm").coef[1], 1.0, 1e-6);
   EXPECT_EQ(d->kernel_table->host_clock_hz, 0);  // none written, none read
 }
-
-void expect_refused(const std::string& table, const std::string& field);
 
 TEST(KernelTableFile, TheHostReferenceRoundTripsWithItsClockAndFma) {
   KernelTable t = small_table();
@@ -165,13 +119,6 @@ TEST(KernelTableFile, TheHostReferenceRoundTripsWithItsClockAndFma) {
   EXPECT_EQ(old->kernel_table->host_clock_hz, 0);
 }
 
-void expect_refused(const std::string& table, const std::string& field) {
-  auto d = parse_device_json(device_text(table), "my-cpu.json");
-  ASSERT_FALSE(d) << "accepted: " << table;
-  EXPECT_NE(d.status().message().find("my-cpu.json"), std::string::npos) << d.status().message();
-  EXPECT_NE(d.status().message().find(field), std::string::npos) << d.status().message();
-}
-
 TEST(KernelTableFile, RefusesCorruptOrForeignTables) {
   auto good = nlohmann::json::parse(kernel_table_json(small_table()));
   auto with = [&](auto edit) {
@@ -201,45 +148,6 @@ TEST(KernelTableFile, RefusesCorruptOrForeignTables) {
 // The same for a table fitted before the grouped feature (2026-12-05), and before the
 // activation's per-k share: their coefficients read as 0, so the table predicts as it did;
 // gemm's transcendental likewise.
-// The in-network levels round-trip; a level that is not positive, batches out of order and
-// a level list that is not an array are refused naming the field.
-TEST(KernelTableFile, TheNetworkLevelsRoundTripAndBadOnesAreRefused) {
-  KernelTable t = small_table();
-  t.network_levels = {{1, 1.07, 7, 0.2, {{"depthwise", 1.15}, {"pointwise", 1.01}}}, {8, 1.02, 7, 0.15}};
-  auto d = parse_device_json(device_text(kernel_table_json(t)), "cpu.json");
-  ASSERT_TRUE(d) << d.status().message();
-  EXPECT_EQ(d->kernel_table->network_levels, t.network_levels);
-  auto good = nlohmann::json::parse(kernel_table_json(t));
-  auto with = [&](const nlohmann::json& levels) {
-    auto j = good;
-    j["network_levels"] = levels;
-    return j.dump();
-  };
-  expect_refused(with(nlohmann::json::parse(R"([{"batch": 1, "level": 0}])")), "network_levels[0].level");
-  expect_refused(with(nlohmann::json::parse(R"([{"batch": 8, "level": 1.1}, {"batch": 1, "level": 1.0}])")),
-                 "network_levels[1].batch");
-  expect_refused(with(nlohmann::json::parse(R"({"batch": 1})")), "network_levels");
-  expect_refused(with(nlohmann::json::parse(R"([{"batch": 1, "level": 1, "classes": {"conv": -1}}])")),
-                 "network_levels[0].classes.conv");
-}
-
-// Between measured batches the level is interpolated on log batch; outside them the nearest
-// one holds; a table without levels has level 1.
-TEST(KernelTableFile, TheNetworkLevelAtABatch) {
-  KernelTable t = small_table();
-  EXPECT_EQ(network_level_at(t, 4), 1.0);
-  t.network_levels = {{1, 1.10, 7, 0}, {8, 1.04, 7, 0}};
-  EXPECT_DOUBLE_EQ(network_level_at(t, 1), 1.10);
-  EXPECT_DOUBLE_EQ(network_level_at(t, 8), 1.04);
-  EXPECT_DOUBLE_EQ(network_level_at(t, 256), 1.04);
-  EXPECT_NEAR(network_level_at(t, 2), 1.10 - 0.06 / 3, 1e-12);  // log 2 / log 8 of the way
-  // A class's own level where a batch has one, the batch's overall level where it has not.
-  t.network_levels[0].classes["depthwise"] = 1.30;
-  EXPECT_DOUBLE_EQ(network_level_at(t, 1, "depthwise"), 1.30);
-  EXPECT_DOUBLE_EQ(network_level_at(t, 1, "pointwise"), 1.10);
-  EXPECT_DOUBLE_EQ(network_level_at(t, 8, "depthwise"), 1.04);
-  EXPECT_NEAR(network_level_at(t, 2, "depthwise"), 1.30 - 0.26 / 3, 1e-12);
-}
 
 TEST(KernelTableFile, ATableFittedBeforeTheLaneFillReadsItsCoefficientAsZero) {
   KernelTable t = small_table();
@@ -490,32 +398,6 @@ TEST(KernelTablePredict, NormReluInsideAConcatTakesNoPassOfItsOwn) {
   EXPECT_EQ(own, 1);
 }
 
-// The prediction of one Gemm, [rows, 4096] x [n_out, 4096]^T, on the bundled CPU device with
-// kernel table `t`; `bandwidth` receives that device's memory bandwidth.
-// `g` predicted in fp32 on the test device with table `t`; `l2_bytes` > 0 replaces the device
-// file's L2 per core; `bandwidth`, when given, receives the device's memory bandwidth.
-Expected<Prediction> predict_with_table(Graph g, const KernelTable& t, double l2_bytes = 0,
-                                        double* bandwidth = nullptr) {
-  auto inferred = infer_shapes(g);
-  if (!inferred) return inferred.status();
-  const ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
-  auto j = nlohmann::json::parse(device_text(kernel_table_json(t)));
-  if (l2_bytes > 0) j["cpu"]["l2_bytes"] = l2_bytes;
-  auto d = parse_device_json(j.dump(), "cpu.json");
-  if (!d) return d.status();
-  if (bandwidth) *bandwidth = d->mem_bandwidth;
-  PerfOptions o;
-  o.dtype = "fp32";
-  return predict(g, m, *d, o);
-}
-
-Expected<Prediction> predict_gemm(int64_t rows, int64_t n_out, const KernelTable& t, double* bandwidth = nullptr) {
-  GraphBuilder b("fc");
-  ValueId x = b.input("x", {rows, 4096});
-  b.output(b.add1("Gemm", "fc", {x, b.weight("fc.weight", {n_out, 4096})}, {{"transB", int64_t{1}}}));
-  return predict_with_table(b.finish(), t, 0, bandwidth);
-}
-
 // A fit extrapolated past its samples may promise a layer faster than the machine's peak;
 // the prediction holds such a layer at its FLOPs over the attainable peak and says so.
 TEST(KernelTablePredict, NeverFasterThanTheAttainablePeak) {
@@ -533,28 +415,6 @@ TEST(KernelTablePredict, NeverFasterThanTheAttainablePeak) {
   bool noted = false;
   for (const auto& n : p->notes) noted |= n.find("held at it") != std::string::npos;
   EXPECT_TRUE(noted);
-}
-
-// The table's in-network level multiplies each layer the table times, and a note says so.
-TEST(KernelTablePredict, TheInNetworkLevelScalesTheTablesTimes) {
-  KernelTable t = small_table();
-  auto plain = predict_gemm(64, 1024, t);
-  t.network_levels = {{1, 1.2, 7, 0.1}};
-  auto leveled = predict_gemm(64, 1024, t);
-  ASSERT_TRUE(plain && leveled);
-  ASSERT_EQ(plain->layers.size(), 1u);
-  ASSERT_EQ(plain->layers[0].table_class, "gemm");
-  EXPECT_NEAR(leveled->layers[0].time_s / plain->layers[0].time_s, 1.2, 1e-9);
-  bool noted = false;
-  for (const auto& n : leveled->notes) noted |= n.find("x 1.200") != std::string::npos;
-  EXPECT_TRUE(noted);
-  for (const auto& n : plain->notes) EXPECT_EQ(n.find("inside whole networks"), std::string::npos) << n;
-  // The gemm class's own level replaces the overall one for it.
-  t.network_levels[0].classes["gemm"] = 1.5;
-  auto own = predict_gemm(64, 1024, t);
-  ASSERT_TRUE(own);
-  EXPECT_EQ(own->layers[0].level_class, "gemm");
-  EXPECT_NEAR(own->layers[0].time_s / plain->layers[0].time_s, 1.5, 1e-9);
 }
 
 // Weights that, with the live activations, exceed the cache that keeps them between runs

@@ -1,4 +1,5 @@
-// The kernel table's in-network level: the generated networks build, run through the fusion
+// The kernel table's in-network level: it round-trips through a device file, is read at a
+// batch and scales the table's times; the generated networks build, run through the fusion
 // passes and land every costed layer in a kernel class, covering the classes CNNs use; the
 // level is measured on this machine's oneDNN and bad requests are refused.
 #include <gtest/gtest.h>
@@ -6,6 +7,7 @@
 #include <cmath>
 #include <set>
 
+#include "kernel_table_support.h"
 #include "rooflens/analysis/network_level.h"
 #include "rooflens/calibration/level_networks.h"
 #include "rooflens/cost/cost.h"
@@ -15,6 +17,68 @@
 
 namespace rooflens {
 namespace {
+
+// The in-network levels round-trip; a level that is not positive, batches out of order and
+// a level list that is not an array are refused naming the field.
+TEST(KernelTableFile, TheNetworkLevelsRoundTripAndBadOnesAreRefused) {
+  KernelTable t = small_table();
+  t.network_levels = {{1, 1.07, 7, 0.2, {{"depthwise", 1.15}, {"pointwise", 1.01}}}, {8, 1.02, 7, 0.15}};
+  auto d = parse_device_json(device_text(kernel_table_json(t)), "cpu.json");
+  ASSERT_TRUE(d) << d.status().message();
+  EXPECT_EQ(d->kernel_table->network_levels, t.network_levels);
+  auto good = nlohmann::json::parse(kernel_table_json(t));
+  auto with = [&](const nlohmann::json& levels) {
+    auto j = good;
+    j["network_levels"] = levels;
+    return j.dump();
+  };
+  expect_refused(with(nlohmann::json::parse(R"([{"batch": 1, "level": 0}])")), "network_levels[0].level");
+  expect_refused(with(nlohmann::json::parse(R"([{"batch": 8, "level": 1.1}, {"batch": 1, "level": 1.0}])")),
+                 "network_levels[1].batch");
+  expect_refused(with(nlohmann::json::parse(R"({"batch": 1})")), "network_levels");
+  expect_refused(with(nlohmann::json::parse(R"([{"batch": 1, "level": 1, "classes": {"conv": -1}}])")),
+                 "network_levels[0].classes.conv");
+}
+
+// Between measured batches the level is interpolated on log batch; outside them the nearest
+// one holds; a table without levels has level 1.
+TEST(KernelTableFile, TheNetworkLevelAtABatch) {
+  KernelTable t = small_table();
+  EXPECT_EQ(network_level_at(t, 4), 1.0);
+  t.network_levels = {{1, 1.10, 7, 0}, {8, 1.04, 7, 0}};
+  EXPECT_DOUBLE_EQ(network_level_at(t, 1), 1.10);
+  EXPECT_DOUBLE_EQ(network_level_at(t, 8), 1.04);
+  EXPECT_DOUBLE_EQ(network_level_at(t, 256), 1.04);
+  EXPECT_NEAR(network_level_at(t, 2), 1.10 - 0.06 / 3, 1e-12);  // log 2 / log 8 of the way
+  // A class's own level where a batch has one, the batch's overall level where it has not.
+  t.network_levels[0].classes["depthwise"] = 1.30;
+  EXPECT_DOUBLE_EQ(network_level_at(t, 1, "depthwise"), 1.30);
+  EXPECT_DOUBLE_EQ(network_level_at(t, 1, "pointwise"), 1.10);
+  EXPECT_DOUBLE_EQ(network_level_at(t, 8, "depthwise"), 1.04);
+  EXPECT_NEAR(network_level_at(t, 2, "depthwise"), 1.30 - 0.26 / 3, 1e-12);
+}
+
+// The table's in-network level multiplies each layer the table times, and a note says so.
+TEST(KernelTablePredict, TheInNetworkLevelScalesTheTablesTimes) {
+  KernelTable t = small_table();
+  auto plain = predict_gemm(64, 1024, t);
+  t.network_levels = {{1, 1.2, 7, 0.1}};
+  auto leveled = predict_gemm(64, 1024, t);
+  ASSERT_TRUE(plain && leveled);
+  ASSERT_EQ(plain->layers.size(), 1u);
+  ASSERT_EQ(plain->layers[0].table_class, "gemm");
+  EXPECT_NEAR(leveled->layers[0].time_s / plain->layers[0].time_s, 1.2, 1e-9);
+  bool noted = false;
+  for (const auto& n : leveled->notes) noted |= n.find("x 1.200") != std::string::npos;
+  EXPECT_TRUE(noted);
+  for (const auto& n : plain->notes) EXPECT_EQ(n.find("inside whole networks"), std::string::npos) << n;
+  // The gemm class's own level replaces the overall one for it.
+  t.network_levels[0].classes["gemm"] = 1.5;
+  auto own = predict_gemm(64, 1024, t);
+  ASSERT_TRUE(own);
+  EXPECT_EQ(own->layers[0].level_class, "gemm");
+  EXPECT_NEAR(own->layers[0].time_s / plain->layers[0].time_s, 1.5, 1e-9);
+}
 
 TEST(LevelNetworks, EveryNetworkBuildsAndItsLayersHaveKernelClasses) {
   std::set<std::string> classes, names;
