@@ -30,10 +30,15 @@ void add_class_times(const Measurement& meas, const Prediction& p, double drift,
   for (const auto& L : meas.layers) {
     auto it = predicted.find(L.name);
     if (it == predicted.end() || it->second->level_class.empty() || !(it->second->time_s > 0)) continue;
-    LevelClassTime& c = t->classes[it->second->level_class];
-    c.measured_s += scale * L.time_s;
-    c.predicted_s += it->second->time_s / drift;
-    ++c.layers;
+    const LayerPrediction& p = *it->second;
+    std::vector<std::string> keys = {p.level_class};
+    if (p.level_position > 0) keys.push_back(level_point_key(p.level_class, p.level_position));
+    for (const std::string& key : keys) {
+      LevelClassTime& c = t->classes[key];
+      c.measured_s += scale * L.time_s;
+      c.predicted_s += p.time_s / drift;
+      ++c.layers;
+    }
   }
 }
 

@@ -189,6 +189,8 @@ std::vector<LevelNetwork> level_networks(int64_t batch) {
                                               {{40, 1}, {80, 2}, {160, 2}, {320, 1}}, 4, 0)});
   out.push_back({"grouped", bottleneck_net("level_grouped", batch, regnet_stem, 32,
                                            {{48, 1}, {112, 2}, {256, 3}, {592, 1}}, 1, 16)});
+  out.push_back({"grouped_wide", bottleneck_net("level_grouped_wide", batch, resnet_stem, 48,
+                                                {{192, 1}, {384, 1}, {768, 1}, {1536, 1}}, 1, 96)});
   out.push_back({"inverted", inverted_net("level_inverted", batch,
                                           {{1, 16, 1, 1, 3},
                                            {6, 24, 2, 2, 3},

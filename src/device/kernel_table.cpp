@@ -1,6 +1,7 @@
 // The measured kernel table of a device file (see kernel_table.h).
 #include "rooflens/device/kernel_table.h"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -107,6 +108,16 @@ Expected<KernelFit> parse_fit(const json& c, const std::string& file, const std:
   return f;
 }
 
+// A key of NetworkLevel::classes: a kernel class or conv_grouped, optionally "@N" (N > 0).
+bool is_level_key(const std::string& key) {
+  const size_t at = key.find('@');
+  const std::string cls = key.substr(0, at);
+  if (cls != kGroupedLevelClass && !kernel_class_features().count(cls)) return false;
+  if (at == std::string::npos) return true;
+  const std::string n = key.substr(at + 1);
+  return !n.empty() && n.size() <= 6 && n.find_first_not_of("0123456789") == std::string::npos && std::stoi(n) > 0;
+}
+
 // "network_levels": [{batch, level, networks, spread}], batches ascending and distinct.
 Expected<std::vector<NetworkLevel>> parse_network_levels(const json& a, const std::string& file) {
   if (!a.is_array()) return field_error(file, "network_levels", "must be an array of {batch, level, networks, spread}");
@@ -134,6 +145,9 @@ Expected<std::vector<NetworkLevel>> parse_network_levels(const json& a, const st
     if (e.contains("classes")) {
       if (!e["classes"].is_object()) return field_error(file, path + ".classes", "must be an object class -> level");
       for (const auto& [name, x] : e["classes"].items()) {
+        if (!is_level_key(name))
+          return field_error(file, path + ".classes." + name,
+                             "not a level class (a kernel class or conv_grouped, optionally @ a positive integer)");
         auto c = finite(x, file, path + ".classes." + name);
         if (!c) return c.status();
         if (*c <= 0) return field_error(file, path + ".classes." + name, "must be positive");
@@ -241,13 +255,50 @@ Expected<KernelTable> parse_kernel_table(const std::string& json_text, const std
   return t;
 }
 
-double network_level_at(const KernelTable& t, int64_t batch, const std::string& cls) {
+std::string level_point_key(const std::string& cls, double position) {
+  return cls + "@" + std::to_string(std::llround(position));
+}
+
+namespace {
+
+// The class's levels by position in `l` (position, level), ascending.
+std::vector<std::pair<double, double>> level_points(const NetworkLevel& l, const std::string& cls) {
+  std::vector<std::pair<double, double>> out;
+  const std::string prefix = cls + "@";
+  for (auto it = l.classes.lower_bound(prefix); it != l.classes.end() && it->first.rfind(prefix, 0) == 0; ++it)
+    out.emplace_back(std::stod(it->first.substr(prefix.size())), it->second);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Interpolated on log position, the nearest point's outside them.
+double at_position(const std::vector<std::pair<double, double>>& pts, double position) {
+  if (position <= pts.front().first) return pts.front().second;
+  if (position >= pts.back().first) return pts.back().second;
+  size_t i = 1;
+  while (pts[i].first < position) ++i;
+  const auto [x0, y0] = pts[i - 1];
+  const auto [x1, y1] = pts[i];
+  return y0 + (y1 - y0) * std::log(position / x0) / std::log(x1 / x0);
+}
+
+double level_in(const NetworkLevel& l, const std::string& cls, double position) {
+  if (cls.empty()) return l.level;
+  if (position > 0) {
+    const auto pts = level_points(l, cls);
+    if (!pts.empty()) return at_position(pts, position);
+  }
+  if (cls == kGroupedLevelClass) return l.level;
+  auto it = l.classes.find(cls);
+  return it != l.classes.end() ? it->second : l.level;
+}
+
+}  // namespace
+
+double network_level_at(const KernelTable& t, int64_t batch, const std::string& cls, double position) {
   const auto& v = t.network_levels;
   if (v.empty()) return 1;
-  auto of = [&](const NetworkLevel& l) {
-    auto it = l.classes.find(cls);
-    return it != l.classes.end() ? it->second : l.level;
-  };
+  auto of = [&](const NetworkLevel& l) { return level_in(l, cls, position); };
   if (batch <= v.front().batch) return of(v.front());
   if (batch >= v.back().batch) return of(v.back());
   size_t i = 1;

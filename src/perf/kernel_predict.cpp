@@ -194,11 +194,17 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r, 
   return k;
 }
 
-std::string level_class(const LayerKernel& k) {
+LevelKey level_key(const Graph& g, const LayerReport& r, const LayerKernel& k) {
+  if (k.cls != "conv" && k.cls != "pointwise") return {k.cls, 0};
   const auto& f = kernel_class_features().at("conv");
   const auto grouped = std::find(f.begin(), f.end(), "grouped") - f.begin();
-  if (k.cls == "conv" && static_cast<size_t>(grouped) < k.x.size() && k.x[grouped] == 1) return "";
-  return k.cls;
+  if (k.cls == "conv" && static_cast<size_t>(grouped) < k.x.size() && k.x[grouped] == 1) {
+    const Value& w = g.value(g.node(r.nodes.front()).inputs[1]);
+    return {kGroupedLevelClass, w.shape && w.shape->size() > 1 ? static_cast<double>((*w.shape)[1]) : 0};
+  }
+  if (r.out_shapes.empty() || r.out_shapes.front().size() != 4) return {k.cls, 0};
+  const Shape& y = r.out_shapes.front();
+  return {k.cls, std::sqrt(static_cast<double>(y[2]) * static_cast<double>(y[3]))};
 }
 
 LayerKernel timed_kernel(const std::map<std::string, KernelFit>& fits, const LayerKernel& k) {

@@ -1,9 +1,11 @@
 // predict(): a model's time on a device, layer by layer, with what bounds each layer
 // (perf/model.h; docs/perf-model.md).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -132,16 +134,29 @@ double exposed_stream_share(double kernel_over_stream) {
 // What the in-network level multiplied the table's times by at `batch`.
 std::string level_note(const KernelTable& t, int64_t batch) {
   std::set<std::string> classes;
+  std::map<std::string, std::set<std::string>> positioned;  // class -> its positions
   for (const NetworkLevel& l : t.network_levels)
-    for (const auto& [c, v] : l.classes) classes.insert(c);
+    for (const auto& [c, v] : l.classes) {
+      const size_t at = c.find('@');
+      if (at == std::string::npos) {
+        if (c != kGroupedLevelClass) classes.insert(c);
+      } else {
+        positioned[c.substr(0, at)].insert(c.substr(at + 1));
+      }
+    }
   std::string per;
   for (const std::string& c : classes)
     per += fmt::format("{}{} {:.3f}", per.empty() ? "" : ", ", c, network_level_at(t, batch, c));
+  std::string by;
+  for (const auto& [c, ns] : positioned)
+    by += fmt::format("{}{} at {} {} ({})", by.empty() ? "" : ", ", c,
+                      c == kGroupedLevelClass ? "channels per group" : "output sides", fmt::join(ns, "/"),
+                      c == kGroupedLevelClass ? "interpolated" : "interpolated, in place of the class's");
   return fmt::format(
-      "table times x {:.3f}, the table's level inside whole networks at batch {}{}: measured on generated networks "
-      "when "
-      "it was probed (kernel_table.network_levels)",
-      network_level_at(t, batch), batch, per.empty() ? "" : " (per class: " + per + "; other classes the overall)");
+      "table times x {:.3f}, the table's level inside whole networks at batch {}{}{}: measured on generated networks "
+      "when it was probed (kernel_table.network_levels)",
+      network_level_at(t, batch), batch, per.empty() ? "" : " (per class: " + per + "; other classes the overall)",
+      by.empty() ? "" : "; by position: " + by);
 }
 
 // A CPU with a measured kernel table: layer times from the table (bounds and flags still
@@ -212,8 +227,8 @@ class TableTiming {
     // The table's level inside a network, on the whole layer time, weights' stream included
     // (on the fit's time alone, before the stream: 76% of the zoo within +-10% at batch 1
     // against 80%, the same 80% at batch 8; docs/generated/validate-cpu-2026-12-06).
-    const std::string lc = level_class(*k);
-    *t_table *= network_level_at(table, batch_, lc);
+    const LevelKey lk = level_key(g_, r, *k);
+    *t_table *= network_level_at(table, batch_, lk.cls, lk.position);
     // A power law extrapolated past its samples can promise more than the machine has:
     // no layer is predicted faster than its FLOPs at the unit's attainable peak.
     const double floor_s = L.peak_used > 0 ? static_cast<double>(L.flops) / L.peak_used : 0;
@@ -223,7 +238,8 @@ class TableTiming {
     }
     L.time_s = std::max(*t_table, floor_s);
     L.table_class = k->cls;
-    L.level_class = lc;
+    L.level_class = lk.cls;
+    L.level_position = lk.position;
     L.layout_conversions = static_cast<int>(conversions_[i].size());
     ++table_layers_;
   }

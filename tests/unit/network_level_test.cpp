@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "kernel_table_support.h"
@@ -22,7 +23,8 @@ namespace {
 // a level list that is not an array are refused naming the field.
 TEST(KernelTableFile, TheNetworkLevelsRoundTripAndBadOnesAreRefused) {
   KernelTable t = small_table();
-  t.network_levels = {{1, 1.07, 7, 0.2, {{"depthwise", 1.15}, {"pointwise", 1.01}}}, {8, 1.02, 7, 0.15}};
+  t.network_levels = {{1, 1.07, 7, 0.2, {{"depthwise", 1.15}, {"pointwise", 1.01}, {"pointwise@14", 1.2}}},
+                      {8, 1.02, 7, 0.15, {{"conv_grouped@16", 1.4}}}};
   auto d = parse_device_json(device_text(kernel_table_json(t)), "cpu.json");
   ASSERT_TRUE(d) << d.status().message();
   EXPECT_EQ(d->kernel_table->network_levels, t.network_levels);
@@ -38,6 +40,11 @@ TEST(KernelTableFile, TheNetworkLevelsRoundTripAndBadOnesAreRefused) {
   expect_refused(with(nlohmann::json::parse(R"({"batch": 1})")), "network_levels");
   expect_refused(with(nlohmann::json::parse(R"([{"batch": 1, "level": 1, "classes": {"conv": -1}}])")),
                  "network_levels[0].classes.conv");
+  // A key that is not a kernel class or conv_grouped, or whose position is not a positive integer.
+  for (const char* key : {"winograd", "winograd@7", "pointwise@", "pointwise@0", "pointwise@7x7", "pointwise@-7"})
+    expect_refused(
+        with(nlohmann::json::parse(std::string(R"([{"batch": 1, "level": 1, "classes": {")") + key + R"(": 1.1}}])")),
+        std::string("network_levels[0].classes.") + key);
 }
 
 // Between measured batches the level is interpolated on log batch; outside them the nearest
@@ -56,6 +63,34 @@ TEST(KernelTableFile, TheNetworkLevelAtABatch) {
   EXPECT_DOUBLE_EQ(network_level_at(t, 1, "pointwise"), 1.10);
   EXPECT_DOUBLE_EQ(network_level_at(t, 8, "depthwise"), 1.04);
   EXPECT_NEAR(network_level_at(t, 2, "depthwise"), 1.30 - 0.26 / 3, 1e-12);
+}
+
+// A class with levels at positions: interpolated on log position between them, the nearest
+// one's outside them, in place of the class's own; a class without any takes its own level
+// at every position; grouped convolutions never take their class's plain level.
+TEST(KernelTableFile, TheNetworkLevelAtAPosition) {
+  KernelTable t = small_table();
+  t.network_levels = {{1,
+                       1.10,
+                       8,
+                       0,
+                       {{"pointwise", 1.05},
+                        {"pointwise@7", 1.30},
+                        {"pointwise@28", 1.00},
+                        {"conv", 0.95},
+                        {"conv_grouped", 1.6},
+                        {"conv_grouped@16", 1.5}}}};
+  EXPECT_DOUBLE_EQ(network_level_at(t, 1, "pointwise", 7), 1.30);
+  EXPECT_DOUBLE_EQ(network_level_at(t, 1, "pointwise", 28), 1.00);
+  EXPECT_NEAR(network_level_at(t, 1, "pointwise", 14), 1.15, 1e-12);  // halfway on log side
+  EXPECT_DOUBLE_EQ(network_level_at(t, 1, "pointwise", 1), 1.30);
+  EXPECT_DOUBLE_EQ(network_level_at(t, 1, "pointwise", 112), 1.00);
+  EXPECT_DOUBLE_EQ(network_level_at(t, 1, "pointwise"), 1.05);  // no position: the class's own
+  EXPECT_DOUBLE_EQ(network_level_at(t, 1, "conv", 14), 0.95);
+  EXPECT_DOUBLE_EQ(network_level_at(t, 1, "conv_grouped", 96), 1.5);
+  t.network_levels[0].classes.erase("conv_grouped@16");
+  EXPECT_DOUBLE_EQ(network_level_at(t, 1, "conv_grouped", 96), 1.10);
+  EXPECT_DOUBLE_EQ(network_level_at(t, 1, "pointwise@", 7), 1.10);  // not a class: the overall level
 }
 
 // The table's in-network level multiplies each layer the table times, and a note says so.
@@ -82,7 +117,8 @@ TEST(KernelTablePredict, TheInNetworkLevelScalesTheTablesTimes) {
 
 TEST(LevelNetworks, EveryNetworkBuildsAndItsLayersHaveKernelClasses) {
   std::set<std::string> classes, names;
-  bool grouped = false;
+  std::set<double> grouped_widths;
+  std::map<std::string, std::set<double>> sides;
   for (LevelNetwork& n : level_networks(8)) {
     names.insert(n.name);
     auto inferred = infer_shapes(n.graph);
@@ -95,18 +131,27 @@ TEST(LevelNetworks, EveryNetworkBuildsAndItsLayersHaveKernelClasses) {
       auto k = classify_layer(n.graph, r, 16);
       ASSERT_TRUE(k) << n.name << ": " << r.name << " (" << r.op << ")";
       classes.insert(k->cls);
+      const LevelKey key = level_key(n.graph, r, *k);
       if (k->cls == "conv" && k->x.size() > 6 && k->x[6] == 1) {
-        grouped = true;
-        EXPECT_EQ(level_class(*k), "") << r.name << ": a grouped convolution takes the overall level";
+        grouped_widths.insert(key.position);
+        EXPECT_EQ(key.cls, "conv_grouped") << r.name;
       } else {
-        EXPECT_EQ(level_class(*k), k->cls) << r.name;
+        EXPECT_EQ(key.cls, k->cls) << r.name;
+        if (k->cls == "conv" || k->cls == "pointwise")
+          sides[k->cls].insert(key.position);
+        else
+          EXPECT_EQ(key.position, 0) << r.name;
       }
     }
   }
-  EXPECT_EQ(names.size(), 7u);
+  EXPECT_EQ(names.size(), 8u);
+  EXPECT_EQ(grouped_widths, (std::set<double>{16, 96}));
+  // The positions are the outputs' sides: the networks have the 224x224 input's 112 to 7
+  // (and 1, the squeeze-excite's 1x1s).
+  EXPECT_EQ(sides["conv"], (std::set<double>{7, 14, 28, 56, 112}));
+  EXPECT_EQ(sides["pointwise"], (std::set<double>{1, 7, 14, 28, 56, 112}));
   for (const char* c : {"stem", "conv", "pointwise", "depthwise", "gemm_skinny", "pool", "eltwise", "move"})
     EXPECT_TRUE(classes.count(c)) << "no " << c << " layer";
-  EXPECT_TRUE(grouped) << "no grouped convolution";
 }
 
 DeviceSpec device_with_small_table() {
@@ -150,12 +195,28 @@ TEST(NetworkLevel, MeasuredOnOneDnn) {
   EXPECT_DOUBLE_EQ(r->levels[0].level, t.measured_s / t.predicted_s);
   EXPECT_EQ(r->levels[0].spread, 0);
   // The table timed the 1x1 convolutions only: their class has its own level, the sum of
-  // their measured times (the profile scaled to the end-to-end time) over their predicted.
-  ASSERT_EQ(t.classes.size(), 1u);
+  // their measured times (the profile scaled to the end-to-end time) over their predicted,
+  // and so has each output side with enough of them ("pointwise@N"); the sides' sums add up
+  // to the class's.
+  ASSERT_TRUE(t.classes.count("pointwise"));
   const LevelClassTime& pw = t.classes.at("pointwise");
   EXPECT_GE(pw.layers, kMinLevelLayers);
   EXPECT_LE(pw.measured_s, t.measured_s * (1 + 1e-9));
-  ASSERT_EQ(r->levels[0].classes.size(), 1u);
+  LevelClassTime sides;
+  for (const auto& [key, c] : t.classes) {
+    if (key == "pointwise") continue;
+    EXPECT_EQ(key.rfind("pointwise@", 0), 0u) << key;
+    sides.measured_s += c.measured_s;
+    sides.predicted_s += c.predicted_s;
+    sides.layers += c.layers;
+    if (c.layers >= kMinLevelLayers)
+      EXPECT_DOUBLE_EQ(r->levels[0].classes.at(key), c.measured_s / c.predicted_s);
+    else
+      EXPECT_FALSE(r->levels[0].classes.count(key)) << key;
+  }
+  EXPECT_EQ(sides.layers, pw.layers);
+  EXPECT_NEAR(sides.measured_s, pw.measured_s, 1e-9 * pw.measured_s);
+  EXPECT_NEAR(sides.predicted_s, pw.predicted_s, 1e-9 * pw.predicted_s);
   EXPECT_DOUBLE_EQ(r->levels[0].classes.at("pointwise"), pw.measured_s / pw.predicted_s);
 }
 

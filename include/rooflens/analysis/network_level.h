@@ -23,7 +23,8 @@ struct NetworkLevelOptions {
   std::function<void(const std::string&)> progress;
 };
 
-// A network's layers of one level class (perf/kernel_predict.h, level_class).
+// A network's layers of one level class, or of one class at one position (CLASS@N; perf/
+// kernel_predict.h, level_key).
 struct LevelClassTime {
   double measured_s = 0;   // its layers' times, scaled so the network's layers sum to its end-to-end time
   double predicted_s = 0;  // the table's (no level), at the host's state

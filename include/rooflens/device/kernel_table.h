@@ -67,16 +67,17 @@ struct KernelFit {
 // predicts for them at the host's state; measured by `probe cpu --kernels` right after the
 // fits. Each shape is timed in a loop of its own, its weights and input warm; in a network
 // every layer follows others that used the caches and the cores (docs/perf-model.md).
-// Per level class (`level_class` in perf/kernel_predict.h: the table's class; grouped
-// convolutions have none), the networks' layers of that class: their measured time
-// (each network's layer times scaled to sum to its end-to-end time) over the table's; a class
-// with fewer than kMinLevelLayers layers among them has none and takes `level`.
+// Per level class (`level_key` in perf/kernel_predict.h: the table's class, conv_grouped for
+// grouped convolutions), and per class and position ("pointwise@14": conv and pointwise by
+// their output's side, conv_grouped by its channels per group), the networks' layers of it:
+// their measured time (each network's layer times scaled to sum to its end-to-end time) over
+// the table's; one with fewer than kMinLevelLayers layers among them has none.
 struct NetworkLevel {
   int64_t batch = 1;
   double level = 1;                       // median over the networks of measured time / predicted time
   int networks = 0;                       // how many it is the median of
   double spread = 0;                      // (largest - smallest) / median of the networks' ratios
-  std::map<std::string, double> classes;  // level class -> its level (empty in the first such tables)
+  std::map<std::string, double> classes;  // level class or CLASS@N -> its level (empty in the first such tables)
 #if ROOFLENS_FIELDWISE_EQUALITY
   bool operator==(const NetworkLevel&) const = default;
 #endif
@@ -164,10 +165,23 @@ const std::map<std::string, std::vector<std::string>>& kernel_class_features();
 
 inline constexpr int kMinLevelLayers = 3;
 
-// The in-network level at `batch` of a layer of level class `cls` (the class's own where the
-// measured batch has one, else that batch's `level`; "" for `level`): interpolated on log
+// The level class of grouped convolutions (kernel class conv with `grouped` 1): its levels
+// are kept by group width only, since a level at one width says nothing of another (16
+// channels per group read 1.53x the fit at batch 1 on 2026-12-06; RegNets of 112-264 read
+// 0.8-1.0x).
+inline constexpr const char* kGroupedLevelClass = "conv_grouped";
+
+// The key of a level class's level at one position on its axis (perf/kernel_predict.h,
+// level_key: the output's side for conv and pointwise, the channels per group for
+// conv_grouped): "CLASS@N", N the position rounded to an integer.
+std::string level_point_key(const std::string& cls, double position);
+
+// The in-network level at `batch` of a layer of level class `cls` at `position` (0: none).
+// Per measured batch: where the class has levels at positions ("CLASS@N"), interpolated on log
+// position between them (the nearest one's outside them); else the class's own (not for
+// kGroupedLevelClass); else that batch's `level` ("" for `level`). Then interpolated on log
 // batch between the measured batches, the nearest one's outside them; 1 when the table has none.
-double network_level_at(const KernelTable& t, int64_t batch, const std::string& cls = "");
+double network_level_at(const KernelTable& t, int64_t batch, const std::string& cls = "", double position = 0);
 
 // Parses the "kernel_table" object of a device file. An unknown class, another feature
 // list, a wrong coefficient count, a non-finite number or another schema is an error

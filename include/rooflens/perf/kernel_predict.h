@@ -27,13 +27,18 @@ struct LayerKernel {
 // (KernelTable::simd_lanes): the block convolutions pad their output channels to; 0 leaves
 // log_cols_fill 0.
 std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r, int simd_lanes);
-// The class a layer's in-network level is kept under (KernelTable::network_levels): its
-// class; "" (the overall level) for a grouped convolution, whose in-network level follows
-// its group width, of which the generated networks have one (16 channels: their grouped
-// convolutions read 1.53x the fit at batch 1 and 1.82x at batch 8 on 2026-12-06, and a
-// level of its own put RegNets of 56-264 channels per group 12-22% slow, ResNeXts of 4-8
-// still 13-18% fast).
-std::string level_class(const LayerKernel& k);
+// Where a layer's in-network level is kept (KernelTable::network_levels): its class, and its
+// position on that class's axis (0: none). A grouped convolution is kGroupedLevelClass at its
+// channels per group (its level follows the width: 16 channels read 1.4-1.6x the fit in
+// RegNets at batch 1 on 2026-12-06, 112-264 channels 0.8-1.0x); a dense kxk or 1x1
+// convolution is its class at its output's side (sqrt of its pixels per image: 7x7 and 14x14
+// 1x1s read 1.15-1.3x the fit inside networks, 28x28 and 56x56 ones 1.0x). Other classes
+// have no position.
+struct LevelKey {
+  std::string cls;
+  double position = 0;
+};
+LevelKey level_key(const Graph& g, const LayerReport& r, const LayerKernel& k);
 // The kernel as `fits` can time it: `k` itself, or its fallback when `fits` lacks k's class.
 LayerKernel timed_kernel(const std::map<std::string, KernelFit>& fits, const LayerKernel& k);
 
