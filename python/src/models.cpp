@@ -102,6 +102,16 @@ py::dict prediction_layer_dict(const LayerPrediction& L) {
   d["flags"] = L.flags;
   d["wave_efficiency"] = L.wave_efficiency;
   d["split_k"] = L.split_k;
+  if (L.table_class.empty()) {
+    d["kernel_table"] = py::none();
+  } else {  // timed by a measured kernel table: its class and in-network level
+    py::dict kt;
+    kt["class"] = L.table_class;
+    kt["level_class"] = L.level_class;
+    kt["level_position"] = L.level_position;
+    kt["level"] = L.level;
+    d["kernel_table"] = kt;
+  }
   return d;
 }
 

@@ -228,7 +228,8 @@ class TableTiming {
     // (on the fit's time alone, before the stream: 76% of the zoo within +-10% at batch 1
     // against 80%, the same 80% at batch 8; docs/generated/validate-cpu-2026-12-06).
     const LevelKey lk = level_key(g_, r, *k);
-    *t_table *= network_level_at(table, batch_, lk.cls, lk.position);
+    L.level = network_level_at(table, batch_, lk.cls, lk.position);
+    *t_table *= L.level;
     // A power law extrapolated past its samples can promise more than the machine has:
     // no layer is predicted faster than its FLOPs at the unit's attainable peak.
     const double floor_s = L.peak_used > 0 ? static_cast<double>(L.flops) / L.peak_used : 0;

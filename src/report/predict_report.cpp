@@ -125,6 +125,11 @@ nlohmann::json predict_json(const Prediction& p, bool with_layers) {
                         {"achieved_flops", L.achieved_flops},
                         {"why", L.why},
                         {"flags", L.flags}});
+      if (!L.table_class.empty())  // timed by a measured kernel table: its class and in-network level
+        layers.back()["kernel_table"] = {{"class", L.table_class},
+                                         {"level_class", L.level_class},
+                                         {"level_position", L.level_position},
+                                         {"level", L.level}};
     }
     j["layers"] = std::move(layers);
   }

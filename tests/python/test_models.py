@@ -1,5 +1,7 @@
 """Models from Python: load, analyze, predict, devices, fold, whatif, doctor, study, measure."""
+import json
 import math
+import os
 import threading
 
 import pytest
@@ -116,6 +118,31 @@ def test_predict_roofline_svg(alexnet):
     p = rooflens.predict(alexnet, batch=8)
     svg = p._repr_svg_()
     assert svg.lstrip().startswith("<svg") or "<svg" in svg[:200]
+
+
+def test_predict_layers_say_what_the_kernel_table_did(alexnet, tmp_path):
+    # A CPU device whose measured kernel table times matrix products only, with an in-network
+    # level of 1.5 for them: AlexNet's classifier layers name the class and the level, the
+    # convolutions (timed by the roofline) have none.
+    from conftest import SOURCE
+    with open(os.path.join(SOURCE, "data", "devices", "epyc-milan-2c.json")) as f:
+        dev = json.load(f)
+    dev["kernel_table"] = {
+        "schema": "rooflens.kernel_table/1", "backend": "oneDNN test", "threads": 2, "dtype": "fp32",
+        "dispatch_s": 2e-6,
+        "classes": {"gemm": {"features": ["log_rows", "log_cols", "log_k", "transcendental"],
+                             "coef": [-20.0, 1.0, 0.9, 0.95, 0.0]}},
+        "network_levels": [{"batch": 1, "level": 1.1, "classes": {"gemm": 1.5}}],
+    }
+    path = tmp_path / "cpu.json"
+    path.write_text(json.dumps(dev))
+    p = rooflens.predict(alexnet, device=str(path), dtype="fp32", batch=1)
+    timed = [L for L in p.layers if L.kernel_table]
+    assert len(timed) == 3  # the three fully connected layers
+    for L in timed:
+        assert L.kernel_table["class"] == "gemm" and L.kernel_table["level_class"] == "gemm"
+        assert L.kernel_table["level"] == pytest.approx(1.5) and L.kernel_table["level_position"] == 0
+    assert all(L.kernel_table is None for L in p.layers if L not in timed)
 
 
 def test_predict_custom_device(alexnet):

@@ -15,6 +15,7 @@
 #include "rooflens/exec/backend.h"
 #include "rooflens/passes/infer_shapes.h"
 #include "rooflens/perf/kernel_predict.h"
+#include "rooflens/report/predict_report.h"
 
 namespace rooflens {
 namespace {
@@ -112,7 +113,20 @@ TEST(KernelTablePredict, TheInNetworkLevelScalesTheTablesTimes) {
   auto own = predict_gemm(64, 1024, t);
   ASSERT_TRUE(own);
   EXPECT_EQ(own->layers[0].level_class, "gemm");
+  EXPECT_EQ(own->layers[0].level, 1.5);
   EXPECT_NEAR(own->layers[0].time_s / plain->layers[0].time_s, 1.5, 1e-9);
+  // The layer's JSON names the class that timed it and the level it took; roofline-timed
+  // layers have no "kernel_table".
+  const auto j = report::predict_json(*own);
+  ASSERT_EQ(j["layers"].size(), 1u);
+  EXPECT_EQ(j["layers"][0]["kernel_table"]["class"], "gemm");
+  EXPECT_EQ(j["layers"][0]["kernel_table"]["level_class"], "gemm");
+  EXPECT_EQ(j["layers"][0]["kernel_table"]["level"], 1.5);
+  KernelTable no_gemm = small_table();
+  no_gemm.classes.erase("gemm");
+  auto roofline = predict_gemm(64, 1024, no_gemm);
+  ASSERT_TRUE(roofline);
+  EXPECT_FALSE(report::predict_json(*roofline)["layers"][0].contains("kernel_table"));
 }
 
 TEST(LevelNetworks, EveryNetworkBuildsAndItsLayersHaveKernelClasses) {

@@ -76,6 +76,7 @@ struct LayerPrediction {
   std::string table_class;             // class of the measured kernel table that timed it, if one did
   std::string level_class;             // its in-network level's class (perf/kernel_predict.h), if the table timed it
   double level_position = 0;           // and its position on that class's axis (0: none)
+  double level = 1;                    // the in-network level its table time was multiplied by (1: none)
   std::string layer_class;             // perf/layer_class.h: attention, softmax, layernorm, batched_gemm, ...
   int layout_conversions = 0;          // reorders the CPU backend adds before it (kernel table only)
   double bw_efficiency = 1;
