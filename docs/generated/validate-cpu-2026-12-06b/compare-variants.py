@@ -1,6 +1,6 @@
 # Fidelity of each level variant (level-variants.sh) against the normalised medians of each
-# pair of runs (run1-bN.json, run2-bN.json). Usage: compare-variants.py FOLDER
-import json, statistics, sys
+# pair of runs (run1-bN.json, run2-bN.json where there is one). Usage: compare-variants.py FOLDER
+import json, os, statistics, sys
 
 d = sys.argv[1]
 print("| variant | run | batch | median abs error | within 10% | within 25% | one common scale: within 10% |")
@@ -8,6 +8,8 @@ print("|---|---|---:|---:|---:|---:|---:|")
 for v in ("none", "per-class", "by-position"):
     for run in (1, 2):
         for b in (1, 8):
+            if not os.path.exists(f"{d}/run{run}-b{b}.json"):
+                continue
             meas = {m["name"]: m["normalized"] for m in json.load(open(f"{d}/run{run}-b{b}.json"))["models"] if m.get("runs")}
             pred = {r["model"]: r["throughput"] for r in json.load(open(f"{d}/variants/{v}-b{b}.json"))}
             ratio = [pred[n] / meas[n] for n in meas if n in pred]

@@ -28,4 +28,4 @@ for v in none per-class by-position; do
   done
   rm $D/variants/$v.json
 done
-python3 "$D/compare-variants.py" "$D" > $D/variants.md
+python3 docs/generated/validate-cpu-2026-12-06b/compare-variants.py "$D" > $D/variants.md
