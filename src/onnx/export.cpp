@@ -15,7 +15,10 @@
 namespace rooflens {
 namespace {
 
+// ONNX's TensorProto.DataType code of `t`; 0 (UNDEFINED) for a dtype the graph does not know
+// (a graph built in code, not through infer_shapes), never the first code the IR lacks.
 int onnx_code(DType t) {
+  if (t == DType::kUnknown) return 0;
   for (int code = 1; code <= 17; ++code)
     if (dtype_from_onnx_code(code) == t) return code;
   return 0;

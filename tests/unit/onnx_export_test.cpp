@@ -107,6 +107,20 @@ TEST(OnnxExport, RandomWeightsAreStoredAndDeterministic) {
   }
 }
 
+// A value whose dtype the graph does not know is written UNDEFINED, not as another type (it
+// was written UINT16, the first ONNX type the IR lacks, which ONNX's shape inference refused).
+TEST(OnnxExport, AnUnknownDtypeIsWrittenUndefined) {
+  Graph g = inferred_game();
+  ASSERT_FALSE(g.outputs.empty());
+  g.value(g.outputs[0]).dtype = DType::kUnknown;
+  auto bytes = export_onnx_bytes(g, {});
+  ASSERT_TRUE(bytes.has_value()) << bytes.status().message();
+  onnx::ModelProto m = parse(*bytes);
+  ASSERT_GT(m.graph().output_size(), 0);
+  EXPECT_EQ(m.graph().output(0).type().tensor_type().elem_type(), onnx::TensorProto::UNDEFINED);
+  EXPECT_EQ(m.graph().input(0).type().tensor_type().elem_type(), onnx::TensorProto::FLOAT);
+}
+
 TEST(OnnxExport, FailureLeavesNoFile) {
   Graph g = inferred_game();
   const std::string dir = testing::TempDir() + "/no_such_dir_for_export";
