@@ -102,6 +102,17 @@ NetworkLevel level_of(const std::vector<NetworkLevelTiming>& timings, int64_t ba
   return l;
 }
 
+// The levels in order of class, then position as a number (pointwise@7 before pointwise@14).
+std::vector<std::pair<std::string, double>> by_class_and_position(const std::map<std::string, double>& levels) {
+  std::vector<std::pair<std::string, double>> v(levels.begin(), levels.end());
+  auto key = [](const std::string& k) {
+    const size_t at = k.find('@');
+    return std::make_pair(k.substr(0, at), at == std::string::npos ? 0 : std::stoi(k.substr(at + 1)));
+  };
+  std::stable_sort(v.begin(), v.end(), [&](const auto& a, const auto& b) { return key(a.first) < key(b.first); });
+  return v;
+}
+
 }  // namespace
 
 Expected<NetworkLevelResult> measure_network_levels(Backend& backend, const DeviceSpec& dev,
@@ -135,7 +146,8 @@ Expected<NetworkLevelResult> measure_network_levels(Backend& backend, const Devi
     res.levels.push_back(level_of(res.timings, batch));
     if (o.progress) {
       std::string per;
-      for (const auto& [c, v] : res.levels.back().classes) per += fmt::format(" {} {:.3f}", c, v);
+      for (const auto& [c, v] : by_class_and_position(res.levels.back().classes))
+        per += fmt::format(" {} {:.3f}", c, v);
       o.progress(fmt::format("network level at batch {}: {:.3f} (median of {}, spread {:.0f}%); per class:{}", batch,
                              res.levels.back().level, res.levels.back().networks, 100 * res.levels.back().spread, per));
     }

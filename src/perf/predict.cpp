@@ -134,14 +134,14 @@ double exposed_stream_share(double kernel_over_stream) {
 // What the in-network level multiplied the table's times by at `batch`.
 std::string level_note(const KernelTable& t, int64_t batch) {
   std::set<std::string> classes;
-  std::map<std::string, std::set<std::string>> positioned;  // class -> its positions
+  std::map<std::string, std::set<int>> positioned;  // class -> its positions, ascending
   for (const NetworkLevel& l : t.network_levels)
     for (const auto& [c, v] : l.classes) {
       const size_t at = c.find('@');
       if (at == std::string::npos) {
         if (c != kGroupedLevelClass) classes.insert(c);
       } else {
-        positioned[c.substr(0, at)].insert(c.substr(at + 1));
+        positioned[c.substr(0, at)].insert(std::stoi(c.substr(at + 1)));  // parse_kernel_table checked it
       }
     }
   std::string per;

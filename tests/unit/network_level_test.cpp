@@ -4,6 +4,7 @@
 // level is measured on this machine's oneDNN and bad requests are refused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -196,9 +197,21 @@ TEST(NetworkLevel, MeasuredOnOneDnn) {
   o.threads = 1;
   o.max_seconds = 0.05;
   o.networks = {"inverted"};
+  std::vector<std::string> lines;
+  o.progress = [&](const std::string& line) { lines.push_back(line); };
   auto r = measure_network_levels(*backend, d, o);
   ASSERT_TRUE(r) << r.status().message();
   ASSERT_EQ(r->levels.size(), 1u);
+  // One line for the network, one for the batch's levels: the class's, then its positions in
+  // ascending order (7 before 14).
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0].find("network level: inverted at batch 1"), std::string::npos) << lines[0];
+  std::vector<int> positions;
+  for (size_t at = lines[1].find("pointwise@"); at != std::string::npos; at = lines[1].find("pointwise@", at + 1))
+    positions.push_back(std::stoi(lines[1].substr(at + 10)));
+  EXPECT_FALSE(positions.empty()) << lines[1];
+  EXPECT_TRUE(std::is_sorted(positions.begin(), positions.end())) << lines[1];
+  EXPECT_LT(lines[1].find("pointwise "), lines[1].find("pointwise@")) << lines[1];
   ASSERT_EQ(r->timings.size(), 1u);
   const auto& t = r->timings[0];
   EXPECT_EQ(t.network, "inverted");
