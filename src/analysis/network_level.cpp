@@ -106,8 +106,8 @@ NetworkLevel level_of(const std::vector<NetworkLevelTiming>& timings, int64_t ba
 std::vector<std::pair<std::string, double>> by_class_and_position(const std::map<std::string, double>& levels) {
   std::vector<std::pair<std::string, double>> v(levels.begin(), levels.end());
   auto key = [](const std::string& k) {
-    const size_t at = k.find('@');
-    return std::make_pair(k.substr(0, at), at == std::string::npos ? 0 : std::stoi(k.substr(at + 1)));
+    const auto p = split_level_key(k).value_or(LevelPoint{k, 0});
+    return std::make_pair(p.cls, p.position);
   };
   std::stable_sort(v.begin(), v.end(), [&](const auto& a, const auto& b) { return key(a.first) < key(b.first); });
   return v;

@@ -110,12 +110,8 @@ Expected<KernelFit> parse_fit(const json& c, const std::string& file, const std:
 
 // A key of NetworkLevel::classes: a kernel class or conv_grouped, optionally "@N" (N > 0).
 bool is_level_key(const std::string& key) {
-  const size_t at = key.find('@');
-  const std::string cls = key.substr(0, at);
-  if (cls != kGroupedLevelClass && !kernel_class_features().count(cls)) return false;
-  if (at == std::string::npos) return true;
-  const std::string n = key.substr(at + 1);
-  return !n.empty() && n.size() <= 6 && n.find_first_not_of("0123456789") == std::string::npos && std::stoi(n) > 0;
+  const auto p = split_level_key(key);
+  return p && (p->cls == kGroupedLevelClass || kernel_class_features().count(p->cls));
 }
 
 // "network_levels": [{batch, level, networks, spread}], batches ascending and distinct.
@@ -259,14 +255,25 @@ std::string level_point_key(const std::string& cls, double position) {
   return cls + "@" + std::to_string(std::llround(position));
 }
 
+std::optional<LevelPoint> split_level_key(const std::string& key) {
+  const size_t at = key.find('@');
+  if (at == std::string::npos) return LevelPoint{key, 0};
+  const std::string n = key.substr(at + 1);
+  if (n.empty() || n.size() > 6 || n.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  const int position = std::stoi(n);
+  if (position <= 0) return std::nullopt;
+  return LevelPoint{key.substr(0, at), position};
+}
+
 namespace {
 
 // The class's levels by position in `l` (position, level), ascending.
 std::vector<std::pair<double, double>> level_points(const NetworkLevel& l, const std::string& cls) {
   std::vector<std::pair<double, double>> out;
-  const std::string prefix = cls + "@";
-  for (auto it = l.classes.lower_bound(prefix); it != l.classes.end() && it->first.rfind(prefix, 0) == 0; ++it)
-    out.emplace_back(std::stod(it->first.substr(prefix.size())), it->second);
+  for (const auto& [key, level] : l.classes) {
+    const auto p = split_level_key(key);
+    if (p && p->position > 0 && p->cls == cls) out.emplace_back(p->position, level);
+  }
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -137,12 +137,12 @@ std::string level_note(const KernelTable& t, int64_t batch) {
   std::map<std::string, std::set<int>> positioned;  // class -> its positions, ascending
   for (const NetworkLevel& l : t.network_levels)
     for (const auto& [c, v] : l.classes) {
-      const size_t at = c.find('@');
-      if (at == std::string::npos) {
-        if (c != kGroupedLevelClass) classes.insert(c);
-      } else {
-        positioned[c.substr(0, at)].insert(std::stoi(c.substr(at + 1)));  // parse_kernel_table checked it
-      }
+      const auto p = split_level_key(c);
+      if (!p) continue;
+      if (p->position > 0)
+        positioned[p->cls].insert(p->position);
+      else if (c != kGroupedLevelClass)
+        classes.insert(c);
     }
   std::string per;
   for (const std::string& c : classes)

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -175,6 +176,14 @@ inline constexpr const char* kGroupedLevelClass = "conv_grouped";
 // level_key: the output's side for conv and pointwise, the channels per group for
 // conv_grouped): "CLASS@N", N the position rounded to an integer.
 std::string level_point_key(const std::string& cls, double position);
+
+// A NetworkLevel::classes key read back: its class and position (0 for the class's own level);
+// nullopt when what follows "@" is not a positive integer. The one reader of level_point_key's format.
+struct LevelPoint {
+  std::string cls;
+  int position = 0;
+};
+std::optional<LevelPoint> split_level_key(const std::string& key);
 
 // The in-network level at `batch` of a layer of level class `cls` at `position` (0: none).
 // Per measured batch: where the class has levels at positions ("CLASS@N"), interpolated on log
