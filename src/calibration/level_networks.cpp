@@ -62,6 +62,16 @@ class Net {
 
   ValueId concat(std::vector<ValueId> parts) { return b_.add1("Concat", id("concat"), parts, {{"axis", int64_t{1}}}); }
 
+  // The two halves of x's channels.
+  std::vector<ValueId> split(ValueId x) { return b_.add("Split", id("split"), {x}, {{"axis", int64_t{1}}}, 2); }
+
+  // ShuffleNet's channel shuffle of x [batch, c, hw, hw] in two groups: a view, a transpose, a view.
+  ValueId shuffle(ValueId x, int64_t batch, int64_t c, int64_t hw) {
+    ValueId v = b_.add1("Reshape", id("view"), {x, b_.ints(id("shape"), {batch, 2, c / 2, hw, hw})});
+    ValueId t = b_.add1("Transpose", id("shuffle"), {v}, {{"perm", std::vector<int64_t>{0, 2, 1, 3, 4}}});
+    return b_.add1("Reshape", id("view"), {t, b_.ints(id("shape"), {batch, c, hw, hw})});
+  }
+
   // Global average pool, flatten and a 1000-way classifier.
   Graph finish(ValueId x, int64_t c) {
     ValueId p = b_.add1("GlobalAveragePool", id("gap"), {x});
@@ -82,6 +92,19 @@ Graph plain(int64_t batch) {
   ValueId x = n.conv(n.input(), 3, 32, 3, 2, Act::kRelu);
   int64_t c = 32;
   for (auto [w, layers] : std::vector<std::pair<int64_t, int>>{{64, 1}, {128, 2}, {256, 2}, {384, 2}}) {
+    for (int i = 0; i < layers; ++i, c = w) x = n.conv(x, c, w, 3, 1, Act::kRelu);
+    x = n.pool("MaxPool", x, 2, 2, 0);
+  }
+  return n.finish(x, c);
+}
+
+// VGG's full-resolution stages: three 3x3s at 224x224 and three at 112x112 (the plain
+// network's first stage is at 112x112 with one layer), then one at 56x56.
+Graph plain_full(int64_t batch) {
+  Net n("level_plain_full", batch);
+  ValueId x = n.conv(n.input(), 3, 32, 3, 1, Act::kRelu);
+  int64_t c = 32;
+  for (auto [w, layers] : std::vector<std::pair<int64_t, int>>{{48, 3}, {96, 3}, {160, 1}}) {
     for (int i = 0; i < layers; ++i, c = w) x = n.conv(x, c, w, 3, 1, Act::kRelu);
     x = n.pool("MaxPool", x, 2, 2, 0);
   }
@@ -153,6 +176,31 @@ Graph inverted_net(const std::string& name, int64_t batch, const std::vector<Inv
   return n.finish(n.conv(x, c, last, 1, 1, a), last);
 }
 
+// ShuffleNetV2 units: a stage opens with two strided branches (a depthwise 3x3 and a 1x1; a
+// 1x1, a depthwise 3x3 and a 1x1), then each unit splits the channels in two, runs one half
+// through the 1x1-depthwise-1x1 branch and concatenates; every unit ends in a channel shuffle.
+Graph shuffle_net(int64_t batch) {
+  Net n("level_shuffle", batch);
+  ValueId x = n.pool("MaxPool", n.conv(n.input(), 3, 24, 3, 2, Act::kRelu), 3, 2, 1);
+  int64_t c = 24, hw = 56;
+  for (auto [w, units] : std::vector<std::pair<int64_t, int>>{{144, 3}, {288, 5}, {576, 3}}) {
+    const int64_t half = w / 2;
+    hw /= 2;
+    ValueId left = n.conv(n.conv(x, c, c, 3, 2, Act::kNone, c), c, half, 1, 1, Act::kRelu);
+    ValueId right = n.conv(x, c, half, 1, 1, Act::kRelu);
+    right = n.conv(n.conv(right, half, half, 3, 2, Act::kNone, half), half, half, 1, 1, Act::kRelu);
+    x = n.shuffle(n.concat({left, right}), batch, w, hw);
+    c = w;
+    for (int u = 1; u < units; ++u) {
+      const std::vector<ValueId> parts = n.split(x);
+      ValueId y = n.conv(parts[1], half, half, 1, 1, Act::kRelu);
+      y = n.conv(n.conv(y, half, half, 3, 1, Act::kNone, half), half, half, 1, 1, Act::kRelu);
+      x = n.shuffle(n.concat({parts[0], y}), batch, w, hw);
+    }
+  }
+  return n.finish(n.conv(x, c, 1024, 1, 1, Act::kRelu), 1024);
+}
+
 Graph dense(int64_t batch) {
   Net n("level_dense", batch);
   ValueId x = resnet_stem(n, 48);
@@ -181,6 +229,7 @@ Graph dense(int64_t batch) {
 std::vector<LevelNetwork> level_networks(int64_t batch) {
   std::vector<LevelNetwork> out;
   out.push_back({"plain", plain(batch)});
+  out.push_back({"plain_full", plain_full(batch)});
   out.push_back({"basic", basic(batch)});
   out.push_back({"bottleneck", bottleneck_net("level_bottleneck", batch, resnet_stem, 48,
                                               {{40, 1}, {80, 2}, {160, 2}, {320, 1}}, 4, 0)});
@@ -207,6 +256,7 @@ std::vector<LevelNetwork> level_networks(int64_t batch) {
                                               {6, 120, 1, 1, 5},
                                               {6, 208, 2, 2, 5}},
                                              Act::kSilu, true, 1280)});
+  out.push_back({"shuffle", shuffle_net(batch)});
   out.push_back({"dense", dense(batch)});
   return out;
 }

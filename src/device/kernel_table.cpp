@@ -108,10 +108,10 @@ Expected<KernelFit> parse_fit(const json& c, const std::string& file, const std:
   return f;
 }
 
-// A key of NetworkLevel::classes: a kernel class or conv_grouped, optionally "@N" (N > 0).
+// A key of NetworkLevel::classes: a kernel class, conv_grouped or move_copy, optionally "@N" (N > 0).
 bool is_level_key(const std::string& key) {
   const auto p = split_level_key(key);
-  return p && (p->cls == kGroupedLevelClass || kernel_class_features().count(p->cls));
+  return p && (p->cls == kGroupedLevelClass || p->cls == kCopyLevelClass || kernel_class_features().count(p->cls));
 }
 
 // "network_levels": [{batch, level, networks, spread}], batches ascending and distinct.
@@ -142,8 +142,9 @@ Expected<std::vector<NetworkLevel>> parse_network_levels(const json& a, const st
       if (!e["classes"].is_object()) return field_error(file, path + ".classes", "must be an object class -> level");
       for (const auto& [name, x] : e["classes"].items()) {
         if (!is_level_key(name))
-          return field_error(file, path + ".classes." + name,
-                             "not a level class (a kernel class or conv_grouped, optionally @ a positive integer)");
+          return field_error(
+              file, path + ".classes." + name,
+              "not a level class (a kernel class, conv_grouped or move_copy, optionally @ a positive integer)");
         auto c = finite(x, file, path + ".classes." + name);
         if (!c) return c.status();
         if (*c <= 0) return field_error(file, path + ".classes." + name, "must be positive");

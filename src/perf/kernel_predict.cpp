@@ -195,6 +195,7 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r, 
 }
 
 LevelKey level_key(const Graph& g, const LayerReport& r, const LayerKernel& k) {
+  if (k.cls == "move") return {g.node(r.nodes.front()).kind == OpKind::kConcat ? k.cls : kCopyLevelClass, 0};
   if (k.cls != "conv" && k.cls != "pointwise") return {k.cls, 0};
   const auto& f = kernel_class_features().at("conv");
   const auto grouped = std::find(f.begin(), f.end(), "grouped") - f.begin();

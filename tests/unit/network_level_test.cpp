@@ -47,6 +47,8 @@ TEST(KernelTableFile, TheNetworkLevelsRoundTripAndBadOnesAreRefused) {
     expect_refused(
         with(nlohmann::json::parse(std::string(R"([{"batch": 1, "level": 1, "classes": {")") + key + R"(": 1.1}}])")),
         std::string("network_levels[0].classes.") + key);
+  const auto copies = with(nlohmann::json::parse(R"([{"batch": 1, "level": 1, "classes": {"move_copy": 0.9}}])"));
+  EXPECT_TRUE(parse_kernel_table(copies, "t.json")) << "move_copy is a level class";
 }
 
 // Between measured batches the level is interpolated on log batch; outside them the nearest
@@ -93,6 +95,12 @@ TEST(KernelTableFile, TheNetworkLevelAtAPosition) {
   t.network_levels[0].classes.erase("conv_grouped@16");
   EXPECT_DOUBLE_EQ(network_level_at(t, 1, "conv_grouped", 96), 1.10);
   EXPECT_DOUBLE_EQ(network_level_at(t, 1, "pointwise@", 7), 1.10);  // not a class: the overall level
+  // A copy never takes the concatenations' level: its own, else the overall one.
+  t.network_levels[0].classes["move"] = 1.4;
+  EXPECT_DOUBLE_EQ(network_level_at(t, 1, "move_copy"), 1.10);
+  t.network_levels[0].classes["move_copy"] = 0.8;
+  EXPECT_DOUBLE_EQ(network_level_at(t, 1, "move_copy"), 0.8);
+  EXPECT_DOUBLE_EQ(network_level_at(t, 1, "move"), 1.4);
 }
 
 // The table's in-network level multiplies each layer the table times, and a note says so.
@@ -134,6 +142,7 @@ TEST(LevelNetworks, EveryNetworkBuildsAndItsLayersHaveKernelClasses) {
   std::set<std::string> classes, names;
   std::set<double> grouped_widths;
   std::map<std::string, std::set<double>> sides;
+  std::map<std::string, std::set<std::string>> move_ops;  // level class -> op types
   for (LevelNetwork& n : level_networks(8)) {
     names.insert(n.name);
     auto inferred = infer_shapes(n.graph);
@@ -150,6 +159,9 @@ TEST(LevelNetworks, EveryNetworkBuildsAndItsLayersHaveKernelClasses) {
       if (k->cls == "conv" && k->x.size() > 6 && k->x[6] == 1) {
         grouped_widths.insert(key.position);
         EXPECT_EQ(key.cls, "conv_grouped") << r.name;
+      } else if (k->cls == "move") {
+        move_ops[key.cls].insert(r.op);
+        EXPECT_EQ(key.position, 0) << r.name;
       } else {
         EXPECT_EQ(key.cls, k->cls) << r.name;
         if (k->cls == "conv" || k->cls == "pointwise")
@@ -159,14 +171,18 @@ TEST(LevelNetworks, EveryNetworkBuildsAndItsLayersHaveKernelClasses) {
       }
     }
   }
-  EXPECT_EQ(names.size(), 8u);
+  EXPECT_EQ(names.size(), 10u);
   EXPECT_EQ(grouped_widths, (std::set<double>{16, 96}));
-  // The positions are the outputs' sides: the networks have the 224x224 input's 112 to 7
-  // (and 1, the squeeze-excite's 1x1s).
-  EXPECT_EQ(sides["conv"], (std::set<double>{7, 14, 28, 56, 112}));
+  // The positions are the outputs' sides: the networks have the 224x224 input's 224 (VGG's
+  // first stage) to 7 (and 1, the squeeze-excite's 1x1s).
+  EXPECT_EQ(sides["conv"], (std::set<double>{7, 14, 28, 56, 112, 224}));
   EXPECT_EQ(sides["pointwise"], (std::set<double>{1, 7, 14, 28, 56, 112}));
   for (const char* c : {"stem", "conv", "pointwise", "depthwise", "gemm_skinny", "pool", "eltwise", "move"})
     EXPECT_TRUE(classes.count(c)) << "no " << c << " layer";
+  // Concatenations keep the move class's level; the shuffle network's splits and transposes
+  // are move_copy, measured on their own.
+  EXPECT_EQ(move_ops["move"], (std::set<std::string>{"Concat"}));
+  EXPECT_EQ(move_ops["move_copy"], (std::set<std::string>{"Split", "Transpose"}));
 }
 
 DeviceSpec device_with_small_table() {

@@ -172,6 +172,13 @@ inline constexpr int kMinLevelLayers = 3;
 // 0.8-1.0x).
 inline constexpr const char* kGroupedLevelClass = "conv_grouped";
 
+// The level class of the move class's copies other than concatenation (transposes, slices,
+// splits, pads): the concatenations of the dense generated network read 1.27x the fit at
+// batch 8 while ShuffleNetV2's channel shuffles and splits read 0.7-0.9x it in the same
+// minutes (2026-12-06), so neither's level is the other's. Without a level of its own it
+// takes the overall one, never the concatenations'.
+inline constexpr const char* kCopyLevelClass = "move_copy";
+
 // The key of a level class's level at one position on its axis (perf/kernel_predict.h,
 // level_key: the output's side for conv and pointwise, the channels per group for
 // conv_grouped): "CLASS@N", N the position rounded to an integer.
