@@ -134,18 +134,19 @@ Expected<std::vector<std::vector<CaseRounds>>> time_cases_in_rounds(
   return times;
 }
 
-// The fastest dispatch state the probe saw: the least dispatch read before any case (0: none).
-double fastest_dispatch(const std::vector<std::vector<CaseRounds>>& times) {
-  double best = 0;
+// The dispatch state the table describes (microbench::cases_dispatch_level over every case's rounds).
+double table_dispatch(const std::vector<std::vector<CaseRounds>>& times) {
+  std::vector<std::vector<double>> per_case;
   for (const auto& cls : times)
-    for (const auto& rounds : cls)
-      for (const auto& r : rounds)
-        if (r.dispatch_s > 0 && (best == 0 || r.dispatch_s < best)) best = r.dispatch_s;
-  return best;
+    for (const auto& rounds : cls) {
+      per_case.emplace_back();
+      for (const auto& r : rounds) per_case.back().push_back(r.dispatch_s);
+    }
+  return microbench::cases_dispatch_level(per_case);
 }
 
 // A case's sample: its features and the median of its rounds' times (warm or cold), over the
-// rounds read in the dispatch state `level` (fastest_dispatch), or all when none was.
+// rounds read in the dispatch state `level` (table_dispatch), or all when none was.
 KernelSample median_sample(const CaseRounds& rounds, bool cold, double level) {
   std::vector<double> s, dispatch;
   for (const auto& r : rounds) {
@@ -202,8 +203,9 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
   auto times = time_cases_in_rounds(backend, classes, t, o, &flush, t0, &kernels);
   if (!times) return times.status();
   // A shared VM's dispatch has two levels that last minutes (HostReference::dispatch_s): the
-  // table describes the faster one, each shape from its rounds read in it.
-  const double level = fastest_dispatch(*times);
+  // table describes the faster one where at least half the shapes were read in it, else the
+  // other; each shape from its rounds read in that one.
+  const double level = table_dispatch(*times);
   std::vector<double> level_readings;
   int left_out = 0, timings = 0;
   for (const auto& cls : *times)
@@ -217,9 +219,9 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
       }
   if (o.progress && left_out > 0)
     o.progress(
-        fmt::format("kernels: {} of {} shape timings read the slower dispatch state (above {:.2f} us) and are "
-                    "left out where the shape has one in the faster",
-                    left_out, timings, level * microbench::kDispatchStateRatio * 1e6));
+        fmt::format("kernels: {} of {} shape timings read another dispatch state than the table's ({:.2f} us) and "
+                    "are left out where the shape has one in it",
+                    left_out, timings, level * 1e6));
   // Each case is fitted in its own class: the conv draws' stems are stems.
   std::map<std::string, std::pair<std::vector<KernelSample>, std::vector<KernelSample>>> by_class;
   for (size_t c = 0; c < classes.size(); ++c)
@@ -254,12 +256,12 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
   if (ref0.fma_flops > 0 && ref1.fma_flops > 0) t.host_fma_flops = 0.5 * (ref0.fma_flops + ref1.fma_flops);
   if (ref1.kernels_s > 0) kernels.push_back(ref1.kernels_s);
   if (!kernels.empty()) t.host_kernels_s = microbench::summarize(kernels, false).median;
-  // The state the fits describe: the dispatch of the faster level the shapes were read in.
+  // The state the fits describe: the dispatch of the level the shapes were read in.
   if (!level_readings.empty()) t.host_dispatch_s = microbench::summarize(level_readings, false).median;
   if (!level_readings.empty() && 2 * left_out > timings)
     res.warnings.push_back(fmt::format(
-        "{} of {} shape timings read the slower dispatch state: most shapes rest on one round or on rounds in the "
-        "slower state; probe again when the host is quieter",
+        "{} of {} shape timings read another dispatch state than the table's: most shapes rest on one round or on "
+        "rounds in the other state; probe again when the host is quieter",
         left_out, timings));
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;

@@ -123,6 +123,21 @@ std::vector<double> values_at_dispatch_level(const std::vector<double>& values, 
   return same.empty() ? values : same;
 }
 
+double cases_dispatch_level(const std::vector<std::vector<double>>& per_case) {
+  std::vector<double> all;
+  for (const auto& c : per_case)
+    for (double d : c)
+      if (d > 0) all.push_back(d);
+  if (all.empty()) return 0;
+  const double fastest = *std::min_element(all.begin(), all.end());
+  const auto at_fastest = std::count_if(per_case.begin(), per_case.end(), [&](const std::vector<double>& c) {
+    return std::any_of(c.begin(), c.end(), [&](double d) { return d > 0 && same_dispatch_level(d, fastest); });
+  });
+  if (2 * static_cast<size_t>(at_fastest) >= per_case.size()) return fastest;
+  std::nth_element(all.begin(), all.begin() + all.size() / 2, all.end());
+  return all[all.size() / 2];
+}
+
 double compute_ratio(const HostReference& now, const HostReference& baseline) {
   if (now.fma_flops > 0 && baseline.fma_flops > 0) return now.fma_flops / baseline.fma_flops;
   if (now.clock_hz > 0 && baseline.clock_hz > 0) return now.clock_hz / baseline.clock_hz;

@@ -226,6 +226,23 @@ TEST(HostDispatchState, RepeatsKeepTheRunsInTheFasterState) {
   EXPECT_TRUE(in_dispatch_state(fig(0), 0.85e-6));
 }
 
+// The state a probe's table describes: the faster one where at least half the shapes have a
+// round in it; a stray fast reading (one of 873 on 2026-12-06) does not make the table claim a
+// state its shapes were not timed in.
+TEST(HostDispatchState, TheTablesStateIsTheOneMostShapesWereReadIn) {
+  using V = std::vector<std::vector<double>>;
+  // Half the shapes have a fast round: the fast state.
+  EXPECT_DOUBLE_EQ(microbench::cases_dispatch_level(V{{0.85e-6, 2.0e-6}, {2.1e-6, 1.9e-6}}), 0.85e-6);
+  EXPECT_DOUBLE_EQ(microbench::cases_dispatch_level(V{{0.9e-6, 0.85e-6}, {0.88e-6}, {2.0e-6}}), 0.85e-6);
+  // One stray fast reading among slow shapes: the slow state, the median reading.
+  EXPECT_DOUBLE_EQ(microbench::cases_dispatch_level(V{{0.7e-6, 1.3e-6}, {1.2e-6}, {1.3e-6}, {1.25e-6}}), 1.25e-6);
+  // Readings of 0 are none, but their cases count: one case of three at the fastest level is
+  // under half, and the median of the readings there are is that one; nothing read: 0.
+  EXPECT_DOUBLE_EQ(microbench::cases_dispatch_level(V{{0.8e-6}, {0}, {0, 0}}), 0.8e-6);
+  EXPECT_EQ(microbench::cases_dispatch_level(V{{0}, {}}), 0);
+  EXPECT_EQ(microbench::cases_dispatch_level(V{}), 0);
+}
+
 // A measurement's dispatch is set against the baseline's only on the baseline's thread count:
 // one thread forks no team, and its 0.16 us is no state of the two-thread team.
 TEST(HostDispatchState, OnlyTheBaselinesThreadCountIsCompared) {

@@ -54,6 +54,13 @@ bool same_dispatch_state(const HostReference& a, const HostReference& b);
 // runs), so that readings at the other level neither move it nor are dropped in silence. Pure.
 std::vector<double> values_at_dispatch_level(const std::vector<double>& values, const std::vector<double>& dispatch,
                                              double level);
+// The dispatch level a set of cases timed in rounds describes, per_case[i] being case i's
+// readings (0: none read): the fastest reading's level where at least half the cases have a
+// reading at it, since each case then keeps its rounds at that level; else the median reading's
+// (the state most rounds were read in). One stray fast reading among 873 made a probe's table
+// claim the fast state while 872 of its shapes were timed in the slow one (2026-12-06, 08:02 UTC).
+// 0 when nothing was read. Pure.
+double cases_dispatch_level(const std::vector<std::vector<double>>& per_case);
 
 // How much faster (> 1) the compute side of the host ran in `now` than in `baseline`: the FMA
 // loop's ratio when both readings have one, else the clock's, else the fixed GEMM's; 1 when
