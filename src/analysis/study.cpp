@@ -254,7 +254,7 @@ Expected<Study> run_study(const std::vector<StudyEntry>& entries, const StudyOpt
   if (entries.empty()) return Status::invalid("study: no models");
   if (o.fold_factor < 2) return Status::invalid(fmt::format("fold factor {}: must be an integer >= 2", o.fold_factor));
   auto peak = o.device.best_peak(o.dtype);
-  if (!peak) return Status::unsupported("device '" + o.device.id + "' has no " + o.dtype + " peak");
+  if (!peak) return Status::unsupported(o.device.no_peak_message(o.dtype));
   Study s;
   s.device_id = o.device.id;
   s.device_name = o.device.name;

@@ -132,7 +132,7 @@ Expected<std::vector<WhatIfRow>> run_whatif(const TypedLoader& load, const WhatI
     const Setting s{&o.device, d};
     auto pd = parse_dtype(d);
     if (!pd || !o.device.best_peak(d)) {
-      rows.push_back(failed("dtype", d, s, Status::unsupported("device '" + o.device.id + "' has no " + d + " peak")));
+      rows.push_back(failed("dtype", d, s, Status::unsupported(o.device.no_peak_message(d))));
       continue;
     }
     auto b = batch_for(o.device, *pd);

@@ -188,6 +188,16 @@ std::optional<ComputeUnit> compute_unit_from_name(std::string_view name) {
 }
 
 std::optional<Peak> DeviceSpec::best_peak(const std::string& dtype) const { return best_of(peaks, dtype); }
+std::string DeviceSpec::no_peak_message(const std::string& dtype) const {
+  std::vector<std::string> have;
+  for (const Peak& p : peaks)
+    if (std::find(have.begin(), have.end(), p.dtype) == have.end()) have.push_back(p.dtype);
+  std::string msg = "device '" + id + "' has no " + dtype + " peak";
+  if (have.empty()) return msg + " (it has no peaks)";
+  msg += " (its peaks: ";
+  for (size_t i = 0; i < have.size(); ++i) msg += (i ? ", " : "") + have[i];
+  return msg + ")";
+}
 std::optional<Peak> DeviceSpec::best_measured_peak(const std::string& dtype) const {
   return best_of(measured_peaks, dtype);
 }

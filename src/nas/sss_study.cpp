@@ -415,8 +415,7 @@ Expected<SssPoint> predict_sss_network(const SssWidths& widths, const SssNetInpu
   if (!index) return index.status();
   auto dtype = parse_dtype(options.dtype);
   if (!dtype) return Status::invalid("dtype '" + options.dtype + "': expected fp32, fp16, bf16, int8 or fp8");
-  if (!device.best_peak(options.dtype))
-    return Status::unsupported("device '" + device.id + "' has no " + options.dtype + " peak");
+  if (!device.best_peak(options.dtype)) return Status::unsupported(device.no_peak_message(options.dtype));
   if (!batch.max && batch.size < 1)
     return Status::invalid("NATS-SSS batch " + std::to_string(batch.size) + " must be at least 1");
 
@@ -473,8 +472,7 @@ Expected<std::vector<SssPoint>> predict_sss_indices(const std::vector<int64_t>& 
     // The checks predict_sss_network makes before anything else, with its messages.
     auto dtype = parse_dtype(options.dtype);
     if (!dtype) return Status::invalid("dtype '" + options.dtype + "': expected fp32, fp16, bf16, int8 or fp8");
-    if (!device.best_peak(options.dtype))
-      return Status::unsupported("device '" + device.id + "' has no " + options.dtype + " peak");
+    if (!device.best_peak(options.dtype)) return Status::unsupported(device.no_peak_message(options.dtype));
     if (!batch.max && batch.size < 1)
       return Status::invalid("NATS-SSS batch " + std::to_string(batch.size) + " must be at least 1");
     auto t = build_segments(input, *dtype, device, jobs);

@@ -44,7 +44,7 @@ Expected<DeviceSpec> device_with_peak(const std::string& spec, const std::vector
                                       const std::string& dtype) {
   auto dev = resolve_device(spec, db);
   if (!dev) return dev.status();
-  if (!dev->best_peak(dtype)) return Status::unsupported("device '" + dev->id + "' has no " + dtype + " peak");
+  if (!dev->best_peak(dtype)) return Status::unsupported(dev->no_peak_message(dtype));
   return dev;
 }
 

@@ -104,6 +104,9 @@ struct DeviceSpec {
   // Best dense peak for a dtype over all units (the utilization denominator), if any, with
   // the accumulator inference engines use (fp32 for float dtypes, int32 for int8).
   std::optional<Peak> best_peak(const std::string& dtype) const;
+  // "device 'ID' has no fp16 peak (its peaks: fp32, bf16, int8)": the refusal of a dtype the
+  // device has no peak for, naming those it has (a probed CPU has fp32 and what its ISA adds).
+  std::string no_peak_message(const std::string& dtype) const;
   std::optional<Peak> best_measured_peak(const std::string& dtype) const;
   // Peak of a specific unit for a dtype, if the device has one.
   std::optional<Peak> unit_peak(const std::string& dtype, ComputeUnit unit) const;
