@@ -3,6 +3,7 @@
 // doctor so that each maps the same flags to the same backend.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -20,6 +21,10 @@ struct BackendChoice {
 // A fresh backend (the CUDA backend is prepared once per model, so each model gets its own):
 // unavailable with the runtime's reason ("no CUDA device: ...") when the GPU is missing.
 Expected<std::unique_ptr<Backend>> make_backend(const BackendChoice& c);
+// make_backend(c) as the library's measuring calls take it (session/zoo_validation.h).
+inline std::function<Expected<std::unique_ptr<Backend>>()> backend_factory(const BackendChoice& c) {
+  return [c] { return make_backend(c); };
+}
 
 // The GPU that --backend cuda runs on: its name, and the device id to predict with: `device`
 // unless it is empty or "this-cpu", then the database entry of that name. Unavailable

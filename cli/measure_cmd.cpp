@@ -37,53 +37,6 @@ void add_host_options(CLI::App* cmd, bool* no_reference, double* max_move) {
 
 int default_threads(int t) { return measure_threads(t); }
 
-namespace {
-
-// "NAME 1x3x224x224, ..." of a loaded graph's run-time inputs.
-std::string input_shapes_text(const Graph& g) {
-  std::string s;
-  for (ValueId id : g.inputs) {
-    const Value& v = g.value(id);
-    std::string dims;
-    if (v.shape)
-      for (int64_t d : *v.shape) dims += (dims.empty() ? "" : "x") + std::to_string(d);
-    s += (s.empty() ? "" : ", ") + v.name + " " + (dims.empty() ? std::string("?") : dims);
-  }
-  return s;
-}
-
-}  // namespace
-
-Expected<Compared> measure_and_predict(const std::string& path, const std::vector<InputShapeOverride>& shapes,
-                                       const BackendChoice& choice, int64_t batch, const ExecOptions& exec,
-                                       double max_seconds, const DeviceSpec& dev, double warmup_seconds,
-                                       HostContext* host) {
-  auto loaded = load_model(path, shapes, choice.dtype, batch);
-  if (!loaded) return loaded.status();
-  auto backend = make_backend(choice);
-  if (!backend) return backend.status();
-  MeasureOptions mo;
-  mo.exec = exec;
-  mo.timing = model_timing(choice.name == "cuda", max_seconds, warmup_seconds);
-  if (host && choice.name != "cuda") attach_host(mo, *host);
-  auto m = measure_model(loaded->graph, loaded->analysis, **backend, mo);
-  if (!m) return m.status().with_context(path);
-  PerfOptions po;
-  po.dtype = dtype_name(choice.dtype);
-  auto p = predict(loaded->graph, loaded->analysis, dev, po);
-  if (!p) return p.status();
-  Compared c{std::move(*m), std::move(*p), 0, "", input_shapes_text(loaded->graph), {}};
-  if (host) c.host = host_figures(c.m, c.p, *host);
-  if (auto mp = dev.best_measured_peak(po.dtype)) {
-    c.peak = mp->flops;
-    c.peak_label = "measured";
-  } else if (auto bp = dev.best_peak(po.dtype)) {
-    c.peak = bp->flops;
-    c.peak_label = "datasheet";
-  }
-  return c;
-}
-
 Expected<DeviceSpec> load_dev(const std::string& spec, const std::string& dir) {
   auto db = load_device_dir(devices_dir(dir));
   if (!db) return db.status();
@@ -362,7 +315,8 @@ int run_measure(const MeasureArgs& args) {
   HostContext host = make_host_context(!a.no_host_reference, a.reference_max_move, threads, *dev);
   host.adapt_threads = !a.fixed_threads;
   HostContext* cpu_host = a.backend == "cuda" ? nullptr : &host;
-  auto c = measure_and_predict(a.file, *shapes, choice, batch, exec, a.max_seconds, *dev, -1, cpu_host);
+  auto c = measure_and_predict(a.file, *shapes, backend_factory(choice), choice.name == "cuda", choice.dtype, batch,
+                               exec, a.max_seconds, -1, *dev, cpu_host);
   if (!c) return report_error(c.status());
   MeasureOutcome o{*c, *dev, max_batch, gpu_name, std::nullopt, {}, cpu_host, ""};
   if (auto cpu = microbench::detect_host_cpu(); cpu && a.backend != "cuda")

@@ -13,29 +13,17 @@
 #include "rooflens/device/device.h"
 #include "rooflens/exec/measure.h"
 #include "rooflens/perf/model.h"
+#include "rooflens/session/zoo_validation.h"
 
 namespace rooflens::cli {
 
 int default_threads(int t);
 
-struct Compared {
-  Measurement m;
-  Prediction p;
-  double peak = 0;
-  std::string peak_label;
-  std::string inputs;  // the graph inputs as run: "x 1x3x224x224"
-  HostFigures host;    // the host's state against the command's baseline
-};
+// One model measured and predicted (session/zoo_validation.h).
+using Compared = MeasuredAndPredicted;
 
 // The host-state options `measure` and `validate` share.
 void add_host_options(CLI::App* cmd, bool* no_reference, double* max_move);
-
-// Loads `path` at `batch`, measures it on a fresh backend of `choice` and predicts it on
-// `dev`. warmup_seconds < 0: the backend's default (1 s on a GPU, which clocks up from idle).
-Expected<Compared> measure_and_predict(const std::string& path, const std::vector<InputShapeOverride>& shapes,
-                                       const BackendChoice& choice, int64_t batch, const ExecOptions& exec,
-                                       double max_seconds, const DeviceSpec& dev, double warmup_seconds,
-                                       HostContext* host = nullptr);
 
 Expected<DeviceSpec> load_dev(const std::string& spec, const std::string& dir);
 

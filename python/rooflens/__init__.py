@@ -274,8 +274,33 @@ def study(models: Iterable[str] = (), device: str = "v100", dtype: str = "fp16",
                              int(fold_factor), int(jobs)))
 
 
+def validate(models: Iterable[str] = (), device: str = "this-cpu", batch: int = 1, repeat: int = 1,
+             max_repeat: int = 0, settle: float = 0.05, threads: int = 0, max_seconds: float = 3.0,
+             backend: str = "onednn", keep_going: bool = False, host_reference: bool = True,
+             progress: bool = False, tactic_cache: Optional[str] = None) -> Dict[str, Any]:
+    """The performance model held to measurements on this CPU (`rooflens validate`): each model
+    (bundled zoo names; empty: the whole torchvision zoo) measured on `backend` (onednn or
+    reference) and predicted on `device` (ideally the file `rooflens probe cpu --kernels` wrote
+    on this machine), in `repeat` alternating rounds (every other one reversed), then more
+    rounds up to `max_repeat` for models whose median is not settled within +-`settle`.
+
+    Returns the rooflens.validate/1 document `validate --format json` writes: the summary
+    (spearman, median_abs_error, within_10, within_25) against the medians of raw runs and,
+    under "normalized", against runs normalised by the host-state reference; per model its
+    runs, spread, normalised median and host readings; per layer class. keep_going: a model
+    that fails is listed under "failures" instead of raising. progress: a line per run on
+    stderr. tactic_cache as measure(). Raises ValueError for an unknown model, device or backend.
+    """
+    names = list(models) if models else sorted(_core.zoo_models())
+    if tactic_cache is None:
+        tactic_cache = _tactic_cache_path()
+    return _core.validate(names, device, backend, int(batch), int(threads), float(max_seconds), int(repeat),
+                          int(max_repeat), float(settle), bool(keep_going), bool(host_reference), bool(progress),
+                          tactic_cache)
+
+
 from . import nas, sss  # noqa: E402
 
 __all__ = ["Analysis", "Doctor", "Error", "Measurement", "Model", "Prediction", "Record", "Study", "Table",
            "Unavailable", "Unsupported", "analyze", "devices", "doctor", "fold", "from_torch", "load", "measure",
-           "nas", "predict", "set_data_dirs", "sss", "study", "whatif", "zoo", "zoo_models"]
+           "nas", "predict", "set_data_dirs", "sss", "study", "validate", "whatif", "zoo", "zoo_models"]

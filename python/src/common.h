@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "rooflens/device/device.h"
+#include "rooflens/exec/backend.h"
 #include "rooflens/ir/dtype.h"
 #include "rooflens/perf/engine.h"
 #include "rooflens/util/status.h"
@@ -65,7 +67,11 @@ DeviceSpec device_arg(const std::string& spec, const std::string& dtype);
 // an engine .json file, or empty for the default (perf/engine.h, resolve_engine).
 EngineProfile engine_arg(const std::string& engine, const DeviceSpec& dev);
 
+// A fresh backend by name: onednn (cpu), reference, or cuda (the CUDA plugin) at `dtype`.
+Expected<std::unique_ptr<Backend>> make_backend(const std::string& name, DType dtype);
+
 void bind_models(py::module_& m);
+void bind_validate(py::module_& m);
 void bind_nas(py::module_& m);
 
 }  // namespace rooflens::python

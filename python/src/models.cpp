@@ -256,23 +256,6 @@ PyModel fold(const PyModel& m, int factor, int align, std::optional<int64_t> bat
   return PyModel(ModelSession::from_graph(std::move(f.graph), name), std::nullopt, m.dtype());
 }
 
-Expected<std::unique_ptr<Backend>> make_backend(const std::string& name, DType dtype) {
-  if (name == "cuda") {
-    CudaBackendOptions o;
-    o.dtype = dtype;
-    return make_cuda_backend(o);
-  }
-  std::unique_ptr<Backend> b;
-  if (name == "cpu" || name == "onednn")
-    b = make_onednn_backend();
-  else if (name == "reference")
-    b = make_reference_backend();
-  else
-    return Status::invalid("backend '" + name + "': expected onednn (cpu), cuda or reference");
-  if (!b) return Status::unavailable("backend '" + name + "' is not available in this build");
-  return b;
-}
-
 // The host-state reference around the timed runs and, with a device, the measurement set
 // against its baseline (analysis/host_figures.h).
 void add_host_figures(py::dict& d, const Measurement& r, const LoadedModel& l, const DeviceSpec* dev,
@@ -449,6 +432,23 @@ py::dict zoo_models() {
 }
 
 }  // namespace
+
+Expected<std::unique_ptr<Backend>> make_backend(const std::string& name, DType dtype) {
+  if (name == "cuda") {
+    CudaBackendOptions o;
+    o.dtype = dtype;
+    return make_cuda_backend(o);
+  }
+  std::unique_ptr<Backend> b;
+  if (name == "cpu" || name == "onednn")
+    b = make_onednn_backend();
+  else if (name == "reference")
+    b = make_reference_backend();
+  else
+    return Status::invalid("backend '" + name + "': expected onednn (cpu), cuda or reference");
+  if (!b) return Status::unavailable("backend '" + name + "' is not available in this build");
+  return b;
+}
 
 void bind_models(py::module_& m) {
   py::class_<PyAnalysis>(m, "Analysis")

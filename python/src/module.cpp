@@ -143,5 +143,6 @@ PYBIND11_MODULE(_core, m) {
         "Directories of the device database (*.json) and of the zoo (zoo.json); empty keeps the current one.");
   m.def("data_dirs", [] { return py::make_tuple(devices_dir(), models_dir()); });
   bind_models(m);
+  bind_validate(m);
   bind_nas(m);
 }
