@@ -221,27 +221,6 @@ int run_probe_jpeg(const ProbeArgs& a) {
   return w ? kExitOk : report_error(w);
 }
 
-// The table's level inside whole networks: the generated networks timed at batch 1 and 8 (1
-// with --quick) and set against the table just fitted; stored in the table.
-Status add_network_levels(const ProbeArgs& a, const KernelProbeOptions& ko, Backend& backend, KernelTable* table,
-                          nlohmann::ordered_json* dev) {
-  auto spec = parse_device_json(dev->dump(), a.out);
-  if (!spec) return spec.status();
-  NetworkLevelOptions lo;
-  lo.threads = ko.threads;
-  lo.tactic_cache = ko.tactic_cache;
-  lo.progress = ko.progress;
-  if (a.quick) {
-    lo.batches = {1};
-    lo.max_seconds = 0.15;
-  }
-  auto levels = measure_network_levels(backend, *spec, lo);
-  if (!levels) return levels.status().with_context("the kernel table's network level");
-  table->network_levels = levels->levels;
-  (*dev)["kernel_table"] = nlohmann::ordered_json::parse(kernel_table_json(*table));
-  return Status::ok();
-}
-
 // `--kernels`: the kernel table, timed with the dispatch overhead just measured and the
 // probe's largest thread count, into the device JSON.
 Status add_kernel_table(const ProbeArgs& a, const microbench::ProbeResult& r, nlohmann::ordered_json* dev) {
@@ -256,7 +235,17 @@ Status add_kernel_table(const ProbeArgs& a, const microbench::ProbeResult& r, nl
   // Evict three last-level caches' worth before every run (at least 64 MiB, at most 1 GiB).
   ko.flush_bytes = std::clamp(3 * r.llc_bytes, 64.0 * (1 << 20), 1024.0 * (1 << 20));
   if (!a.quiet) ko.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
-  auto kt = probe_kernels(*backend, ko, onednn_version_text(), r.cpu.model_name);
+  // The table's level inside whole networks: the generated networks timed at batch 1 and 8
+  // (1 with --quick) after each round of shapes, so both read the same host.
+  NetworkLevelOptions lo;
+  lo.threads = ko.threads;
+  lo.tactic_cache = ko.tactic_cache;
+  lo.progress = ko.progress;
+  lo.max_seconds = a.quick ? 0.15 : 0.4;
+  if (a.quick) lo.batches = {1};
+  auto spec = parse_device_json(dev->dump(), a.out);
+  if (!spec) return spec.status();
+  auto kt = probe_kernels_with_levels(*backend, *spec, ko, lo, onednn_version_text(), r.cpu.model_name);
   if (!kt) return kt.status();
   if (!a.kernel_samples.empty())
     if (Status w = write_output(a.kernel_samples, kernel_samples_json(*kt)); !w) return w;
@@ -265,10 +254,9 @@ Status add_kernel_table(const ProbeArgs& a, const microbench::ProbeResult& r, nl
     (*dev)["sources"]["kernel_table_warning"] = w;
   }
   (*dev)["kernel_table"] = nlohmann::ordered_json::parse(kernel_table_json(kt->table));
-  if (Status l = add_network_levels(a, ko, *backend, &kt->table, dev); !l) return l;
   (*dev)["sources"]["kernel_table"] = fmt::format(
       "measured by rooflens probe cpu --kernels{} in {:.0f} s: the backend's primitives over sampled shapes per class "
-      "(median of {} interleaved rounds), "
+      "(median of {} interleaved rounds, the generated networks timed after each), "
       "each fitted as t = dispatch + exp(c0 + sum c_i x_i) (docs/perf-model.md)",
       a.quick ? " --quick" : "", kt->seconds, ko.rounds);
   return Status::ok();

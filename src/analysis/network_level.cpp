@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "rooflens/analysis/host_figures.h"
 #include "rooflens/calibration/level_networks.h"
@@ -42,55 +43,42 @@ void add_class_times(const Measurement& meas, const Prediction& p, double drift,
   }
 }
 
-// One network measured and predicted at the host's state.
-Expected<NetworkLevelTiming> time_network(Backend& backend, const DeviceSpec& dev, LevelNetwork& net, int64_t batch,
-                                          const NetworkLevelOptions& o, HostContext& host) {
-  auto inferred = infer_shapes(net.graph);
-  if (!inferred) return inferred.status().with_context("level network " + net.name);
-  AnalyzeOptions ao;
-  ao.cost.dtype = DType::kF32;
-  ModelAnalysis m = analyze_graph(net.graph, *inferred, ao);
-  m.model = "level_" + net.name;
-  MeasureOptions mo;
-  mo.exec.threads = o.threads;
-  mo.exec.tactic_cache = o.tactic_cache;
-  mo.timing = model_timing(false, o.max_seconds);
-  attach_host(mo, host);
-  auto meas = measure_model(net.graph, m, backend, mo);
-  if (!meas) return meas.status().with_context("level network " + net.name);
-  PerfOptions po;
-  po.dtype = "fp32";
-  auto p = predict(net.graph, m, dev, po);
-  if (!p) return p.status().with_context("level network " + net.name);
-  const HostFigures f = host_figures(*meas, *p, host);
+// One round of one network set against its prediction at the host's state then.
+NetworkLevelTiming timing_of(const std::string& network, int64_t batch, int round, const Measurement& meas,
+                             const Prediction& p, HostContext& host) {
+  const HostFigures f = host_figures(meas, p, host);
   NetworkLevelTiming t;
-  t.network = net.name;
+  t.network = network;
   t.batch = batch;
-  t.measured_s = static_cast<double>(batch) / meas->throughput;
-  t.predicted_s = static_cast<double>(batch) / (f.has_reference ? f.predicted_at_state : p->throughput);
+  t.round = round;
+  t.measured_s = static_cast<double>(batch) / meas.throughput;
+  t.predicted_s = static_cast<double>(batch) / (f.has_reference ? f.predicted_at_state : p.throughput);
   t.counted = f.same_state;
-  add_class_times(*meas, *p, f.has_reference ? f.drift : 1.0, &t);
+  add_class_times(meas, p, f.has_reference ? f.drift : 1.0, &t);
   return t;
 }
 
-// The level of one batch: the median ratio over the networks read in the table's dispatch
-// state (all of them when none was).
+double median_of(std::vector<double> v) { return microbench::summarize(std::move(v), false).median; }
+
+// The level of one batch: per network the median ratio over its rounds read in the table's
+// dispatch state (all rounds of all networks when none was), then the median over networks.
 NetworkLevel level_of(const std::vector<NetworkLevelTiming>& timings, int64_t batch) {
-  std::vector<double> counted, all;
-  for (const auto& t : timings) {
-    if (t.batch != batch) continue;
-    all.push_back(t.measured_s / t.predicted_s);
-    if (t.counted) counted.push_back(all.back());
-  }
-  const std::vector<double>& r = counted.empty() ? all : counted;
+  bool any_counted = false;
+  for (const auto& t : timings) any_counted |= t.batch == batch && t.counted;
+  auto used = [&](const NetworkLevelTiming& t) { return t.batch == batch && (!any_counted || t.counted); };
+  std::map<std::string, std::vector<double>> per_network;
+  for (const auto& t : timings)
+    if (used(t)) per_network[t.network].push_back(t.measured_s / t.predicted_s);
+  std::vector<double> r;
+  for (auto& [name, ratios] : per_network) r.push_back(median_of(ratios));
   NetworkLevel l;
   l.batch = batch;
   l.networks = static_cast<int>(r.size());
-  l.level = microbench::summarize(r, false).median;
+  l.level = median_of(r);
   l.spread = (*std::max_element(r.begin(), r.end()) - *std::min_element(r.begin(), r.end())) / l.level;
   std::map<std::string, LevelClassTime> sum;
   for (const auto& t : timings) {
-    if (t.batch != batch || (!counted.empty() && !t.counted)) continue;
+    if (!used(t)) continue;
     for (const auto& [c, x] : t.classes) {
       sum[c].measured_s += x.measured_s;
       sum[c].predicted_s += x.predicted_s;
@@ -115,44 +103,120 @@ std::vector<std::pair<std::string, double>> by_class_and_position(const std::map
 
 }  // namespace
 
-Expected<NetworkLevelResult> measure_network_levels(Backend& backend, const DeviceSpec& dev,
-                                                    const NetworkLevelOptions& o) {
-  if (!dev.kernel_table) return Status::invalid("the in-network level needs a device with a kernel table");
+Expected<LevelNetworkRuns> LevelNetworkRuns::make(const NetworkLevelOptions& o) {
   if (o.batches.empty()) return Status::invalid("the in-network level needs at least one batch");
   for (size_t i = 0; i < o.batches.size(); ++i)
     if (o.batches[i] < 1 || (i > 0 && o.batches[i] <= o.batches[i - 1]))
       return Status::invalid("the in-network level's batches must be positive and ascend");
-  DeviceSpec d = dev;
-  d.kernel_table->network_levels.clear();  // the table as fitted: no level of its own
   std::vector<std::string> known;
   for (const auto& n : level_networks(1)) known.push_back(n.name);
   for (const auto& want : o.networks)
     if (std::find(known.begin(), known.end(), want) == known.end())
       return Status::invalid(fmt::format("no generated network '{}' (known: {})", want, fmt::join(known, ", ")));
-  HostContext host = make_host_context(true, kDefaultReferenceMaxMove, o.threads, d);
-  NetworkLevelResult res;
-  for (int64_t batch : o.batches) {
+  LevelNetworkRuns runs;
+  runs.options_ = o;
+  runs.host_ =
+      std::make_shared<HostContext>(make_host_context(true, kDefaultReferenceMaxMove, o.threads, DeviceSpec{}));
+  for (int64_t batch : o.batches)
     for (LevelNetwork& net : level_networks(batch)) {
       if (!o.networks.empty() && std::find(o.networks.begin(), o.networks.end(), net.name) == o.networks.end())
         continue;
-      auto t = time_network(backend, d, net, batch, o, host);
-      if (!t) return t.status();
-      if (o.progress)
-        o.progress(fmt::format("network level: {} at batch {}: {:.2f} ms measured, {:.2f} ms predicted ({:.3f}){}",
-                               t->network, batch, 1e3 * t->measured_s, 1e3 * t->predicted_s,
-                               t->measured_s / t->predicted_s, t->counted ? "" : ", another dispatch state"));
-      res.timings.push_back(*t);
+      auto inferred = infer_shapes(net.graph);
+      if (!inferred) return inferred.status().with_context("level network " + net.name);
+      AnalyzeOptions ao;
+      ao.cost.dtype = DType::kF32;
+      Run run{net.name, batch, std::move(net.graph), {}, {}};
+      run.analysis = analyze_graph(run.graph, *inferred, ao);
+      run.analysis.model = "level_" + run.network;
+      runs.runs_.push_back(std::move(run));
+    }
+  return runs;
+}
+
+Status LevelNetworkRuns::measure_round(Backend& backend) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (Run& run : runs_) {
+    MeasureOptions mo;
+    mo.exec.threads = options_.threads;
+    mo.exec.tactic_cache = options_.tactic_cache;
+    mo.timing = model_timing(false, options_.max_seconds);
+    attach_host(mo, *host_);
+    auto meas = measure_model(run.graph, run.analysis, backend, mo);
+    if (!meas) return meas.status().with_context("level network " + run.network);
+    run.rounds.push_back(std::move(*meas));
+  }
+  ++rounds_;
+  if (options_.progress)
+    options_.progress(fmt::format("network level: round {}, {} networks timed in {:.0f} s", rounds_, runs_.size(),
+                                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+  return Status::ok();
+}
+
+Expected<NetworkLevelResult> LevelNetworkRuns::levels(const DeviceSpec& dev) const {
+  if (!dev.kernel_table) return Status::invalid("the in-network level needs a device with a kernel table");
+  if (rounds_ == 0) return Status::invalid("the in-network level has no timed round");
+  DeviceSpec d = dev;
+  d.kernel_table->network_levels.clear();  // the table as fitted: no level of its own
+  HostContext host = make_host_context(false, kDefaultReferenceMaxMove, options_.threads, d);
+  PerfOptions po;
+  po.dtype = "fp32";
+  NetworkLevelResult res;
+  for (int64_t batch : options_.batches) {
+    for (const Run& run : runs_) {
+      if (run.batch != batch) continue;
+      auto p = predict(run.graph, run.analysis, d, po);
+      if (!p) return p.status().with_context("level network " + run.network);
+      std::vector<double> measured, predicted;
+      int other_state = 0;
+      for (size_t r = 0; r < run.rounds.size(); ++r) {
+        res.timings.push_back(timing_of(run.network, batch, static_cast<int>(r), run.rounds[r], *p, host));
+        measured.push_back(res.timings.back().measured_s);
+        predicted.push_back(res.timings.back().predicted_s);
+        other_state += res.timings.back().counted ? 0 : 1;
+      }
+      if (options_.progress)
+        options_.progress(fmt::format(
+            "network level: {} at batch {}: {:.2f} ms measured, {:.2f} ms predicted ({:.3f}), medians of {} round{}{}",
+            run.network, batch, 1e3 * median_of(measured), 1e3 * median_of(predicted),
+            median_of(measured) / median_of(predicted), measured.size(), measured.size() == 1 ? "" : "s",
+            other_state == 0 ? "" : fmt::format(", {} in another dispatch state", other_state)));
     }
     res.levels.push_back(level_of(res.timings, batch));
-    if (o.progress) {
+    if (options_.progress) {
+      const NetworkLevel& l = res.levels.back();
       std::string per;
-      for (const auto& [c, v] : by_class_and_position(res.levels.back().classes))
-        per += fmt::format(" {} {:.3f}", c, v);
-      o.progress(fmt::format("network level at batch {}: {:.3f} (median of {}, spread {:.0f}%); per class:{}", batch,
-                             res.levels.back().level, res.levels.back().networks, 100 * res.levels.back().spread, per));
+      for (const auto& [c, v] : by_class_and_position(l.classes)) per += fmt::format(" {} {:.3f}", c, v);
+      options_.progress(fmt::format("network level at batch {}: {:.3f} (median of {}, spread {:.0f}%); per class:{}",
+                                    batch, l.level, l.networks, 100 * l.spread, per));
     }
   }
   return res;
+}
+
+Expected<NetworkLevelResult> measure_network_levels(Backend& backend, const DeviceSpec& dev,
+                                                    const NetworkLevelOptions& o) {
+  if (!dev.kernel_table) return Status::invalid("the in-network level needs a device with a kernel table");
+  auto runs = LevelNetworkRuns::make(o);
+  if (!runs) return runs.status();
+  for (int r = 0; r < std::max(1, o.rounds); ++r)
+    if (Status s = runs->measure_round(backend); !s) return s;
+  return runs->levels(dev);
+}
+
+Expected<KernelProbeResult> probe_kernels_with_levels(Backend& backend, const DeviceSpec& dev, KernelProbeOptions ko,
+                                                      const NetworkLevelOptions& lo, const std::string& backend_name,
+                                                      const std::string& host) {
+  auto runs = LevelNetworkRuns::make(lo);
+  if (!runs) return runs.status();
+  ko.after_round = [&](int) { return runs->measure_round(backend); };
+  auto kt = probe_kernels(backend, ko, backend_name, host);
+  if (!kt) return kt.status();
+  DeviceSpec d = dev;
+  d.kernel_table = kt->table;
+  auto levels = runs->levels(d);
+  if (!levels) return levels.status().with_context("the kernel table's network level");
+  kt->table.network_levels = levels->levels;
+  return kt;
 }
 
 }  // namespace rooflens

@@ -130,6 +130,8 @@ Expected<std::vector<std::vector<CaseRounds>>> time_cases_in_rounds(
       o.progress(fmt::format("kernels: round {}/{}, {} shapes in {} classes; {:.0f} s so far", r + 1, rounds, total,
                              classes.size(),
                              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+    if (o.after_round)
+      if (Status s = o.after_round(r); !s) return s;
   }
   return times;
 }

@@ -218,9 +218,11 @@ TEST(NetworkLevel, MeasuredOnOneDnn) {
   auto r = measure_network_levels(*backend, d, o);
   ASSERT_TRUE(r) << r.status().message();
   ASSERT_EQ(r->levels.size(), 1u);
-  // One line for the network, one for the batch's levels: the class's, then its positions in
-  // ascending order (7 before 14).
-  ASSERT_EQ(lines.size(), 2u);
+  // One line for the round, one for the network, one for the batch's levels: the class's,
+  // then its positions in ascending order (7 before 14).
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_NE(lines[0].find("network level: round 1, 1 networks timed"), std::string::npos) << lines[0];
+  lines.erase(lines.begin());
   EXPECT_NE(lines[0].find("network level: inverted at batch 1"), std::string::npos) << lines[0];
   std::vector<int> positions;
   for (size_t at = lines[1].find("pointwise@"); at != std::string::npos; at = lines[1].find("pointwise@", at + 1))
@@ -261,6 +263,86 @@ TEST(NetworkLevel, MeasuredOnOneDnn) {
   EXPECT_NEAR(sides.measured_s, pw.measured_s, 1e-9 * pw.measured_s);
   EXPECT_NEAR(sides.predicted_s, pw.predicted_s, 1e-9 * pw.predicted_s);
   EXPECT_DOUBLE_EQ(r->levels[0].classes.at("pointwise"), pw.measured_s / pw.predicted_s);
+}
+
+// Rounds: every network timed once per round, one timing per round, and a network's ratio
+// is the median of its rounds'; levels() wants a table and a round.
+TEST(NetworkLevel, RoundsAreTimedApartAndTheLevelIsTheirMedian) {
+  auto backend = make_onednn_backend();
+  if (!backend) GTEST_SKIP() << "built without oneDNN";
+  NetworkLevelOptions o;
+  o.batches = {1};
+  o.threads = 1;
+  o.max_seconds = 0.02;
+  o.networks = {"inverted"};
+  auto runs = LevelNetworkRuns::make(o);
+  ASSERT_TRUE(runs) << runs.status().message();
+  DeviceSpec d = device_with_small_table();
+  auto none = runs->levels(d);
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.status().message().find("no timed round"), std::string::npos);
+  for (int r = 0; r < 3; ++r) ASSERT_TRUE(runs->measure_round(*backend));
+  d.kernel_table.reset();
+  EXPECT_FALSE(runs->levels(d));
+  d = device_with_small_table();
+  auto l = runs->levels(d);
+  ASSERT_TRUE(l) << l.status().message();
+  ASSERT_EQ(l->timings.size(), 3u);
+  std::vector<double> ratios, counted;
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(l->timings[r].round, r);
+    ratios.push_back(l->timings[r].measured_s / l->timings[r].predicted_s);
+    if (l->timings[r].counted) counted.push_back(ratios.back());
+  }
+  const std::vector<double>& used = counted.empty() ? ratios : counted;
+  std::vector<double> sorted = used;
+  std::sort(sorted.begin(), sorted.end());
+  const double median =
+      sorted.size() % 2 ? sorted[sorted.size() / 2] : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  ASSERT_EQ(l->levels.size(), 1u);
+  EXPECT_EQ(l->levels[0].networks, 1);
+  EXPECT_DOUBLE_EQ(l->levels[0].level, median);
+}
+
+// The probe with levels: the networks are timed after each round of shapes (their round lines
+// come between the probe's), and the fitted table carries their level; an error from between
+// the rounds stops the probe.
+TEST(NetworkLevel, ProbeTimesTheNetworksBetweenItsRounds) {
+  auto backend = make_onednn_backend();
+  if (!backend) GTEST_SKIP() << "built without oneDNN";
+  KernelProbeOptions ko;
+  ko.threads = 1;
+  ko.quick = true;
+  ko.classes = {"eltwise"};
+  ko.rounds = 2;
+  ko.flush_bytes = 0;
+  std::vector<std::string> lines;
+  ko.progress = [&](const std::string& line) { lines.push_back(line); };
+  NetworkLevelOptions lo;
+  lo.batches = {1};
+  lo.threads = 1;
+  lo.max_seconds = 0.02;
+  lo.networks = {"inverted"};
+  lo.progress = ko.progress;
+  auto r = probe_kernels_with_levels(*backend, device_with_small_table(), ko, lo, "oneDNN", "test host");
+  ASSERT_TRUE(r) << r.status().message();
+  ASSERT_EQ(r->table.network_levels.size(), 1u);
+  EXPECT_EQ(r->table.network_levels[0].batch, 1);
+  EXPECT_EQ(r->table.network_levels[0].networks, 1);
+  EXPECT_GT(r->table.network_levels[0].level, 0);
+  std::vector<std::string> rounds;
+  for (const auto& line : lines)
+    if (line.find("round") != std::string::npos && line.find("round") < 25) rounds.push_back(line.substr(0, 25));
+  ASSERT_EQ(rounds.size(), 4u);
+  EXPECT_EQ(rounds[0].rfind("kernels: round 1/2", 0), 0u) << rounds[0];
+  EXPECT_EQ(rounds[1].rfind("network level: round 1", 0), 0u) << rounds[1];
+  EXPECT_EQ(rounds[2].rfind("kernels: round 2/2", 0), 0u) << rounds[2];
+  EXPECT_EQ(rounds[3].rfind("network level: round 2", 0), 0u) << rounds[3];
+  ko.after_round = [](int round) { return round == 1 ? Status::internal("stopped at round 1") : Status::ok(); };
+  ko.progress = nullptr;
+  auto stopped = probe_kernels(*backend, ko, "oneDNN", "test host");
+  ASSERT_FALSE(stopped);
+  EXPECT_NE(stopped.status().message().find("stopped at round 1"), std::string::npos);
 }
 
 TEST(NetworkLevel, RefusesUnknownNetworksBatchesOutOfOrderAndDevicesWithoutATable) {

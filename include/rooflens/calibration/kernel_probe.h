@@ -39,6 +39,10 @@ struct KernelProbeOptions {
   std::vector<std::string> classes;                  // empty: every class
   std::string tactic_cache;                          // ExecOptions::tactic_cache of every run
   std::function<void(const std::string&)> progress;  // one line per finished class
+  // Called after each round (0-based), once the round's reference reading is taken: other
+  // timings that must see the same host state as the table's shapes run here (the generated
+  // networks of analysis/network_level.h). An error stops the probe.
+  std::function<Status(int round)> after_round;
 };
 
 // One sampled kernel: the graph that runs it and the name of the probed layer.
