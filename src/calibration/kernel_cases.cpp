@@ -1,6 +1,7 @@
 // The sampled shapes of each kernel class, as small graphs (see kernel_probe.h). Shapes are
 // drawn from the ranges CNNs use (torchvision's zoo and the NATS size space): batch 1-32,
-// feature maps 7-112 (224 for stems), 8-1024 channels, 3x3 to 7x7 kernels, strides 1 and 2.
+// feature maps 7-112 (224 for stems), 8-1024 channels, 3x3 to 7x7 kernels, strides 1 and 2,
+// up to 3 GFLOP; heavy_kernel_cases adds dense 3x3 and 1x1 convolutions of 3-30 GFLOP.
 #include <algorithm>
 #include <cstdint>
 
@@ -98,6 +99,30 @@ KernelCase dense_conv(Rng& r, bool pointwise) {
     consume(b, y, cout);
     // The stems among them are of the stem class (the probe fits each case in its own class).
     return {pointwise ? "pointwise" : stem ? "stem" : "conv", b.finish(), "probe"};
+  }
+}
+
+// Dense convolutions of 3-30 GFLOP, past the draws above (which stop at 3): layers of the size
+// of VGG's full-resolution stages and of the large models' at batch 8, where a fit drawn from
+// smaller ones extrapolates. Batch 8 or 16, 3x3 (1x1 for the pointwise class) from 56x56 to
+// 224x224 (28x28 to 112x112), no activation tensor over 64 Mi elements.
+KernelCase heavy_conv(Rng& r, bool pointwise) {
+  const std::vector<int64_t> spatial =
+      pointwise ? std::vector<int64_t>{28, 56, 56, 112} : std::vector<int64_t>{56, 112, 112, 224};
+  for (;;) {
+    const int64_t n = r.pick(std::vector<int64_t>{8, 8, 16}), stride = r.pick(std::vector<int64_t>{1, 1, 1, 2});
+    const int64_t hw = r.pick(spatial), cin = r.pick(kChannels), cout = r.pick(kChannels), k = pointwise ? 1 : 3;
+    const int64_t hw_out = (hw + 2 * (k / 2) - k) / stride + 1;
+    const double f = conv_flops(n, hw_out, cin, cout, k);
+    const double elements = static_cast<double>(n) * std::max(cin * hw * hw, cout * hw_out * hw_out);
+    if (f < 3e9 || f > 3e10 || elements > 64.0 * (1 << 20)) continue;
+    GraphBuilder b("probe");
+    ValueId x = adapted_input(b, n, cin, hw);
+    ConvSpec s = spec_of(stride);
+    s.pad = k / 2;
+    ValueId y = activation(b, b.conv("probe", x, cin, cout, k, s), r);
+    consume(b, y, cout);
+    return {pointwise ? "pointwise" : "conv", b.finish(), "probe"};
   }
 }
 
@@ -334,6 +359,16 @@ std::vector<KernelCase> kernel_cases(const std::string& cls, int count, uint64_t
     else if (cls == "move")
       out.push_back(move(r));
   }
+  return out;
+}
+
+std::vector<KernelCase> heavy_kernel_cases(const std::string& cls, int count, uint64_t seed) {
+  std::vector<KernelCase> out;
+  if (cls != "conv" && cls != "pointwise") return out;
+  uint64_t h = 1469598103934665603ull;  // as kernel_cases, on a stream of its own
+  for (char ch : cls) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+  Rng r(seed ^ h ^ 0x6865617679ull);
+  for (int i = 0; i < count; ++i) out.push_back(heavy_conv(r, cls == "pointwise"));
   return out;
 }
 

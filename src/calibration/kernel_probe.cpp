@@ -198,8 +198,13 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
       {"attention", o.quick ? 8 : 24},  {"pool", o.quick ? 9 : 24},  {"eltwise", o.quick ? 9 : 24},
       {"move", o.quick ? 9 : 27}};
   std::vector<std::pair<std::string, std::vector<KernelCase>>> classes;
-  for (const auto& [cls, count] : plan)
-    if (wanted(cls)) classes.emplace_back(cls, kernel_cases(cls, count, o.seed));
+  for (const auto& [cls, count] : plan) {
+    if (!wanted(cls)) continue;
+    classes.emplace_back(cls, kernel_cases(cls, count, o.seed));
+    // Layers of 3-30 GFLOP, where a fit of smaller ones extrapolates (batch 8 of VGG, the large models).
+    const int heavy = o.quick ? 0 : cls == "conv" ? 10 : cls == "pointwise" ? 8 : 0;
+    for (KernelCase& kc : heavy_kernel_cases(cls, heavy, o.seed)) classes.back().second.push_back(std::move(kc));
+  }
   std::vector<double> kernels;  // the reference's convolutions, read before, between rounds and after
   if (ref0.kernels_s > 0) kernels.push_back(ref0.kernels_s);
   auto times = time_cases_in_rounds(backend, classes, t, o, &flush, t0, &kernels);

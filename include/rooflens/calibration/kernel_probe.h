@@ -54,6 +54,10 @@ struct KernelCase {
 
 // The sampled shapes of a class as runnable graphs (deterministic in seed).
 std::vector<KernelCase> kernel_cases(const std::string& cls, int count, uint64_t seed);
+// Dense convolutions of 3-30 GFLOP (batch 8-16, VGG's full-resolution sizes) for the conv
+// and pointwise classes, beyond kernel_cases' 3 GFLOP; none for other classes (deterministic
+// in seed, a stream of their own).
+std::vector<KernelCase> heavy_kernel_cases(const std::string& cls, int count, uint64_t seed);
 
 struct KernelProbeResult {
   KernelTable table;
