@@ -21,8 +21,8 @@ struct BackendChoice {
 // A fresh backend (the CUDA backend is prepared once per model, so each model gets its own):
 // unavailable with the runtime's reason ("no CUDA device: ...") when the GPU is missing.
 Expected<std::unique_ptr<Backend>> make_backend(const BackendChoice& c);
-// make_backend(c) as the library's measuring calls take it (session/zoo_validation.h).
-inline std::function<Expected<std::unique_ptr<Backend>>()> backend_factory(const BackendChoice& c) {
+// make_backend(c) as the library's measuring calls take it (exec/backend.h).
+inline BackendFactory backend_factory(const BackendChoice& c) {
   return [c] { return make_backend(c); };
 }
 

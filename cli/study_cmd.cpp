@@ -190,33 +190,18 @@ Expected<StudyOptions> study_options(const StudyArgs& a, const Setting& st) {
   o.fold = [](const LoadedModel& l, int factor) { return fold_model(l, factor); };
   const int threads = measure_threads(a.threads);
   if (st.measured && st.cuda) {
-    o.source = StudySource::kMeasured;
     const BackendChoice choice{"cuda", st.dt, a.graph};
-    o.source_detail = fmt::format("measured on {} (cuda backend, {}{}), median of repeated runs", st.gpu_name, st.dtype,
-                                  a.graph ? ", one CUDA graph per batch" : ", layer by layer");
-    o.measure = [choice, max_seconds = a.max_seconds](const LoadedModel& l) -> Expected<MeasuredThroughput> {
-      auto backend = make_backend(choice);  // prepared once per model
-      if (!backend) return backend.status();
-      MeasureOptions mo;
-      mo.timing = model_timing(true, max_seconds);
-      auto m = measure_model(l.graph, l.analysis, **backend, mo);
-      if (!m) return m.status();
-      return MeasuredThroughput{m->throughput, m->throughput_q1, m->throughput_q3};
-    };
+    measure_study_on(o, backend_factory(choice), true, ExecOptions{}, a.max_seconds,
+                     fmt::format("{} through the cuda backend ({}, {})", st.gpu_name, st.dtype,
+                                 a.graph ? "one CUDA graph per batch" : "layer by layer"));
   } else if (st.measured) {
-    o.source = StudySource::kMeasured;
-    auto backend = std::shared_ptr<Backend>(make_onednn_backend());
-    if (!backend) return Status::unavailable("--source measured needs the oneDNN backend, which this build lacks");
-    o.source_detail = fmt::format("{} thread(s), median of repeated runs", threads);
-    o.measure = [backend, threads, max_seconds = a.max_seconds](const LoadedModel& l) -> Expected<MeasuredThroughput> {
-      MeasureOptions mo;
-      mo.exec.threads = threads;
-      mo.exec.tactic_cache = tactic_cache_path();
-      mo.timing = model_timing(false, max_seconds);
-      auto m = measure_model(l.graph, l.analysis, *backend, mo);
-      if (!m) return m.status();
-      return MeasuredThroughput{m->throughput, m->throughput_q1, m->throughput_q3};
-    };
+    if (!make_onednn_backend())
+      return Status::unavailable("--source measured needs the oneDNN backend, which this build lacks");
+    ExecOptions exec;
+    exec.threads = threads;
+    exec.tactic_cache = tactic_cache_path();
+    measure_study_on(o, backend_factory(BackendChoice{"onednn", DType::kF32, false}), false, exec, a.max_seconds,
+                     fmt::format("this CPU through the oneDNN backend ({} thread(s))", threads));
   } else if (!a.measurements.empty()) {
     o.source = StudySource::kMeasurements;
     o.source_detail = "measured throughput from " + a.measurements + "; utilization, AI and frontiers by rooflens";

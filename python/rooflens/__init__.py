@@ -262,16 +262,38 @@ def doctor(model, device: str = "v100", dtype: str = "fp16", batch: Union[int, s
     return Doctor(_core.doctor(m, device, dtype, _batch(batch), engine or ""))
 
 
-def study(models: Iterable[str] = (), device: str = "v100", dtype: str = "fp16", batch: Union[int, str] = "max",
-          zoo: bool = False, fold: Sequence[str] = (), fold_below_cmr: bool = True, fold_factor: int = 4,
-          jobs: int = 0) -> Study:
+def study(models: Iterable[str] = (), device: Optional[str] = None, dtype: Optional[str] = None,
+          batch: Union[None, int, str] = None, zoo: bool = False, fold: Sequence[str] = (), fold_below_cmr: bool = True,
+          fold_factor: int = 4, jobs: int = 0, source: str = "predicted", backend: str = "onednn", threads: int = 0,
+          max_seconds: float = 3.0, tactic_cache: Optional[str] = None) -> Study:
     """The zoo study (`rooflens study`): models (zoo names or ONNX paths) predicted on a device,
-    their throughput-utilization and accuracy frontiers, FoldedCNN what-ifs."""
+    their throughput-utilization and accuracy frontiers, FoldedCNN what-ifs.
+
+    source="measured" measures each model instead (`study --source measured`): on this CPU
+    through `backend` (onednn or reference; fp32, `threads` threads, at most `max_seconds` per
+    model), or on the GPU at hand with backend="cuda". Defaults: device v100, dtype fp16 and the
+    largest batch that fits when predicted; this-cpu, fp32 and batch 8 when measured (cuda:
+    fp16, batch 256). Raises ValueError for an unknown source or backend, or a device of the
+    wrong kind; Unsupported for a dtype this CPU cannot measure; Unavailable without the backend.
+    """
+    measured = source == "measured"
+    gpu = backend == "cuda"
+    if device is None and measured and gpu:
+        raise ValueError("backend='cuda' needs device= naming the GPU at hand's entry (rooflens.devices())")
+    if device is None:
+        device = "this-cpu" if measured else "v100"
+    if dtype is None:
+        dtype = "fp32" if measured and not gpu else "fp16"
+    if batch is None:
+        batch = (256 if gpu else 8) if measured else "max"
+    if tactic_cache is None:
+        tactic_cache = _tactic_cache_path()
     files, names = [], []
     for x in models:
         (files if _os.path.exists(x) else names).append(x)
     return Study(_core.study(files, names, bool(zoo), device, dtype, _batch(batch), list(fold), fold_below_cmr,
-                             int(fold_factor), int(jobs)))
+                             int(fold_factor), int(jobs), source, backend, int(threads), float(max_seconds),
+                             tactic_cache))
 
 
 def validate(models: Iterable[str] = (), device: str = "this-cpu", batch: int = 1, repeat: int = 1,

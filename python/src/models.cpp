@@ -4,6 +4,8 @@
 // keys name their units (flops, bytes, time_s, throughput_img_per_s, ...).
 #include <pybind11/functional.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <memory>
@@ -392,9 +394,34 @@ PyDoctor doctor(const PyModel& m, const std::string& device, const std::string& 
   return PyDoctor{unwrap(without_gil([&] { return run_doctor(m.name(), load, o); }))};
 }
 
+// A study measured on `backend` (cuda: the GPU at hand, else this CPU in fp32).
+void set_measured(StudyOptions& o, const std::string& backend, int threads, double max_seconds,
+                  const std::string& tactic_cache) {
+  const DType dt = dtype_arg(o.dtype);
+  const bool gpu = backend == "cuda";
+  unwrap(make_backend(backend, dt));  // an unknown or unbuilt backend, or no GPU, fails here
+  if (gpu != o.device.is_gpu())
+    check(Status::invalid("device '" + o.device.id + "' " +
+                          (gpu ? "is not a GPU: backend 'cuda' measures on the GPU at hand"
+                               : "is a GPU: backend '" + backend + "' measures on this CPU")));
+  if (!gpu && dt != DType::kF32)
+    check(Status::unsupported("a measured study runs fp32 on this CPU; dtype " + o.dtype + " cannot be measured here"));
+  ExecOptions exec;
+  exec.threads = measure_threads(threads);
+  exec.tactic_cache = tactic_cache;
+  measure_study_on(
+      o, [backend, dt] { return make_backend(backend, dt); }, gpu, exec, max_seconds,
+      gpu ? fmt::format("{} through the cuda backend ({}, layer by layer)", o.device.name, o.dtype)
+          : fmt::format("this CPU through the {} backend ({} thread(s))", backend, exec.threads));
+}
+
 PyStudy study(const std::vector<std::string>& files, const std::vector<std::string>& models, bool zoo,
               const std::string& device, const std::string& dtype, std::optional<int64_t> batch,
-              const std::vector<std::string>& fold, bool fold_below_cmr, int fold_factor, int jobs) {
+              const std::vector<std::string>& fold, bool fold_below_cmr, int fold_factor, int jobs,
+              const std::string& source, const std::string& backend, int threads, double max_seconds,
+              const std::string& tactic_cache) {
+  if (source != "predicted" && source != "measured")
+    check(Status::invalid("source '" + source + "': expected predicted or measured"));
   StudyRequest req;
   req.files = files;
   req.models = models;
@@ -414,6 +441,7 @@ PyStudy study(const std::vector<std::string>& files, const std::vector<std::stri
   o.fold = [](const LoadedModel& l, int f) { return fold_model(l, f); };
   o.source = StudySource::kPredicted;
   o.source_detail = "performance model over the device database; not measured";
+  if (source == "measured") set_measured(o, backend, threads, max_seconds, tactic_cache);
   return PyStudy{unwrap(without_gil([&] { return run_study(resolved.entries, o); }))};
 }
 
@@ -492,7 +520,8 @@ void bind_models(py::module_& m) {
   m.def("doctor", &doctor, py::arg("model"), py::arg("device"), py::arg("dtype"), py::arg("batch"),
         py::arg("engine") = "");
   m.def("study", &study, py::arg("files"), py::arg("models"), py::arg("zoo"), py::arg("device"), py::arg("dtype"),
-        py::arg("batch"), py::arg("fold"), py::arg("fold_below_cmr"), py::arg("fold_factor"), py::arg("jobs"));
+        py::arg("batch"), py::arg("fold"), py::arg("fold_below_cmr"), py::arg("fold_factor"), py::arg("jobs"),
+        py::arg("source"), py::arg("backend"), py::arg("threads"), py::arg("max_seconds"), py::arg("tactic_cache"));
   m.def("devices", &devices);
   m.def("zoo_models", &zoo_models);
 }

@@ -40,12 +40,12 @@ py::object json_to_py(const nlohmann::json& j) {
     case nlohmann::json::value_t::array: {
       py::list l;
       for (const auto& v : j) l.append(json_to_py(v));
-      return std::move(l);
+      return l;
     }
     case nlohmann::json::value_t::object: {
       py::dict d;
       for (auto it = j.begin(); it != j.end(); ++it) d[py::str(it.key())] = json_to_py(it.value());
-      return std::move(d);
+      return d;
     }
     default: return py::none();
   }

@@ -41,7 +41,7 @@ std::string study_source_sentence(const Study& s) {
     case StudySource::kPredicted:
       t = "predicted by the rooflens performance model" + (s.device_name.empty() ? "" : " for " + s.device_name);
       break;
-    case StudySource::kMeasured: t = "measured on this CPU through the oneDNN backend"; break;
+    case StudySource::kMeasured: return "measured on " + s.source_detail;  // where and how (measure_study_on)
     case StudySource::kMeasurements: t = "taken from a measurements file"; break;
   }
   if (!s.source_detail.empty()) t += " (" + s.source_detail + ")";

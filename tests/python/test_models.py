@@ -188,6 +188,27 @@ def test_study_two_models():
     assert "<html" in s.html()[:500].lower() or "<!doctype" in s.html()[:200].lower()
 
 
+def test_study_measured_on_this_cpu():
+    s = rooflens.study(["alexnet"], source="measured", batch=1, threads=1, max_seconds=0.2, tactic_cache="",
+                       fold_below_cmr=False)
+    d = s.to_dict()
+    assert d["source_text"].startswith("measured on this CPU through the onednn backend (1 thread(s))"), d["source_text"]
+    (m,) = d["models"]
+    assert m["throughput"] > 0 and m["batch"] == 1
+    assert "measured on this CPU" in s.text()
+
+
+def test_study_measured_refuses_what_it_cannot_measure():
+    with pytest.raises(ValueError, match="source 'nosuch'"):
+        rooflens.study(["alexnet"], source="nosuch")
+    with pytest.raises(ValueError, match="device 'v100.*' is a GPU: backend 'onednn' measures on this CPU"):
+        rooflens.study(["alexnet"], source="measured", device="v100", dtype="fp32")
+    with pytest.raises(rooflens.Unsupported, match="no fp16 peak|fp16 cannot be measured here"):
+        rooflens.study(["alexnet"], source="measured", dtype="fp16")
+    with pytest.raises(ValueError, match="backend 'nosuch'"):
+        rooflens.study(["alexnet"], source="measured", backend="nosuch")
+
+
 def test_measure_onednn_briefly(alexnet):
     r = rooflens.measure(alexnet, backend="onednn", batch=1, threads=1, max_seconds=0.3, tactic_cache="")
     assert r.throughput_img_per_s > 0 and r.latency_s > 0

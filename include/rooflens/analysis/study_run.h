@@ -12,6 +12,7 @@
 #include "rooflens/analysis/study.h"
 #include "rooflens/cost/cost.h"
 #include "rooflens/device/device.h"
+#include "rooflens/exec/backend.h"
 #include "rooflens/perf/model.h"
 
 namespace rooflens {
@@ -60,6 +61,12 @@ struct StudyOptions {
   int jobs = 1;                // models analysed concurrently (kMeasured always runs one at a time)
   std::function<void(const std::string& model, size_t done, size_t total)> progress;
 };
+
+// A measured study (source kMeasured): each model measured on a fresh backend from `make`,
+// timed as exec/timing.h's model_timing(gpu, max_seconds); `where` names what measured it
+// for the report's source line ("this CPU through the oneDNN backend, 2 threads").
+void measure_study_on(StudyOptions& o, BackendFactory make, bool gpu, const ExecOptions& exec, double max_seconds,
+                      const std::string& where);
 
 // Errors name the model: a model that does not fit at batch 1, a fold batch the factor
 // does not divide, a model the fold cannot transform, a failed measurement.

@@ -3,6 +3,7 @@
 // and every measurement records which implementation ran.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -89,6 +90,10 @@ class Backend {
   // (batch_streams.h); nullptr where the backend cannot run beside another of its kind.
   virtual std::unique_ptr<Backend> fresh() const { return nullptr; }
 };
+
+// A fresh backend for each model (the CUDA backend is prepared once per model); the caller
+// supplies it, since the CUDA backend is a plugin the library does not link.
+using BackendFactory = std::function<Expected<std::unique_ptr<Backend>>()>;
 
 std::unique_ptr<Backend> make_reference_backend();
 std::unique_ptr<Backend> make_onednn_backend();  // nullptr when built without oneDNN

@@ -34,10 +34,6 @@ struct MeasuredAndPredicted {
   HostFigures host;        // against the host context's baseline; has_reference false without one
 };
 
-// A fresh backend for each model (the CUDA backend is prepared once per model); the caller
-// supplies it, since the CUDA backend is a plugin the library does not link.
-using BackendFactory = std::function<Expected<std::unique_ptr<Backend>>()>;
-
 // Loads the ONNX file `path` at `batch` and `dtype`, measures it on a backend from `make`
 // (timing: exec/timing.h's model_timing; warmup_seconds < 0 the backend's default) and
 // predicts it on `dev` at that dtype. With `host`, the runs are taken beside its host-state
