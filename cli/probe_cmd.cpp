@@ -289,8 +289,8 @@ void add_probe(CLI::App& app, ProbeArgs& a) {
       "also time the oneDNN backend's own primitives over sampled shapes per kernel class (conv, stem, pointwise, "
       "depthwise, gemm, gemm_skinny, attention, pool, eltwise, move, reorder), fit a predictor per class and "
       "store it in the --out "
-      "file as its kernel table (predict and validate then use it), then time generated networks end to end for the "
-      "table's in-network level; about 5 minutes, 1 with --quick");
+      "file as its kernel table (predict and validate then use it); generated networks timed end to end after each "
+      "round give the table's in-network level; about 5 minutes, 1 with --quick");
   cpu->add_option("--kernel-rounds", a.kernel_rounds,
                   "--kernels: time every shape this many times, the classes interleaved, and fit each shape's median "
                   "(default 3, --quick 1)")
