@@ -278,10 +278,7 @@ int run_study(const StudyArgs& args) {
   if (!o) return report_error(o.status());
   auto s = rooflens::run_study(models->entries, *o);
   if (!s) return report_error(s.status());
-  if (st->measured && !st->cuda && a.device.empty())
-    s->notes.push_back("peaks and CMR from the database entry '" + st->device.id +
-                       "', not from this machine: run `rooflens probe "
-                       "cpu --out local.json` and pass --device local.json for this CPU's measured peaks");
+  if (st->measured && !st->cuda && a.device.empty()) note_database_peaks(*s, st->device.id);
   std::string doctor_html;
   std::optional<std::string> doctor_json;
   if (a.doctor) std::tie(doctor_html, doctor_json) = doctor_section(a, *st, *models);

@@ -431,7 +431,8 @@ PyStudy study(const std::vector<std::string>& files, const std::vector<std::stri
   req.models_dir = models_dir();
   auto resolved = unwrap(resolve_study_request(req));
   StudyOptions o;
-  o.device = device_arg(device, dtype);
+  const bool defaulted_cpu = source == "measured" && device.empty();  // this-cpu, the database's entry
+  o.device = device_arg(defaulted_cpu ? "this-cpu" : device, dtype);
   o.dtype = dtype;
   o.batch = batch_arg(batch);
   o.perf.dtype = dtype;
@@ -442,7 +443,9 @@ PyStudy study(const std::vector<std::string>& files, const std::vector<std::stri
   o.source = StudySource::kPredicted;
   o.source_detail = "performance model over the device database; not measured";
   if (source == "measured") set_measured(o, backend, threads, max_seconds, tactic_cache);
-  return PyStudy{unwrap(without_gil([&] { return run_study(resolved.entries, o); }))};
+  Study s = unwrap(without_gil([&] { return run_study(resolved.entries, o); }));
+  if (defaulted_cpu && !o.device.is_gpu()) note_database_peaks(s, o.device.id);
+  return PyStudy{std::move(s)};
 }
 
 py::object devices() { return json_to_py(report::devices_json(device_db())); }

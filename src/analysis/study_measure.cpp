@@ -23,4 +23,10 @@ void measure_study_on(StudyOptions& o, BackendFactory make, bool gpu, const Exec
   };
 }
 
+void note_database_peaks(Study& s, const std::string& device_id) {
+  s.notes.push_back("peaks and CMR from the database entry '" + device_id +
+                    "', not from this machine: run `rooflens probe cpu --out local.json` and pass that file as the "
+                    "device for this CPU's measured peaks");
+}
+
 }  // namespace rooflens

@@ -68,6 +68,10 @@ struct StudyOptions {
 void measure_study_on(StudyOptions& o, BackendFactory make, bool gpu, const ExecOptions& exec, double max_seconds,
                       const std::string& where);
 
+// The note a study measured on this CPU carries when its device is a database entry rather
+// than this machine's probe: its peaks and CMR are the entry's.
+void note_database_peaks(Study& s, const std::string& device_id);
+
 // Errors name the model: a model that does not fit at batch 1, a fold batch the factor
 // does not divide, a model the fold cannot transform, a failed measurement.
 Expected<Study> run_study(const std::vector<StudyEntry>& entries, const StudyOptions& o);
