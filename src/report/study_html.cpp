@@ -477,7 +477,8 @@ std::string header_html(const Study& s) {
     if (m.acc1 && !m.accuracy_source.empty()) acc_sources.insert(m.accuracy_source);
   }
   std::string h;
-  h += fmt::format("<h1>rooflens study: {} models on {}</h1>\n", s.models.size(), esc(s.device_name));
+  h += fmt::format("<h1>rooflens study: {} model{} on {}</h1>\n", s.models.size(), s.models.size() == 1 ? "" : "s",
+                   esc(s.device_name));
   h += "<p class=\"source\"><b>Source of the numbers:</b> throughput " + esc(study_source_sentence(s)) +
        ". Utilization = throughput &times; FLOPs per image / peak FLOP/s.";
   for (const auto& n : s.notes)  // caveats that change how every number reads
