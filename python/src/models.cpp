@@ -444,7 +444,7 @@ PyStudy study(const std::vector<std::string>& files, const std::vector<std::stri
   o.source_detail = "performance model over the device database; not measured";
   if (source == "measured") set_measured(o, backend, threads, max_seconds, tactic_cache);
   Study s = unwrap(without_gil([&] { return run_study(resolved.entries, o); }));
-  if (defaulted_cpu && !o.device.is_gpu()) note_database_peaks(s, o.device.id);
+  if (defaulted_cpu) note_database_peaks(s, o.device.id);
   return PyStudy{std::move(s)};
 }
 

@@ -115,8 +115,7 @@ Expected<LevelNetworkRuns> LevelNetworkRuns::make(const NetworkLevelOptions& o) 
       return Status::invalid(fmt::format("no generated network '{}' (known: {})", want, fmt::join(known, ", ")));
   LevelNetworkRuns runs;
   runs.options_ = o;
-  runs.host_ =
-      std::make_shared<HostContext>(make_host_context(true, kDefaultReferenceMaxMove, o.threads, DeviceSpec{}));
+  runs.host_ = make_host_context(true, kDefaultReferenceMaxMove, o.threads, DeviceSpec{});
   for (int64_t batch : o.batches)
     for (LevelNetwork& net : level_networks(batch)) {
       if (!o.networks.empty() && std::find(o.networks.begin(), o.networks.end(), net.name) == o.networks.end())
@@ -140,21 +139,20 @@ Status LevelNetworkRuns::measure_round(Backend& backend) {
     mo.exec.threads = options_.threads;
     mo.exec.tactic_cache = options_.tactic_cache;
     mo.timing = model_timing(false, options_.max_seconds);
-    attach_host(mo, *host_);
+    attach_host(mo, host_);
     auto meas = measure_model(run.graph, run.analysis, backend, mo);
     if (!meas) return meas.status().with_context("level network " + run.network);
     run.rounds.push_back(std::move(*meas));
   }
-  ++rounds_;
   if (options_.progress)
-    options_.progress(fmt::format("network level: round {}, {} networks timed in {:.0f} s", rounds_, runs_.size(),
+    options_.progress(fmt::format("network level: round {}, {} networks timed in {:.0f} s", rounds(), runs_.size(),
                                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
   return Status::ok();
 }
 
 Expected<NetworkLevelResult> LevelNetworkRuns::levels(const DeviceSpec& dev) const {
   if (!dev.kernel_table) return Status::invalid("the in-network level needs a device with a kernel table");
-  if (rounds_ == 0) return Status::invalid("the in-network level has no timed round");
+  if (rounds() == 0) return Status::invalid("the in-network level has no timed round");
   DeviceSpec d = dev;
   d.kernel_table->network_levels.clear();  // the table as fitted: no level of its own
   HostContext host = make_host_context(false, kDefaultReferenceMaxMove, options_.threads, d);

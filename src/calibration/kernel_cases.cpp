@@ -330,11 +330,17 @@ KernelCase move(Rng& r) {
 
 constexpr int kGroupedConvShare = 5;  // one conv case in this many is grouped
 
+// FNV-1a of the class name: one random stream per class.
+uint64_t class_stream(const std::string& cls) {
+  uint64_t h = 1469598103934665603ull;
+  for (char ch : cls) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+  return h;
+}
+
 }  // namespace
 
 std::vector<KernelCase> kernel_cases(const std::string& cls, int count, uint64_t seed) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a of the class name: one stream per class
-  for (char ch : cls) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+  const uint64_t h = class_stream(cls);
   Rng r(seed ^ h);
   // Streams of their own: cases added later leave the draws of the others as they were.
   Rng grouped(seed ^ h ^ 0x67726f75706564ull), epilogue(seed ^ h ^ 0x67656c75ull);
@@ -365,9 +371,7 @@ std::vector<KernelCase> kernel_cases(const std::string& cls, int count, uint64_t
 std::vector<KernelCase> heavy_kernel_cases(const std::string& cls, int count, uint64_t seed) {
   std::vector<KernelCase> out;
   if (cls != "conv" && cls != "pointwise") return out;
-  uint64_t h = 1469598103934665603ull;  // as kernel_cases, on a stream of its own
-  for (char ch : cls) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
-  Rng r(seed ^ h ^ 0x6865617679ull);
+  Rng r(seed ^ class_stream(cls) ^ 0x6865617679ull);  // a stream of its own
   for (int i = 0; i < count; ++i) out.push_back(heavy_conv(r, cls == "pointwise"));
   return out;
 }

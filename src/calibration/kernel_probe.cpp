@@ -192,18 +192,27 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
   if (o.progress)
     o.progress(fmt::format("kernels: reorder, {} samples, fit median |error| {:.1f}%", rf->samples,
                            100 * rf->median_abs_error));
-  const std::vector<std::pair<std::string, int>> plan = {
-      {"conv", o.quick ? 15 : 50},      {"stem", o.quick ? 6 : 16},  {"pointwise", o.quick ? 12 : 40},
-      {"depthwise", o.quick ? 10 : 30}, {"gemm", o.quick ? 10 : 32}, {"gemm_skinny", o.quick ? 8 : 24},
-      {"attention", o.quick ? 8 : 24},  {"pool", o.quick ? 9 : 24},  {"eltwise", o.quick ? 9 : 24},
-      {"move", o.quick ? 9 : 27}};
+  // Shapes per class, and of them layers of 3-30 GFLOP (heavy_kernel_cases), where a fit of
+  // smaller ones extrapolates (batch 8 of VGG, the large models).
+  struct Planned {
+    std::string cls;
+    int count, heavy;
+  };
+  const std::vector<Planned> plan = {{"conv", o.quick ? 15 : 50, o.quick ? 0 : 10},
+                                     {"stem", o.quick ? 6 : 16, 0},
+                                     {"pointwise", o.quick ? 12 : 40, o.quick ? 0 : 8},
+                                     {"depthwise", o.quick ? 10 : 30, 0},
+                                     {"gemm", o.quick ? 10 : 32, 0},
+                                     {"gemm_skinny", o.quick ? 8 : 24, 0},
+                                     {"attention", o.quick ? 8 : 24, 0},
+                                     {"pool", o.quick ? 9 : 24, 0},
+                                     {"eltwise", o.quick ? 9 : 24, 0},
+                                     {"move", o.quick ? 9 : 27, 0}};
   std::vector<std::pair<std::string, std::vector<KernelCase>>> classes;
-  for (const auto& [cls, count] : plan) {
-    if (!wanted(cls)) continue;
-    classes.emplace_back(cls, kernel_cases(cls, count, o.seed));
-    // Layers of 3-30 GFLOP, where a fit of smaller ones extrapolates (batch 8 of VGG, the large models).
-    const int heavy = o.quick ? 0 : cls == "conv" ? 10 : cls == "pointwise" ? 8 : 0;
-    for (KernelCase& kc : heavy_kernel_cases(cls, heavy, o.seed)) classes.back().second.push_back(std::move(kc));
+  for (const Planned& p : plan) {
+    if (!wanted(p.cls)) continue;
+    classes.emplace_back(p.cls, kernel_cases(p.cls, p.count, o.seed));
+    for (KernelCase& kc : heavy_kernel_cases(p.cls, p.heavy, o.seed)) classes.back().second.push_back(std::move(kc));
   }
   std::vector<double> kernels;  // the reference's convolutions, read before, between rounds and after
   if (ref0.kernels_s > 0) kernels.push_back(ref0.kernels_s);
@@ -238,7 +247,8 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
       by_class[cls].first.push_back(median_sample((*times)[c][i], false, level));
       by_class[cls].second.push_back(median_sample((*times)[c][i], true, level));
     }
-  for (const auto& [cls, count] : plan) {
+  for (const Planned& p : plan) {
+    const std::string& cls = p.cls;
     if (!by_class.count(cls)) continue;
     auto& [warm, cold] = by_class[cls];
     auto f = fit_kernel_class(cls, warm, o.dispatch_s);

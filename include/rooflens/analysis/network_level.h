@@ -7,7 +7,6 @@
 
 #include <functional>
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -76,10 +75,11 @@ class LevelNetworkRuns {
     ModelAnalysis analysis;
     std::vector<Measurement> rounds;
   };
+  // Rounds timed so far: every run has one measurement per round.
+  size_t rounds() const { return runs_.empty() ? 0 : runs_.front().rounds.size(); }
   NetworkLevelOptions options_;
   std::vector<Run> runs_;
-  std::shared_ptr<HostContext> host_;
-  int rounds_ = 0;
+  HostContext host_;  // the samplers and reference the rounds are timed beside
 };
 
 // `dev` must carry the kernel table to level (its own levels are ignored). Errors: no table,
