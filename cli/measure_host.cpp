@@ -27,6 +27,8 @@ nlohmann::json host_json(const Measurement& m, const HostFigures& f, const HostC
                            {"dispatch_s_after", h.after.dispatch_s},
                            {"kernels_s_before", h.before.kernels_s},
                            {"kernels_s_after", h.after.kernels_s},
+                           {"kernels8_s_before", h.before.kernels8_s},
+                           {"kernels8_s_after", h.after.kernels8_s},
                            {"move", h.move},
                            {"flagged", h.flagged},
                            {"blocks", h.blocks},
@@ -37,6 +39,7 @@ nlohmann::json host_json(const Measurement& m, const HostFigures& f, const HostC
                            {"baseline_fma_flops", ctx.baseline.fma_flops},
                            {"baseline_dispatch_s", ctx.baseline.dispatch_s},
                            {"baseline_kernels_s", ctx.baseline.kernels_s},
+                           {"baseline_kernels8_s", ctx.baseline.kernels8_s},
                            {"same_state", f.same_state},
                            {"compute_ratio", compute_ratio(f.now, ctx.baseline)},
                            {"baseline", ctx.baseline_source},
@@ -72,6 +75,12 @@ std::string host_text(const Measurement& m, const HostFigures& f, const HostCont
                          h.after.kernels_s * 1e3,
                          ctx.baseline.kernels_s > 0 ? fmt::format(" (baseline {:.3f} ms)", ctx.baseline.kernels_s * 1e3)
                                                     : std::string());
+    if (h.before.kernels8_s > 0 && h.after.kernels8_s > 0)
+      out +=
+          fmt::format("  kernels, b8     {:.3f} -> {:.3f} ms before -> after{}\n", h.before.kernels8_s * 1e3,
+                      h.after.kernels8_s * 1e3,
+                      ctx.baseline.kernels8_s > 0 ? fmt::format(" (baseline {:.3f} ms)", ctx.baseline.kernels8_s * 1e3)
+                                                  : std::string());
     out += fmt::format("  normalised      {:>10.1f} images/s  (host {:.3f}x its state at {}; {:.0f}% compute-bound)\n",
                        f.normalized_throughput, f.drift, ctx.baseline_source, 100 * f.compute_share);
     out += fmt::format(

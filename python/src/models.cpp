@@ -277,6 +277,8 @@ void add_host_figures(py::dict& d, const Measurement& r, const LoadedModel& l, c
   ref["dispatch_s_after"] = h.after.dispatch_s;
   ref["kernels_s_before"] = h.before.kernels_s;
   ref["kernels_s_after"] = h.after.kernels_s;
+  ref["kernels8_s_before"] = h.before.kernels8_s;
+  ref["kernels8_s_after"] = h.after.kernels8_s;
   ref["move"] = h.move;
   ref["flagged"] = h.flagged;
   d["host_reference"] = ref;

@@ -14,6 +14,7 @@ HostContext make_host_context(bool reference, double max_move, int threads, cons
     c.baseline = {dev.kernel_table->host_gemm_flops, dev.kernel_table->host_stream_bytes,
                   dev.kernel_table->host_clock_hz, dev.kernel_table->host_fma_flops, dev.kernel_table->host_dispatch_s};
     c.baseline.kernels_s = dev.kernel_table->host_kernels_s;
+    c.baseline.kernels8_s = dev.kernel_table->host_kernels8_s;
     c.baseline_threads = dev.kernel_table->threads;
     c.baseline_source = "the kernel table's host reference (measured " + dev.kernel_table->measured + ")";
   }
@@ -46,10 +47,11 @@ HostFigures host_figures(const Measurement& m, const Prediction& p, HostContext&
         fmt::format("the first reading of this run (FMA {:.1f} GFLOP/s, clock {:.2f} GHz, triad {:.1f} GB/s)",
                     now.fma_flops / 1e9, now.clock_hz / 1e9, now.stream_bytes / 1e9);
   }
-  if (ctx.baseline_threads > 0 && m.threads != ctx.baseline_threads) now.dispatch_s = now.kernels_s = 0;
+  if (ctx.baseline_threads > 0 && m.threads != ctx.baseline_threads)
+    now.dispatch_s = now.kernels_s = now.kernels8_s = 0;
   f.now = now;
   f.same_state = microbench::same_dispatch_state(now, ctx.baseline);
-  f.drift = host_drift(now, ctx.baseline, f.compute_share);
+  f.drift = host_drift(now, ctx.baseline, f.compute_share, m.batch);
   f.normalized_throughput = m.throughput / f.drift;
   f.predicted_at_state = p.throughput * f.drift;
   return f;

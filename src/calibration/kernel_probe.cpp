@@ -103,12 +103,13 @@ Expected<CaseTimes> run_case(Backend& backend, KernelCase& kc, const KernelTable
 // interleaved (one case of each class in turn), so that a slow window of the host (seconds
 // to minutes on a shared VM) falls on a few cases of every class rather than on one whole
 // class, and the median over rounds drops it. times[class][case][round]. After each round the
-// reference's convolutions are timed once more into `kernels` (the table's level).
+// reference's convolutions are timed once more into `kernels` (the table's level), and at batch 8
+// into `kernels8`.
 using CaseRounds = std::vector<CaseTimes>;
 Expected<std::vector<std::vector<CaseRounds>>> time_cases_in_rounds(
     Backend& backend, std::vector<std::pair<std::string, std::vector<KernelCase>>>& classes, const KernelTable& table,
     const KernelProbeOptions& o, std::vector<char>* flush, std::chrono::steady_clock::time_point t0,
-    std::vector<double>* kernels) {
+    std::vector<double>* kernels, std::vector<double>* kernels8) {
   std::vector<std::vector<CaseRounds>> times;
   size_t longest = 0, total = 0;
   for (const auto& [cls, cases] : classes) {
@@ -126,6 +127,7 @@ Expected<std::vector<std::vector<CaseRounds>>> time_cases_in_rounds(
         times[c][i].push_back(std::move(*s));
       }
     if (auto k = measure_onednn_reference_kernels(o.threads)) kernels->push_back(*k);
+    if (auto k = measure_onednn_reference_kernels(o.threads, microbench::kReferenceBatch)) kernels8->push_back(*k);
     if (o.progress)
       o.progress(fmt::format("kernels: round {}/{}, {} shapes in {} classes; {:.0f} s so far", r + 1, rounds, total,
                              classes.size(),
@@ -180,7 +182,7 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
   // The host-state reference before and after: the machine state the table describes.
   microbench::HostReferenceProbe reference(
       o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-  const microbench::HostReference ref0 = reference_reading(reference, o.threads);
+  const microbench::HostReference ref0 = reference_reading(reference, o.threads, microbench::kReferenceBatch);
   std::vector<char> flush(static_cast<size_t>(std::max(0.0, o.flush_bytes)), 0);
   // Conversions first: every other class has them removed before its fit.
   auto ro = reorder_samples(o);
@@ -214,9 +216,11 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
     classes.emplace_back(p.cls, kernel_cases(p.cls, p.count, o.seed));
     for (KernelCase& kc : heavy_kernel_cases(p.cls, p.heavy, o.seed)) classes.back().second.push_back(std::move(kc));
   }
-  std::vector<double> kernels;  // the reference's convolutions, read before, between rounds and after
+  std::vector<double> kernels;   // the reference's convolutions, read before, between rounds and after
+  std::vector<double> kernels8;  // the same at batch 8
   if (ref0.kernels_s > 0) kernels.push_back(ref0.kernels_s);
-  auto times = time_cases_in_rounds(backend, classes, t, o, &flush, t0, &kernels);
+  if (ref0.kernels8_s > 0) kernels8.push_back(ref0.kernels8_s);
+  auto times = time_cases_in_rounds(backend, classes, t, o, &flush, t0, &kernels, &kernels8);
   if (!times) return times.status();
   // A shared VM's dispatch has two levels that last minutes (HostReference::dispatch_s): the
   // table describes the faster one where at least half the shapes were read in it, else the
@@ -266,13 +270,15 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
     res.samples[cls] = std::move(warm);
     if (!flush.empty()) res.samples[cls + ".cold"] = std::move(cold);
   }
-  const microbench::HostReference ref1 = reference_reading(reference, o.threads);
+  const microbench::HostReference ref1 = reference_reading(reference, o.threads, microbench::kReferenceBatch);
   t.host_gemm_flops = 0.5 * (ref0.gemm_flops + ref1.gemm_flops);
   t.host_stream_bytes = 0.5 * (ref0.stream_bytes + ref1.stream_bytes);
   if (ref0.clock_hz > 0 && ref1.clock_hz > 0) t.host_clock_hz = 0.5 * (ref0.clock_hz + ref1.clock_hz);
   if (ref0.fma_flops > 0 && ref1.fma_flops > 0) t.host_fma_flops = 0.5 * (ref0.fma_flops + ref1.fma_flops);
   if (ref1.kernels_s > 0) kernels.push_back(ref1.kernels_s);
   if (!kernels.empty()) t.host_kernels_s = microbench::summarize(kernels, false).median;
+  if (ref1.kernels8_s > 0) kernels8.push_back(ref1.kernels8_s);
+  if (!kernels8.empty()) t.host_kernels8_s = microbench::summarize(kernels8, false).median;
   // The state the fits describe: the dispatch of the level the shapes were read in.
   if (!level_readings.empty()) t.host_dispatch_s = microbench::summarize(level_readings, false).median;
   if (!level_readings.empty() && 2 * left_out > timings)

@@ -236,7 +236,8 @@ Expected<KernelTable> parse_kernel_table(const std::string& json_text, const std
     for (auto [k, out] : {std::pair<const char*, double*>{"clock_hz", &t.host_clock_hz},
                           {"fma_flops", &t.host_fma_flops},
                           {"dispatch_s", &t.host_dispatch_s},
-                          {"kernels_s", &t.host_kernels_s}}) {
+                          {"kernels_s", &t.host_kernels_s},
+                          {"kernels8_s", &t.host_kernels8_s}}) {
       if (!h.contains(k)) continue;
       auto v = finite(h[k], file, std::string("host_reference.") + k);
       if (!v) return v.status();
@@ -334,6 +335,7 @@ std::string kernel_table_json(const KernelTable& t) {
     if (t.host_fma_flops > 0) j["host_reference"]["fma_flops"] = t.host_fma_flops;
     if (t.host_dispatch_s > 0) j["host_reference"]["dispatch_s"] = t.host_dispatch_s;
     if (t.host_kernels_s > 0) j["host_reference"]["kernels_s"] = t.host_kernels_s;
+    if (t.host_kernels8_s > 0) j["host_reference"]["kernels8_s"] = t.host_kernels8_s;
   }
   auto fits_json = [](const std::map<std::string, KernelFit>& fits) {
     nlohmann::ordered_json classes = nlohmann::ordered_json::object();

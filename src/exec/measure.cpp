@@ -228,10 +228,12 @@ Expected<Chosen> choose_threads(const Graph& g, const ModelAnalysis& fused, Back
 
 }  // namespace
 
-microbench::HostReference reference_reading(microbench::HostReferenceProbe& probe, int threads) {
+microbench::HostReference reference_reading(microbench::HostReferenceProbe& probe, int threads, int64_t batch) {
   microbench::HostReference r = probe.measure();
   if (auto d = measure_onednn_dispatch(threads)) r.dispatch_s = d->median_s;
   if (auto k = measure_onednn_reference_kernels(threads)) r.kernels_s = *k;
+  if (microbench::uses_batch_reference(batch))
+    if (auto k = measure_onednn_reference_kernels(threads, microbench::kReferenceBatch)) r.kernels8_s = *k;
   return r;
 }
 
@@ -289,7 +291,7 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
   const int blocks = o.reference ? 1 + std::max(0, o.reference_retries) : 1;
   for (int blk = 0; blk < blocks; ++blk) {
     HostStateReading h;
-    if (o.reference) h.before = reference_reading(*o.reference, threads);
+    if (o.reference) h.before = reference_reading(*o.reference, threads, fused.batch);
     per_layer.clear();
     HostSample s0;
     if (o.host_sampler) s0 = o.host_sampler->sample();
@@ -298,7 +300,7 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
     std::optional<ContentionReport> c;
     if (o.host_sampler) c = assess_contention(s0, o.host_sampler->sample(), threads, o.contention);
     if (o.reference) {
-      h.after = reference_reading(*o.reference, threads);
+      h.after = reference_reading(*o.reference, threads, fused.batch);
       h.move = h.compute_move();
       h.flagged = h.move > o.reference_max_move || h.state_changed();
       h.blocks = blk + 1;

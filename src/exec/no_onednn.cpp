@@ -15,7 +15,7 @@ namespace rooflens {
 std::string onednn_version_text() { return "none"; }
 
 int onednn_fp32_lanes() { return 0; }
-Expected<double> measure_onednn_reference_kernels(int) {
+Expected<double> measure_onednn_reference_kernels(int, int) {
   return Status::unavailable("built without oneDNN (ROOFLENS_WITH_ONEDNN=OFF)");
 }
 Expected<double> time_onednn_reorder(int64_t, int64_t, int64_t, int64_t, bool, int, double) {

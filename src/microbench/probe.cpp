@@ -96,6 +96,7 @@ class Prober {
   ProbeResult& r_;
   int repeats_ = 0;
   double compute_s_ = 0, bandwidth_s_ = 0, dispatch_s_ = 0, step_ = 0;
+  double max_ws_ = 0;  // the sweep's largest working set (sweep_max_working_set)
   std::vector<double> clock_samples_;
 };
 
@@ -226,7 +227,7 @@ Status Prober::measure_compute() {
 Status Prober::measure_bandwidth() {
   const BandwidthKernels bk = bandwidth_kernels(r_.cpu.isa);
   std::vector<double> sizes;
-  for (double ws = o_.min_working_set; ws <= o_.max_working_set * 1.0001; ws *= step_) sizes.push_back(ws);
+  for (double ws = o_.min_working_set; ws <= max_ws_ * 1.0001; ws *= step_) sizes.push_back(ws);
   for (int threads : r_.thread_counts) {
     auto team = ThreadTeam::create(cpus(threads));
     if (!team) return team.status();
@@ -234,7 +235,7 @@ Status Prober::measure_bandwidth() {
     // touched by that member (NUMA-local); triad splits it into three arrays.
     constexpr size_t kUnit = 3 * kBandwidthBlockFloats;
     const size_t block_floats =
-        (static_cast<size_t>(std::ceil(o_.max_working_set / threads / sizeof(float))) + kUnit - 1) / kUnit * kUnit;
+        (static_cast<size_t>(std::ceil(max_ws_ / threads / sizeof(float))) + kUnit - 1) / kUnit * kUnit;
     std::vector<Buffer> blocks(threads);
     std::vector<double> cpu_s(threads * 8);  // thread CPU seconds of the last region, one cache line each
     std::vector<float> sinks(threads * 16);
@@ -252,7 +253,7 @@ Status Prober::measure_bandwidth() {
     (*team)->run(alloc);
     if (alloc_failed)
       return Status::unavailable(
-          fmt::format("cannot allocate {:.0f} MiB for the bandwidth sweep", o_.max_working_set / (1 << 20)));
+          fmt::format("cannot allocate {:.0f} MiB for the bandwidth sweep", max_ws_ / (1 << 20)));
     for (BandwidthKind kind : kBandwidthKinds) {
       const int arrays = bandwidth_arrays(kind);
       for (double ws : sizes) {
@@ -387,7 +388,8 @@ Status Prober::run() {
   bandwidth_s_ = o_.bandwidth_seconds > 0 ? o_.bandwidth_seconds : (o_.quick ? 0.01 : 0.04);
   dispatch_s_ = o_.dispatch_seconds > 0 ? o_.dispatch_seconds : (o_.quick ? 0.005 : 0.02);
   step_ = o_.working_set_step > 1 ? o_.working_set_step : (o_.quick ? 4.0 : 2.0);
-  if (!(o_.min_working_set > 0) || o_.max_working_set < o_.min_working_set)
+  max_ws_ = sweep_max_working_set(o_.max_working_set, o_.quick, r_.cpu.l3_bytes, r_.cpu.mem_total_bytes);
+  if (!(o_.min_working_set > 0) || max_ws_ < o_.min_working_set)
     return Status::invalid("probe working sets: need 0 < min <= max");
   r_.repeats = repeats_;
   r_.llc_bytes = r_.cpu.l3_bytes;
@@ -409,6 +411,16 @@ Status Prober::run() {
 }
 
 }  // namespace
+
+double sweep_max_working_set(double asked, bool quick, double l3_bytes, double mem_total_bytes) {
+  if (asked > 0) return asked;
+  constexpr double kMiB = 1 << 20, kDefault = 256 * kMiB, kCap = 2048 * kMiB;
+  if (quick) return kDefault;
+  double ws = std::clamp(2 * l3_bytes, kDefault, kCap);
+  if (mem_total_bytes > 0) ws = std::min(ws, std::max(kDefault, mem_total_bytes / 8));
+  // A power-of-two multiple of the smallest default step, so the sweep ends on it.
+  return std::exp2(std::ceil(std::log2(ws / kMiB))) * kMiB;
+}
 
 Expected<ProbeResult> run_cpu_probe(const ProbeOptions& options) {
   const auto t0 = Clock::now();

@@ -17,11 +17,8 @@ nlohmann::json summary_json(const ValidationSummary& s) {
 }
 
 nlohmann::json rates_json(const HostRates& h) {
-  return {{"gemm_flops", h.gemm_flops},
-          {"stream_bytes", h.stream_bytes},
-          {"clock_hz", h.clock_hz},
-          {"fma_flops", h.fma_flops},
-          {"kernels_s", h.kernels_s}};
+  return {{"gemm_flops", h.gemm_flops}, {"stream_bytes", h.stream_bytes}, {"clock_hz", h.clock_hz},
+          {"fma_flops", h.fma_flops},   {"kernels_s", h.kernels_s},       {"kernels8_s", h.kernels8_s}};
 }
 
 // A model's runs, spread and (with a host reference) normalised median and host readings.

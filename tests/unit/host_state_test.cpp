@@ -164,6 +164,23 @@ TEST(HostDrift, TheReferenceKernelsComeFirstWhenBothSidesHaveThem) {
   EXPECT_DOUBLE_EQ(host_drift(now, base, 1.0), 1.1);
 }
 
+// A measurement at batch 4 or more drifts as the batch-8 convolutions do, where both readings
+// have them; batch 1 and 2 as the batch-1 ones; without batch-8 readings, as before.
+TEST(HostDrift, BatchedMeasurementsDriftAsTheBatchEightKernels) {
+  HostRates base{100e9, 40e9, 4.0e9, 500e9, 0.8e-6};
+  base.kernels_s = 1.5e-3;
+  base.kernels8_s = 9.0e-3;
+  HostRates now = base;
+  now.kernels_s = 1.65e-3;  // the batch-1 convolutions read the host 10% slower ...
+  now.kernels8_s = 9.2e-3;  // ... the batch-8 ones about 2%
+  EXPECT_DOUBLE_EQ(host_drift(now, base, 0.5, 1), 1.5 / 1.65);
+  EXPECT_DOUBLE_EQ(host_drift(now, base, 0.5, 2), 1.5 / 1.65);
+  EXPECT_DOUBLE_EQ(host_drift(now, base, 0.5, 4), 9.0 / 9.2);
+  EXPECT_DOUBLE_EQ(host_drift(now, base, 0.5, 64), 9.0 / 9.2);
+  base.kernels8_s = 0;  // a table probed before the batch-8 reference
+  EXPECT_DOUBLE_EQ(host_drift(now, base, 0.5, 8), 1.5 / 1.65);
+}
+
 TEST(HostReference, TheFmaLoopReadsOnThisCpu) {
   if (microbench::compute_kernels(microbench::detect_isa()).empty()) GTEST_SKIP() << "no FMA kernel on this CPU";
   // A reading, whatever the load: positive and finite (how fast depends on the machine's state).
@@ -300,6 +317,10 @@ TEST(HostDispatchState, AReadingThroughTheExecutorHasItsDispatch) {
   // all takes 16 us there), and finite; how long depends on the machine and its load.
   EXPECT_GT(r.kernels_s, 16e-6);
   EXPECT_TRUE(std::isfinite(r.kernels_s));
+  EXPECT_EQ(r.kernels8_s, 0.0);  // batch 1 reads no batch-8 convolutions
+  const microbench::HostReference r8 = reference_reading(probe, 1, 8);
+  EXPECT_GT(r8.kernels8_s, 8 * 16e-6);  // eight images' arithmetic at the same generous rate
+  EXPECT_TRUE(std::isfinite(r8.kernels8_s));
 }
 
 TEST(HostReference, GemmIsAGemm) {

@@ -90,6 +90,7 @@ TEST(KernelTableFile, TheHostReferenceRoundTripsWithItsClockAndFma) {
   t.host_fma_flops = 550e9;
   t.host_dispatch_s = 0.85e-6;
   t.host_kernels_s = 1.4e-3;
+  t.host_kernels8_s = 9.5e-3;
   auto d = parse_device_json(device_text(kernel_table_json(t)), "cpu.json");
   ASSERT_TRUE(d) << d.status().message();
   EXPECT_DOUBLE_EQ(d->kernel_table->host_gemm_flops, 60e9);
@@ -98,6 +99,7 @@ TEST(KernelTableFile, TheHostReferenceRoundTripsWithItsClockAndFma) {
   EXPECT_DOUBLE_EQ(d->kernel_table->host_fma_flops, 550e9);
   EXPECT_DOUBLE_EQ(d->kernel_table->host_dispatch_s, 0.85e-6);
   EXPECT_DOUBLE_EQ(d->kernel_table->host_kernels_s, 1.4e-3);
+  EXPECT_DOUBLE_EQ(d->kernel_table->host_kernels8_s, 9.5e-3);
   auto j = nlohmann::json::parse(kernel_table_json(t));
   j["host_reference"]["clock_hz"] = -1;
   expect_refused(j.dump(), "host_reference.clock_hz");

@@ -321,6 +321,17 @@ TEST(MicrobenchBandwidth, CacheLevelsAndKnee) {
   EXPECT_DOUBLE_EQ(cache_knee({{16 * K, 20e9}}), 0);
 }
 
+TEST(MicrobenchBandwidth, SweepReachesPastTheReportedCache) {
+  const double M = 1024 * 1024, G = 1024 * M;
+  EXPECT_DOUBLE_EQ(sweep_max_working_set(0, false, 32 * M, 64 * G), 256 * M);     // small L3: the default
+  EXPECT_DOUBLE_EQ(sweep_max_working_set(0, false, 0, 0), 256 * M);               // none reported
+  EXPECT_DOUBLE_EQ(sweep_max_working_set(0, false, 480 * M, 24 * G), 1 * G);      // twice 480 MiB, rounded up
+  EXPECT_DOUBLE_EQ(sweep_max_working_set(0, false, 480 * M, 4 * G), 512 * M);     // an eighth of the memory
+  EXPECT_DOUBLE_EQ(sweep_max_working_set(0, false, 1536 * M, 1024 * G), 2 * G);   // at most 2 GiB
+  EXPECT_DOUBLE_EQ(sweep_max_working_set(0, true, 480 * M, 24 * G), 256 * M);     // --quick
+  EXPECT_DOUBLE_EQ(sweep_max_working_set(4 * M, false, 480 * M, 24 * G), 4 * M);  // asked
+}
+
 // ---------------------------------------------------------------------------------------
 // Thread team
 

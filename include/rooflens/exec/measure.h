@@ -88,6 +88,7 @@ struct HostStateReading {
     m.fma_flops = avg(before.fma_flops, after.fma_flops);
     m.dispatch_s = avg(before.dispatch_s, after.dispatch_s);
     m.kernels_s = avg(before.kernels_s, after.kernels_s);
+    m.kernels8_s = avg(before.kernels8_s, after.kernels8_s);
     return m;
   }
   // The host changed dispatch state during the block (microbench::same_dispatch_state).
@@ -125,8 +126,9 @@ struct Measurement {
 };
 
 // One reading of the host-state reference with the executor's dispatch on `threads` threads
-// (HostReference::dispatch_s; 0 without oneDNN).
-microbench::HostReference reference_reading(microbench::HostReferenceProbe& probe, int threads);
+// (HostReference::dispatch_s; 0 without oneDNN), and its convolutions at batch 8 too where
+// `batch` reads them (microbench::uses_batch_reference).
+microbench::HostReference reference_reading(microbench::HostReferenceProbe& probe, int threads, int64_t batch = 1);
 
 // The threads a measurement runs on: `asked`, or when 0 or less OpenMP's default (the CPUs the
 // process was started on, e.g. under taskset, or OMP_NUM_THREADS; every CPU otherwise).

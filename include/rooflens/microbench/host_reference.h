@@ -37,9 +37,19 @@ struct HostReference {
   // other way (docs/performance.md, "Issue 30, seventeenth pass"). Filled by the caller that
   // owns the executor, as dispatch_s; 0 where unknown.
   double kernels_s = 0;
+  // The same three convolutions at batch 8 (kReferenceBatch), read where the measured batch is
+  // kReferenceBatch or more: batch-8 networks held their speed while the batch-1 convolutions
+  // read the host 5-10% slower, so a batch-1 drift over-corrected batch-8 measurements
+  // (docs/performance.md, "Issue 30, twenty-third pass"). 0 where not read.
+  double kernels8_s = 0;
   double seconds = 0;  // wall time the reference took
   bool known() const { return gemm_flops > 0 && stream_bytes > 0; }
 };
+
+// The batch of the reference's second set of convolutions (HostReference::kernels8_s), and
+// the batches it stands for: a measurement at kReferenceBatch or more drifts as they do.
+inline constexpr int kReferenceBatch = 8;
+inline bool uses_batch_reference(long long batch) { return batch >= kReferenceBatch / 2; }
 
 // Dispatch readings more than this factor apart describe two different states of the host
 // (same_dispatch_state).

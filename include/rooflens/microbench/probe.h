@@ -31,9 +31,10 @@ struct ProbeOptions {
   double compute_seconds = 0;    // per compute repeat; 0: 0.2 s (quick 0.04 s)
   double bandwidth_seconds = 0;  // per bandwidth repeat; 0: 0.04 s (quick 0.01 s)
   double dispatch_seconds = 0;   // per dispatch repeat; 0: 0.02 s (quick 0.005 s)
-  double min_working_set = 16.0 * 1024;          // bytes, all arrays of all threads
-  double max_working_set = 256.0 * 1024 * 1024;  // bytes
-  double working_set_step = 0;                   // geometric factor between sizes; 0: 2 (quick 4)
+  double min_working_set = 16.0 * 1024;  // bytes, all arrays of all threads
+  // bytes; 0: sweep_max_working_set's choice (past any cache the CPU reports)
+  double max_working_set = 0;
+  double working_set_step = 0;  // geometric factor between sizes; 0: 2 (quick 4)
   // Widest instruction set to use: "auto" (all the CPU has), "avx2" (what AVX2-only code such
   // as oneDNN's jit:avx2 gets; AVX-512 ignored), "avx512" (unsupported when absent).
   std::string isa = "auto";
@@ -113,6 +114,16 @@ std::string cache_level(double working_set_bytes, int threads, double l1d_bytes,
 // largest working set whose rate is at least `factor` x the rate at the largest one. 0 when
 // no size reaches that (the sweep never left the caches, or never entered DRAM).
 double cache_knee(const std::vector<std::pair<double, double>>& sweep, double factor = 1.5);
+
+// The largest working set of the bandwidth sweep: `asked` when set (> 0); else 256 MiB, or
+// twice the last-level cache the CPU reports (`l3_bytes`) when that is larger, so that the
+// sweep's largest set, whose triad is the device's memory bandwidth, lies beyond every cache:
+// on a 2-vCPU VM that reports 480 MiB of L3 (a package's, shared with other tenants) a 256 MiB
+// set read 31-39 GB/s from probe to probe as the tenants left more or less of it, and the
+// weights' stream of every prediction followed (docs/performance.md, "Issue 30, twenty-third
+// pass"). At most 2 GiB and an eighth of `mem_total_bytes` (when known); `quick` keeps 256 MiB.
+// Pure.
+double sweep_max_working_set(double asked, bool quick, double l3_bytes, double mem_total_bytes);
 
 // Adds the interference warnings (spread across repeats, thread scaling, steal time, other
 // runnable tasks) to r.warnings and sets r.interference. Pure; run_cpu_probe calls it.

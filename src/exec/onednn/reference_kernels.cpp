@@ -25,7 +25,8 @@ constexpr RefConv kReferenceConvs[] = {{64, 64, 3, 1, 28}, {256, 1024, 1, 1, 14}
 
 // Passes timed per reading, median taken: with 41 (about 20 ms) the readings before and after a
 // block of ResNet-50 differed by 0-3%, with 11 by up to 7% (the 2-vCPU Xeon VM, 2026-12-05).
-constexpr int kReferencePasses = 41;
+// A batch-8 pass is 8x as long: 9 of them.
+constexpr int kReferencePasses = 41, kBatchPasses = 9;
 
 struct BuiltConv {
   dnnl::convolution_forward prim;
@@ -39,15 +40,15 @@ dnnl::memory filled(const dnnl::memory::desc& md, const dnnl::engine& eng) {
   return m;
 }
 
-BuiltConv build(const RefConv& r, const dnnl::engine& eng) {
+BuiltConv build(const RefConv& r, int64_t batch, const dnnl::engine& eng) {
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
   const int64_t pad = r.kernel / 2;
   const dnnl::memory::dims wdims =
       r.groups > 1 ? dnnl::memory::dims{r.groups, r.k / r.groups, r.c / r.groups, r.kernel, r.kernel}
                    : dnnl::memory::dims{r.k, r.c, r.kernel, r.kernel};
-  dnnl::memory::desc src({1, r.c, r.hw, r.hw}, dt::f32, tag::any), wei(wdims, dt::f32, tag::any),
-      dst({1, r.k, r.hw, r.hw}, dt::f32, tag::any);
+  dnnl::memory::desc src({batch, r.c, r.hw, r.hw}, dt::f32, tag::any), wei(wdims, dt::f32, tag::any),
+      dst({batch, r.k, r.hw, r.hw}, dt::f32, tag::any);
   dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src, wei,
                                     dst, {1, 1}, {pad, pad}, {pad, pad});
   dnnl::convolution_forward::primitive_desc pd(d, eng);
@@ -57,13 +58,13 @@ BuiltConv build(const RefConv& r, const dnnl::engine& eng) {
 
 }  // namespace
 
-Expected<double> measure_onednn_reference_kernels(int threads) {
+Expected<double> measure_onednn_reference_kernels(int threads, int batch) {
   try {
     if (threads > 0) omp_set_num_threads(threads);
     dnnl::engine eng(dnnl::engine::kind::cpu, 0);
     dnnl::stream s(eng);
     std::vector<BuiltConv> convs;
-    for (const RefConv& r : kReferenceConvs) convs.push_back(build(r, eng));
+    for (const RefConv& r : kReferenceConvs) convs.push_back(build(r, std::max(1, batch), eng));
     auto pass = [&] {
       const auto t0 = std::chrono::steady_clock::now();
       for (auto& c : convs) {
@@ -72,9 +73,10 @@ Expected<double> measure_onednn_reference_kernels(int threads) {
       }
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
-    for (int i = 0; i < 5; ++i) pass();  // warm-up: weights into cache, the team awake
+    const bool batched = batch > 1;
+    for (int i = 0; i < (batched ? 2 : 5); ++i) pass();  // warm-up: weights into cache, the team awake
     std::vector<double> per;
-    for (int i = 0; i < kReferencePasses; ++i) per.push_back(pass());
+    for (int i = 0; i < (batched ? kBatchPasses : kReferencePasses); ++i) per.push_back(pass());
     return microbench::summarize(std::move(per), false).median;
   } catch (const dnnl::error& e) {
     return Status::unavailable(std::string("oneDNN reference kernels failed: ") + e.what());
