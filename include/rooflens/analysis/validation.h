@@ -36,9 +36,10 @@ using microbench::compute_ratio;
 // How much faster (> 1) or slower the host ran than at `baseline` for a model at `batch`: where
 // both readings timed the reference's batch-8 convolutions and `batch` reads them
 // (HostRates::kernels8_s, microbench::uses_batch_reference), their ratio, base / now; else,
-// where both timed the batch-1 ones (kernels_s), theirs, whatever the model; otherwise, for a model that spends
-// `compute_share` of its time compute-bound, the harmonic mix of the compute and memory ratios, 1 / (f / compute_ratio
-// + (1 - f) / (stream / stream_base)). 1 when either is unknown.
+// where both timed the batch-1 ones (kernels_s), theirs, whatever the model; otherwise, for a
+// model that spends `compute_share` of its time compute-bound, the harmonic mix of the compute
+// and memory ratios, 1 / (f / compute_ratio + (1 - f) / (stream / stream_base)). 1 when either
+// is unknown.
 double host_drift(const HostRates& now, const HostRates& baseline, double compute_share, int64_t batch = 1);
 
 // Share of a prediction's layer time that is compute-bound (t_compute >= t_memory).

@@ -21,7 +21,7 @@ Expected<DispatchOverhead> measure_onednn_dispatch(int threads);
 // The host-state reference's kernels (HostReference::kernels_s, kernels8_s): seconds of one pass
 // over three fixed fp32 convolutions (a 3x3, a 1x1 with 1 MiB of weights, a depthwise 3x3) at
 // `batch` (1 or microbench::kReferenceBatch) on `threads` threads, warm, median of 41 passes at
-// batch 1 and 9 at batch 8 (about 20 and 70 ms): the table's own kinds of kernel, so that their
+// batch 1 and 9 at batch 8 (about 20 and 45 ms on the 2-vCPU Xeon VM): the table's own kinds of kernel, so that their
 // drift is the drift the zoo's models see (docs/performance.md, "Issue 30, seventeenth pass").
 // Unavailable when built without oneDNN.
 Expected<double> measure_onednn_reference_kernels(int threads, int batch = 1);

@@ -38,7 +38,7 @@ struct HostReference {
   // owns the executor, as dispatch_s; 0 where unknown.
   double kernels_s = 0;
   // The same three convolutions at batch 8 (kReferenceBatch), read where the measured batch is
-  // kReferenceBatch or more: batch-8 networks held their speed while the batch-1 convolutions
+  // 4 or more (uses_batch_reference): batch-8 networks held their speed while the batch-1 convolutions
   // read the host 5-10% slower, so a batch-1 drift over-corrected batch-8 measurements
   // (docs/performance.md, "Issue 30, twenty-third pass"). 0 where not read.
   double kernels8_s = 0;
@@ -47,7 +47,7 @@ struct HostReference {
 };
 
 // The batch of the reference's second set of convolutions (HostReference::kernels8_s), and
-// the batches it stands for: a measurement at kReferenceBatch or more drifts as they do.
+// the batches it stands for: a measurement at half of kReferenceBatch or more drifts as they do.
 inline constexpr int kReferenceBatch = 8;
 inline bool uses_batch_reference(long long batch) { return batch >= kReferenceBatch / 2; }
 
