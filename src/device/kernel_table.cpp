@@ -108,10 +108,14 @@ Expected<KernelFit> parse_fit(const json& c, const std::string& file, const std:
   return f;
 }
 
-// A key of NetworkLevel::classes: a kernel class, conv_grouped or move_copy, optionally "@N" (N > 0).
+// A key of NetworkLevel::classes: a kernel class or one of the level classes of its own
+// (conv_grouped, move_copy, pool_global, eltwise_norm), optionally "@N" (N > 0).
 bool is_level_key(const std::string& key) {
   const auto p = split_level_key(key);
-  return p && (p->cls == kGroupedLevelClass || p->cls == kCopyLevelClass || kernel_class_features().count(p->cls));
+  if (!p) return false;
+  for (const char* own : {kGroupedLevelClass, kCopyLevelClass, kGlobalPoolLevelClass, kNormLevelClass})
+    if (p->cls == own) return true;
+  return kernel_class_features().count(p->cls) > 0;
 }
 
 // "network_levels": [{batch, level, networks, spread}], batches ascending and distinct.
@@ -144,7 +148,8 @@ Expected<std::vector<NetworkLevel>> parse_network_levels(const json& a, const st
         if (!is_level_key(name))
           return field_error(
               file, path + ".classes." + name,
-              "not a level class (a kernel class, conv_grouped or move_copy, optionally @ a positive integer)");
+              "not a level class (a kernel class, conv_grouped, move_copy, pool_global or eltwise_norm, optionally @ a "
+              "positive integer)");
         auto c = finite(x, file, path + ".classes." + name);
         if (!c) return c.status();
         if (*c <= 0) return field_error(file, path + ".classes." + name, "must be positive");

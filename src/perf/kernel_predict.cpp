@@ -194,8 +194,26 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r, 
   return k;
 }
 
+namespace {
+
+// A pooling layer whose output has one pixel per channel (global pooling, a spatial mean).
+bool leaves_one_pixel(const LayerReport& r) {
+  if (r.out_shapes.empty() || r.in_shapes.empty()) return false;
+  const Shape& y = r.out_shapes.front();
+  const Shape& x = r.in_shapes.front();
+  if (x.size() != 4) return false;
+  int64_t pixels = 1;
+  for (size_t i = 2; i < y.size(); ++i) pixels *= y[i];
+  return y.size() <= 2 || pixels == 1;
+}
+
+}  // namespace
+
 LevelKey level_key(const Graph& g, const LayerReport& r, const LayerKernel& k) {
-  if (k.cls == "move") return {g.node(r.nodes.front()).kind == OpKind::kConcat ? k.cls : kCopyLevelClass, 0};
+  const OpKind first = g.node(r.nodes.front()).kind;
+  if (k.cls == "move") return {first == OpKind::kConcat ? k.cls : kCopyLevelClass, 0};
+  if (k.cls == "pool") return {leaves_one_pixel(r) ? kGlobalPoolLevelClass : k.cls, 0};
+  if (k.cls == "eltwise") return {first == OpKind::kBatchNormalization ? kNormLevelClass : k.cls, 0};
   if (k.cls != "conv" && k.cls != "pointwise") return {k.cls, 0};
   const auto& f = kernel_class_features().at("conv");
   const auto grouped = std::find(f.begin(), f.end(), "grouped") - f.begin();

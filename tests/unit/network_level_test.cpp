@@ -2,6 +2,7 @@
 // batch and scales the table's times; the generated networks build, run through the fusion
 // passes and land every costed layer in a kernel class, covering the classes CNNs use; the
 // level is measured on this machine's oneDNN and bad requests are refused.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -49,6 +50,11 @@ TEST(KernelTableFile, TheNetworkLevelsRoundTripAndBadOnesAreRefused) {
         std::string("network_levels[0].classes.") + key);
   const auto copies = with(nlohmann::json::parse(R"([{"batch": 1, "level": 1, "classes": {"move_copy": 0.9}}])"));
   EXPECT_TRUE(parse_kernel_table(copies, "t.json")) << "move_copy is a level class";
+  for (const char* own : {"pool_global", "eltwise_norm"}) {
+    const auto t =
+        with(nlohmann::json::parse(fmt::format(R"([{{"batch": 8, "level": 1, "classes": {{"{}": 0.7}}}}])", own)));
+    EXPECT_TRUE(parse_kernel_table(t, "t.json")) << own << " is a level class";
+  }
 }
 
 // Between measured batches the level is interpolated on log batch; outside them the nearest
@@ -142,7 +148,7 @@ TEST(LevelNetworks, EveryNetworkBuildsAndItsLayersHaveKernelClasses) {
   std::set<std::string> classes, names;
   std::set<double> grouped_widths;
   std::map<std::string, std::set<double>> sides;
-  std::map<std::string, std::set<std::string>> move_ops;  // level class -> op types
+  std::map<std::string, std::set<std::string>> split_ops;  // level class -> op types (first node)
   for (LevelNetwork& n : level_networks(8)) {
     names.insert(n.name);
     auto inferred = infer_shapes(n.graph);
@@ -159,8 +165,8 @@ TEST(LevelNetworks, EveryNetworkBuildsAndItsLayersHaveKernelClasses) {
       if (k->cls == "conv" && k->x.size() > 6 && k->x[6] == 1) {
         grouped_widths.insert(key.position);
         EXPECT_EQ(key.cls, "conv_grouped") << r.name;
-      } else if (k->cls == "move") {
-        move_ops[key.cls].insert(r.op);
+      } else if (k->cls == "move" || k->cls == "pool" || k->cls == "eltwise") {
+        split_ops[key.cls].insert(r.op.substr(0, r.op.find('+')));
         EXPECT_EQ(key.position, 0) << r.name;
       } else {
         EXPECT_EQ(key.cls, k->cls) << r.name;
@@ -181,8 +187,14 @@ TEST(LevelNetworks, EveryNetworkBuildsAndItsLayersHaveKernelClasses) {
     EXPECT_TRUE(classes.count(c)) << "no " << c << " layer";
   // Concatenations keep the move class's level; the shuffle network's splits and transposes
   // are move_copy, measured on their own.
-  EXPECT_EQ(move_ops["move"], (std::set<std::string>{"Concat"}));
-  EXPECT_EQ(move_ops["move_copy"], (std::set<std::string>{"Split", "Transpose"}));
+  EXPECT_EQ(split_ops["move"], (std::set<std::string>{"Concat"}));
+  EXPECT_EQ(split_ops["move_copy"], (std::set<std::string>{"Split", "Transpose"}));
+  // Global pooling (squeeze-excite's squeeze, the heads) is pool_global; windowed pools keep
+  // the pool class. Standalone batch normalisations are eltwise_norm; the multiplies stay eltwise.
+  EXPECT_EQ(split_ops["pool_global"], (std::set<std::string>{"GlobalAveragePool"}));
+  EXPECT_EQ(split_ops["pool"], (std::set<std::string>{"AveragePool", "MaxPool"}));
+  EXPECT_EQ(split_ops["eltwise_norm"], (std::set<std::string>{"BatchNormalization"}));
+  EXPECT_EQ(split_ops["eltwise"], (std::set<std::string>{"Mul"}));
 }
 
 DeviceSpec device_with_small_table() {

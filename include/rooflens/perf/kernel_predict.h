@@ -33,7 +33,9 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r, 
 // RegNets at batch 1 on 2026-12-06, 112-264 channels 0.8-1.0x); a dense kxk or 1x1
 // convolution is its class at its output's side (sqrt of its pixels per image: 7x7 and 14x14
 // 1x1s read 1.15-1.3x the fit inside networks, 28x28 and 56x56 ones 1.0x). A move other than
-// a concatenation is kCopyLevelClass. Other classes have no position.
+// a concatenation is kCopyLevelClass; a pool that leaves one pixel per channel is
+// kGlobalPoolLevelClass; a standalone batch normalisation is kNormLevelClass. Other classes
+// have no position.
 struct LevelKey {
   std::string cls;
   double position = 0;
