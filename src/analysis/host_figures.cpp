@@ -51,7 +51,7 @@ HostFigures host_figures(const Measurement& m, const Prediction& p, HostContext&
     now.dispatch_s = now.kernels_s = now.kernels8_s = 0;
   f.now = now;
   f.same_state = microbench::same_dispatch_state(now, ctx.baseline);
-  f.drift = host_drift(now, ctx.baseline, f.compute_share, m.batch);
+  f.drift = host_drift(now, ctx.baseline, f.compute_share);
   f.normalized_throughput = m.throughput / f.drift;
   f.predicted_at_state = p.throughput * f.drift;
   return f;

@@ -29,10 +29,8 @@ ValidationSummary summarize(const std::vector<ValidationPoint>& points) {
   return s;
 }
 
-double host_drift(const HostRates& now, const HostRates& baseline, double compute_share, int64_t batch) {
+double host_drift(const HostRates& now, const HostRates& baseline, double compute_share) {
   if (!now.known() || !baseline.known()) return 1.0;
-  if (microbench::uses_batch_reference(batch) && now.kernels8_s > 0 && baseline.kernels8_s > 0)
-    return baseline.kernels8_s / now.kernels8_s;
   if (now.kernels_s > 0 && baseline.kernels_s > 0) return baseline.kernels_s / now.kernels_s;
   const double f = std::clamp(compute_share, 0.0, 1.0);
   const double rc = compute_ratio(now, baseline), rm = now.stream_bytes / baseline.stream_bytes;

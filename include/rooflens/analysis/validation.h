@@ -33,14 +33,15 @@ ValidationSummary summarize(const std::vector<ValidationPoint>& points);
 using HostRates = microbench::HostReference;
 using microbench::compute_ratio;
 
-// How much faster (> 1) or slower the host ran than at `baseline` for a model at `batch`: where
-// both readings timed the reference's batch-8 convolutions and `batch` reads them
-// (HostRates::kernels8_s, microbench::uses_batch_reference), their ratio, base / now; else,
-// where both timed the batch-1 ones (kernels_s), theirs, whatever the model; otherwise, for a
-// model that spends `compute_share` of its time compute-bound, the harmonic mix of the compute
-// and memory ratios, 1 / (f / compute_ratio + (1 - f) / (stream / stream_base)). 1 when either
-// is unknown.
-double host_drift(const HostRates& now, const HostRates& baseline, double compute_share, int64_t batch = 1);
+// How much faster (> 1) or slower the host ran than at `baseline`: where both readings timed
+// the reference's batch-1 convolutions (kernels_s), their ratio, base / now, whatever the model
+// and its batch; otherwise, for a model that spends `compute_share` of its time compute-bound,
+// the harmonic mix of the compute and memory ratios, 1 / (f / compute_ratio + (1 - f) /
+// (stream / stream_base)). 1 when either is unknown. The batch-8 convolutions (kernels8_s) are
+// read and shown, not used: dividing batch-8 runs by them repeated worse (75% and 67% of the
+// zoo within +-5% between two runs, against 89% and 82% by the batch-1 ones, on the same
+// readings; docs/performance.md, "Issue 30, twenty-fourth pass").
+double host_drift(const HostRates& now, const HostRates& baseline, double compute_share);
 
 // Share of a prediction's layer time that is compute-bound (t_compute >= t_memory).
 double compute_share(const std::vector<double>& t_compute, const std::vector<double>& t_memory,

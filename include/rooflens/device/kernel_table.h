@@ -119,8 +119,9 @@ struct KernelTable {
   // between the rounds of and after the probe: the level the fits describe. 0 in tables probed
   // before 2026-12-05 22:00 UTC.
   double host_kernels_s = 0;
-  // The same at batch 8 (HostReference::kernels8_s): the baseline of measurements at batch 4 or
-  // more. 0 in tables probed before 2026-12-06 17:00 UTC, where those drift on host_kernels_s.
+  // The same at batch 8 (HostReference::kernels8_s): the baseline shown beside the batch-8
+  // readings of measurements at batch 4 or more (the drift uses host_kernels_s at every batch).
+  // 0 in tables probed before 2026-12-06 17:00 UTC.
   double host_kernels8_s = 0;
   // In-network levels by batch, ascending (empty in tables probed before 2026-12-06: level 1).
   std::vector<NetworkLevel> network_levels;

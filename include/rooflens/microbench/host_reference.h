@@ -38,9 +38,10 @@ struct HostReference {
   // owns the executor, as dispatch_s; 0 where unknown.
   double kernels_s = 0;
   // The same three convolutions at batch 8 (kReferenceBatch), read where the measured batch is
-  // 4 or more (uses_batch_reference): batch-8 networks held their speed while the batch-1 convolutions
-  // read the host 5-10% slower, so a batch-1 drift over-corrected batch-8 measurements
-  // (docs/performance.md, "Issue 30, twenty-third pass"). 0 where not read.
+  // 4 or more (uses_batch_reference) and shown beside the other readings; the drift does not use
+  // them (analysis/validation.h, host_drift: batch-8 runs divided by them repeated worse than by
+  // the batch-1 ones; docs/performance.md, "Issue 30, twenty-third and twenty-fourth passes").
+  // 0 where not read.
   double kernels8_s = 0;
   double seconds = 0;  // wall time the reference took
   bool known() const { return gemm_flops > 0 && stream_bytes > 0; }
