@@ -1,6 +1,6 @@
 #!/bin/bash
 # The diagnosis behind the twenty-fourth pass (2026-12-06, 19:10-19:45 UTC, binary 9c1028c):
-# the ten generated networks exported to ONNX (export_levels.cpp) and timed by `validate`
+# the ten generated networks exported to ONNX (../../validate-cpu-2026-12-06b/diagnosis/export_levels.cpp) and timed by `validate`
 # beside twelve zoo models, in the same rounds (--repeat 3, batch 8), against a probe's table
 # with its levels removed, so that each layer's measured / predicted time (the profile scaled
 # to the end-to-end time and normalised by the run's host drift) can be compared between the
@@ -12,7 +12,7 @@ set -e
 P=${P:-docs/generated/validate-cpu-2026-12-06k/device-probe.json}
 H=docs/generated/validate-cpu-2026-12-06l/diagnosis
 PY=/opt/rooflens-venv/bin/python
-g++ -std=c++20 -O1 -Iinclude -Ibuild/include $H/export_levels.cpp -o /tmp/export_levels \
+g++ -std=c++20 -O1 -Iinclude -Ibuild/include docs/generated/validate-cpu-2026-12-06b/diagnosis/export_levels.cpp -o /tmp/export_levels \
   -Wl,--start-group build/librooflens_*.a -Wl,--end-group -lonnx -lonnx_proto -lprotobuf -lfmt -ldnnl -fopenmp
 rm -rf /tmp/lz && mkdir -p /tmp/lz/bin /tmp/lz/models /tmp/lvlk /tmp/lz/lay8 /tmp/lz/pred8
 /tmp/export_levels 8 /tmp/lvlk
