@@ -164,8 +164,8 @@ TEST(HostDrift, TheReferenceKernelsComeFirstWhenBothSidesHaveThem) {
   EXPECT_DOUBLE_EQ(host_drift(now, base, 1.0), 1.1);
 }
 
-// A measurement at batch 4 or more drifts as the batch-8 convolutions do, where both readings
-// have them; batch 1 and 2 as the batch-1 ones; without batch-8 readings, as before.
+// The drift is the batch-1 convolutions' whether or not both readings have batch-8 ones: those
+// are shown beside the other readings, not used.
 TEST(HostDrift, TheBatchEightKernelsAreShownNotUsed) {
   HostRates base{100e9, 40e9, 4.0e9, 500e9, 0.8e-6};
   base.kernels_s = 1.5e-3;

@@ -48,7 +48,7 @@ struct HostReference {
 };
 
 // The batch of the reference's second set of convolutions (HostReference::kernels8_s), and
-// the batches it stands for: a measurement at half of kReferenceBatch or more drifts as they do.
+// the batches they are read for (half of kReferenceBatch or more); the drift does not use them.
 inline constexpr int kReferenceBatch = 8;
 inline bool uses_batch_reference(long long batch) { return batch >= kReferenceBatch / 2; }
 
