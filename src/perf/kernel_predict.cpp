@@ -240,6 +240,19 @@ std::vector<double> reorder_features(int64_t bytes, bool to_rowmajor) {
 // it; pooling, eltwise and binary ops keep their (first) input's layout; matrix products,
 // copies (transpose, slice, split, pad), softmax, normalisation and views read row-major;
 // graph inputs are row-major; outputs are converted to row-major at the end.
+namespace {
+
+// A Pad that leaves its input's layout as it is on the oneDNN backend (onednn_backend.h): one
+// whose pads are all 0 (an alias), or a constant pad of a 4-D tensor (channels-last stays so).
+bool keeps_layout(const Node& pad, const LayerReport& r) {
+  if (r.in_shapes.empty() || r.out_shapes.empty()) return false;
+  if (r.in_shapes.front() == r.out_shapes.front()) return true;
+  const auto* d = std::get_if<PadDesc>(&pad.desc);
+  return d && d->mode == PadMode::kConstant && r.in_shapes.front().size() == 4;
+}
+
+}  // namespace
+
 std::vector<std::vector<LayoutConversion>> layout_conversions(const Graph& g, const ModelAnalysis& m) {
   enum Layout { kRowMajor, kChannelsLast };
   std::map<ValueId, Layout> layout;
@@ -306,9 +319,8 @@ std::vector<std::vector<LayoutConversion>> layout_conversions(const Graph& g, co
     } else if ((a.kind == OpKind::kTranspose || a.kind == OpKind::kSlice || a.kind == OpKind::kSplit) &&
                !a.inputs.empty() && held(a.inputs[0], i) == kChannelsLast && moves_channels_only(g, a)) {
       result = kChannelsLast;  // channel shuffle, channel split/slice: host copies in channels-last
-    } else if (a.kind == OpKind::kPad && !a.inputs.empty() && !r.in_shapes.empty() && !r.out_shapes.empty() &&
-               r.in_shapes.front() == r.out_shapes.front()) {
-      result = held(a.inputs[0], i);  // a pad of zeros aliases its input (onednn_backend.h)
+    } else if (a.kind == OpKind::kPad && !a.inputs.empty() && keeps_layout(a, r)) {
+      result = held(a.inputs[0], i);  // onednn_backend.h: an alias, or a channels-last pad
     } else if (a.kind == OpKind::kConcat) {
       for (ValueId in : a.inputs) want(in, kChannelsLast, i);
       result = kChannelsLast;

@@ -588,6 +588,26 @@ TEST(OneDnn, DataMovementAndViews) {
   EXPECT_MATCHES_REFERENCE(g);
 }
 
+// Inception's average pools: a constant Pad of a channels-last activation writes channels-last,
+// so the pool after it runs on a vector kernel, not oneDNN's plain nchw one (3x slower).
+TEST(OneDnn, AConstantPadKeepsChannelsLastForThePoolAfterIt) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {2, 16, 9, 9});
+  ValueId c = b.add1("Relu", "r", {b.conv("c", x, 16, 24, 1)});
+  ValueId pad = b.add1("Pad", "pad", {c, b.ints("pads", {0, 0, 1, 1, 0, 0, 1, 1})});
+  b.output(b.add1("AveragePool", "pool", {pad},
+                  {{"kernel_shape", std::vector<int64_t>{3, 3}}, {"strides", std::vector<int64_t>{1, 1}}}));
+  b.output(b.add1("Pad", "value", {c, b.ints("pads2", {0, 0, 2, 0, 0, 0, 0, 3}), b.reals("v", {}, {-1.5f})}));
+  Graph g = b.finish();
+  std::string why;
+  std::vector<LayerTiming> layers;
+  const double e = max_error(g, &why, true, &layers);
+  if (e < 0) GTEST_SKIP() << why;
+  EXPECT_LT(e, 1e-4);
+  for (const LayerTiming& l : layers)
+    if (l.name == "pool") EXPECT_EQ(l.impl.find("nchw"), std::string::npos) << l.impl;
+}
+
 // Slices with steps other than 1 (Swin's patch merging reads x[:, 0::2, 1::2, :]), one that
 // does not divide its dim and one that runs backwards: a host copy on the oneDNN backend.
 TEST(OneDnn, StridedSlices) {

@@ -357,6 +357,35 @@ TEST(KernelTablePredict, ClassifiesLayersAndCountsConversions) {
 // DenseNet's pre-activation: a BatchNormalization + ReLU that alone reads a channel Concat
 // runs inside the concat's pass on the oneDNN backend (ir/patterns.h), so the table
 // predicts no time for its layer; the same pair after a convolution keeps its own pass.
+// Inception's average pools: a constant Pad of a channels-last activation stays channels-last
+// (the backend writes it so), so neither it nor the pool after it converts; a reflect Pad
+// reads row-major, and the conv after it converts back.
+TEST(KernelTablePredict, AConstantPadKeepsChannelsLast) {
+  GraphBuilder b("m");
+  ValueId x = b.input("x", {1, 8, 6, 6});
+  ValueId c = b.conv("c", x, 8, 8, 1);
+  ValueId pad = b.add1("Pad", "pad", {c, b.ints("pads", {0, 0, 1, 1, 0, 0, 1, 1})});
+  ValueId pool = b.add1("AveragePool", "pool", {pad},
+                        {{"kernel_shape", std::vector<int64_t>{3, 3}}, {"strides", std::vector<int64_t>{1, 1}}});
+  ValueId mirror =
+      b.add1("Pad", "mirror", {pool, b.ints("pads2", {0, 0, 1, 1, 0, 0, 1, 1})}, {{"mode", std::string("reflect")}});
+  b.output(b.conv("c2", mirror, 8, 8, 3));
+  Graph g = b.finish();
+  auto inferred = infer_shapes(g);
+  ASSERT_TRUE(inferred);
+  const ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
+  ASSERT_EQ(m.layers.size(), 5u);
+  auto conv = layout_conversions(g, m);
+  EXPECT_EQ(conv[0].size(), 1u);  // the graph input into channels-last
+  EXPECT_TRUE(conv[1].empty()) << "the constant pad";
+  EXPECT_TRUE(conv[2].empty()) << "the pool";
+  ASSERT_EQ(conv[3].size(), 1u) << "the reflect pad";
+  EXPECT_TRUE(conv[3][0].to_rowmajor);
+  ASSERT_EQ(conv[4].size(), 2u) << "the conv after it, and its output as the graph's";
+  EXPECT_FALSE(conv[4][0].to_rowmajor);
+  EXPECT_TRUE(conv[4][1].to_rowmajor);
+}
+
 TEST(KernelTablePredict, NormReluInsideAConcatTakesNoPassOfItsOwn) {
   GraphBuilder b("dense");
   ValueId x = b.input("x", {1, 16, 8, 8});

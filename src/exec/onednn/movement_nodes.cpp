@@ -384,12 +384,18 @@ Status pad(OneDnnBackend& b, const Node& n) {
     b.set_mem(n.outputs[0], *in);
     return Status::ok();
   }
-  auto src = b.rowmajor(n.inputs[0]);
+  // A channels-last 4-D input keeps its layout: the pooling after the pad (Inception's
+  // average pools) then runs on oneDNN's vector kernels, where a row-major input took its
+  // plain nchw one at about 3x the time (docs/performance.md, issue 30, twenty-fifth pass).
+  auto in = b.mem(n.inputs[0]);
+  if (!in) return in.status();
+  const bool channels_last = xs.size() == 4 && in->get_desc() == md_channels_last(xs);
+  auto src = channels_last ? in : b.rowmajor(n.inputs[0]);
   if (!src) return src.status();
-  memory dst = b.new_buffer(md_rowmajor(ys));
-  memory::desc sub =
-      md_rowmajor(ys).submemory_desc(memory::dims(xs.begin(), xs.end()),
-                                     memory::dims(pads.begin(), pads.begin() + static_cast<long>(xs.size())));
+  const memory::desc out = channels_last ? md_channels_last(ys) : md_rowmajor(ys);
+  memory dst = b.new_buffer(out);
+  memory::desc sub = out.submemory_desc(memory::dims(xs.begin(), xs.end()),
+                                        memory::dims(pads.begin(), pads.begin() + static_cast<long>(xs.size())));
   memory inner(sub, b.engine(), dst.get_data_handle());
   dnnl::reorder r(*src, inner);
   memory s = *src;

@@ -23,7 +23,8 @@
 //    [N,C,H,W]) is one host pass writing acdb; any other Transpose with dims 0 and the last
 //    two fixed reads its input's layout and writes the split-channels-last layout; other
 //    Transposes read and write row-major.
-//  - A Pad whose pads are all 0, and a Concat of one input, alias the input (no step).
+//  - A Pad whose pads are all 0, and a Concat of one input, alias the input (no step); a
+//    constant Pad of a channels-last 4-D input writes channels-last, other Pads row-major.
 //  - Concat along channels of channels-last tensors is one host pass (per pixel, each
 //    input's channels in turn); other concats are oneDNN's.
 //  - A standalone BatchNormalization followed by a ReLU that only it feeds is one pass
