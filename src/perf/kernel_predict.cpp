@@ -118,6 +118,19 @@ std::optional<LayerKernel> attention_kernel(const Graph& g, const LayerReport& r
   return k;
 }
 
+// Whether a convolution's windows overlap (a stride below the kernel on some axis): the stems
+// the probe samples do (3x3 and 7x7 stride 2, 11x11 stride 4); a patch embedding (ViT's 16x16
+// or 32x32 stride-equal kernel, ConvNeXt's and Swin's 4x4) does not, and the stem fit
+// extrapolated to its K put ViT-B/32's at 38x its measured time on a Zen 3 host (docs/
+// performance.md, issue 30, twenty-fifth pass); it is timed as a conv instead.
+bool windows_overlap(const Node& conv) {
+  const auto* w = std::get_if<WindowDesc>(&conv.desc);
+  if (!w) return true;
+  for (size_t i = 0; i < w->rank() && i < w->strides.size(); ++i)
+    if (w->strides[i] < w->kernel[i]) return true;
+  return false;
+}
+
 }  // namespace
 
 std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r, int simd_lanes) {
@@ -152,7 +165,7 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r, 
       k.x = {log_pos(rows), log_pos(static_cast<double>(gs.cols)), log_k, resid, tr, cols_fill(gs.cols, simd_lanes)};
       if (window > 1) k.x.push_back(gs.groups > 1 ? 1 : 0);  // conv's "grouped"
       k.x.push_back(tr * log_k);                             // "transcendental_log_k"
-      if (window > 1 && gs.groups == 1 && w[1] <= kStemMaxChannels) {
+      if (window > 1 && gs.groups == 1 && w[1] <= kStemMaxChannels && windows_overlap(a)) {
         // A stem: oneDNN runs it on a kernel of its own, whose time hardly follows the output
         // channels; older tables (no stem class) time it as a conv.
         k.fallback_cls = "conv";

@@ -293,6 +293,31 @@ TEST(KernelTablePredict, StemsActivationsAndGeluHaveTheirFeatures) {
   EXPECT_EQ(fc[3], 1.0);
 }
 
+// A patch embedding (ViT's 16x16 stride 16, ConvNeXt's 4x4 stride 4) reads the image too, but
+// its windows do not overlap, unlike the stems the probe samples: it is timed as a conv.
+TEST(KernelTablePredict, APatchEmbeddingIsAConvNotAStem) {
+  GraphBuilder b("m");
+  ValueId x = b.input("x", {1, 3, 64, 64});
+  ConvSpec patch;
+  patch.stride = 16;
+  b.output(b.conv("patch", x, 3, 48, 16, patch));
+  ConvSpec overlap;
+  overlap.stride = 4;
+  b.output(b.conv("alexnet", x, 3, 16, 11, overlap));
+  Graph g = b.finish();
+  auto inferred = infer_shapes(g);
+  ASSERT_TRUE(inferred);
+  const ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
+  ASSERT_EQ(m.layers.size(), 2u);
+  const auto patch_k = classify_layer(g, m.layers[0], 16);
+  const auto stem_k = classify_layer(g, m.layers[1], 16);
+  ASSERT_TRUE(patch_k && stem_k);
+  EXPECT_EQ(patch_k->cls, "conv");
+  EXPECT_EQ(patch_k->x.size(), kernel_class_features().at("conv").size());
+  EXPECT_NEAR(patch_k->x[2], std::log(3.0 * 16 * 16), 1e-12);  // K
+  EXPECT_EQ(stem_k->cls, "stem");
+}
+
 // Conv -> Flatten -> Gemm: the conv reads the row-major graph input (a conversion to
 // channels-last) and the Gemm reads the conv's channels-last output through a view (a
 // conversion to row-major).

@@ -134,8 +134,9 @@ struct KernelTable {
 // the probe, the fit, the predictor and the parser share.
 //   conv       kxk convolution (k > 1):        log_rows, log_cols, log_k, residual, transcendental,
 //              log_cols_fill, grouped, transcendental_log_k
-//   stem       kxk convolution of at most kStemMaxChannels input channels, one group (a
-//              network's first layer, reading the image): log_rows, log_cols, log_k, transcendental
+//   stem       kxk convolution of at most kStemMaxChannels input channels, one group, windows
+//              that overlap (a network's first layer, reading the image; a patch embedding, whose
+//              stride is its kernel, is a conv): log_rows, log_cols, log_k, transcendental
 //   pointwise  1x1 convolution:                log_rows, log_cols, log_k, residual, transcendental,
 //              log_cols_fill, transcendental_log_k
 //   depthwise  one filter per channel:         log_out, log_in, log_window, transcendental
