@@ -248,11 +248,6 @@ std::vector<double> reorder_features(int64_t bytes, bool to_rowmajor) {
   return {log_pos(static_cast<double>(bytes)), to_rowmajor ? 1.0 : 0.0};
 }
 
-// The layout policy of the oneDNN backend, as src/exec/onednn/ implements it: convolutions
-// read and write channels-last (acdb); concat writes channels-last and reads its inputs in
-// it; pooling, eltwise and binary ops keep their (first) input's layout; matrix products,
-// copies (transpose, slice, split, pad), softmax, normalisation and views read row-major;
-// graph inputs are row-major; outputs are converted to row-major at the end.
 namespace {
 
 // A Pad that leaves its input's layout as it is on the oneDNN backend (onednn_backend.h): one
@@ -266,6 +261,12 @@ bool keeps_layout(const Node& pad, const LayerReport& r) {
 
 }  // namespace
 
+// The layout policy of the oneDNN backend, as src/exec/onednn/ implements it: convolutions
+// read and write channels-last (acdb); concat writes channels-last and reads its inputs in
+// it; pooling, eltwise and binary ops, and constant pads (keeps_layout), keep their (first)
+// input's layout; matrix products, other copies (transpose, slice, split, other pads),
+// softmax, normalisation and views read row-major; graph inputs are row-major; outputs are
+// converted to row-major at the end.
 std::vector<std::vector<LayoutConversion>> layout_conversions(const Graph& g, const ModelAnalysis& m) {
   enum Layout { kRowMajor, kChannelsLast };
   std::map<ValueId, Layout> layout;
