@@ -81,7 +81,8 @@ struct Tactic {
 // Weights go into each candidate's own layout (reordered from `w_plain_mem`); activations,
 // bias and post-op operands are scratch memory. `what` names the geometry the descriptors
 // do not hold (strides, padding); with the descriptors and post-ops it keys the tactic
-// cache, which answers without timing when it holds a choice. Implementations that
+// cache, which answers without timing when it holds a choice. `b_md` is a zero desc for a
+// primitive without a bias (matmul). Implementations that
 // misapply the epilogue (misapplies_post_ops) are never candidates. `also`: the first
 // implementations of other algorithms for the same layer (Winograd), whose implementations
 // join the candidates after oneDNN's own. With `tune` off, or a single candidate, oneDNN's
@@ -111,15 +112,23 @@ Tactic<PD> fastest_tactic(OneDnnBackend& b, const Desc& desc, const PD& first, c
   if (cands.size() < 2) return cands.front();  // candidate_impls never returns none
   const std::string key = what + " x" + desc_key(first.src_desc()) + " w" + desc_key(w_plain_mem.get_desc()) + " y" +
                           desc_key(first.dst_desc()) + " " + post_ops_key(e.ops);
-  auto label = [](const Tactic<PD>& t) { return std::string(t.pd.impl_info_str()) + (t.split ? " +eltwise" : ""); };
+  // An implementation offered for two weight layouts (a MatMul's [K, N] weights row-major and
+  // column-major) is told apart by its layout.
+  auto label = [&cands](const Tactic<PD>& t) {
+    const std::string impl = t.pd.impl_info_str();
+    const bool shared = std::any_of(cands.begin(), cands.end(), [&](const Tactic<PD>& c) {
+      return impl == c.pd.impl_info_str() && c.pd.weights_desc() != t.pd.weights_desc();
+    });
+    return impl + (shared ? " w" + desc_key(t.pd.weights_desc()) : "") + (t.split ? " +eltwise" : "");
+  };
   if (auto name = cached_tactic(b.options().tactic_cache, key))
     for (const auto& c : cands)
       if (*name == label(c)) return c;
   dnnl::engine& eng = b.engine();
   dnnl::stream s(eng);
   std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, scratch_memory(first.src_desc(), eng)},
-                                                {DNNL_ARG_BIAS, scratch_memory(b_md, eng)},
                                                 {DNNL_ARG_DST, scratch_memory(first.dst_desc(), eng)}};
+  if (b_md.get_size() > 0) args[DNNL_ARG_BIAS] = scratch_memory(b_md, eng);  // a zero desc: no bias
   for (const auto& [idx, m] : e.binary_args)
     args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(idx) | DNNL_ARG_SRC_1] = scratch_memory(m.get_desc(), eng);
   // The split-off pass, timed once on the destination (it runs in place).
