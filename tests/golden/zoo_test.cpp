@@ -74,7 +74,9 @@ TEST_P(Zoo, MatchesPyTorchHooksAndTorchvisionParams) {
   if (e.contains("param_count_published_m")) {
     EXPECT_EQ(fused.params, e["ref_params_executed"].get<int64_t>());
     const double published = e["param_count_published_m"].get<double>() * 1e6;
-    if (!e.contains("notes")) EXPECT_NEAR(static_cast<double>(torch_params), published, 5000.0);
+    if (!e.contains("notes")) {
+      EXPECT_NEAR(static_cast<double>(torch_params), published, 5000.0);
+    }
   } else if (e.contains("ref_stored_params")) {
     EXPECT_EQ(fused.params, e["ref_stored_params"].get<int64_t>());
   } else if (num_params == torch_params) {
@@ -121,11 +123,14 @@ TEST_P(Zoo, PredictionsObeyTheRoofline) {
           EXPECT_GE(L.time_s * (1 + 1e-9), static_cast<double>(L.flops) / peak) << d.id << " " << L.name;
           EXPECT_GE(L.time_s * (1 + 1e-9), static_cast<double>(L.dram_bytes) / d.mem_bandwidth)
               << d.id << " " << L.name;
-          if (L.split_k == 1)
+          if (L.split_k == 1) {
             EXPECT_LE(L.dram_bytes, L.bytes) << d.id << " " << L.name;  // L2 reuse only lowers traffic
+          }
         }
         EXPECT_LE(p->utilization, 1.0) << d.id;
-        if (p->utilization_measured) EXPECT_LE(*p->utilization_measured, 1.0) << d.id;
+        if (p->utilization_measured) {
+          EXPECT_LE(*p->utilization_measured, 1.0) << d.id;
+        }
         EXPECT_GT(p->throughput, 0) << d.id;
         // More images never take less time.
         EXPECT_GE(p->time_s * (1 + 1e-9), prev_time[d.id]) << d.id << " batch " << batch;
