@@ -574,7 +574,7 @@ TEST(OneDnn, ConcatAppliesTheNormReluThatAloneReadsIt) {
 }
 
 // Concat along channels of channels-last tensors is a host pass (odd widths, three inputs,
-// a graph input among them); along another axis it is oneDNN's. A Concat of one input aliases
+// a graph input among them); along another axis too, of longer runs. A Concat of one input aliases
 // it, and a residual may then accumulate into that buffer only when the aliased value is
 // not read afterwards: here it is (`late`), so the sum must not overwrite it.
 TEST(OneDnn, ChannelConcatAndOneInputConcat) {
@@ -592,6 +592,33 @@ TEST(OneDnn, ChannelConcatAndOneInputConcat) {
   b.output(late);
   Graph g = b.finish();
   EXPECT_MATCHES_REFERENCE(g);
+}
+
+// Concatenations along other axes than channels (ViT's class token before its patches, Swin's
+// shifted windows over H and W, a last axis of rank 3) are host passes of each input's
+// contiguous runs, whatever the rank, and match the reference.
+TEST(OneDnn, ConcatAlongOtherAxesIsOneHostPass) {
+  GraphBuilder b;
+  ValueId tok = b.input("tok", {2, 1, 8});
+  ValueId patches = b.input("patches", {2, 6, 8});
+  b.output(b.add1("Concat", "class_token", {tok, patches}, {{"axis", int64_t{1}}}));
+  b.output(b.add1("Concat", "last", {patches, patches}, {{"axis", int64_t{2}}}));
+  ValueId x = b.input("x", {2, 4, 5, 3});
+  ValueId top = b.add1("Slice", "top", {x, b.ints("s0", {1}), b.ints("e0", {4}), b.ints("a0", {1})});
+  ValueId bottom = b.add1("Slice", "bottom", {x, b.ints("s1", {0}), b.ints("e1", {1}), b.ints("a1", {1})});
+  ValueId rolled = b.add1("Concat", "roll_h", {top, bottom}, {{"axis", int64_t{1}}});
+  b.output(b.add1("Concat", "roll_w", {rolled, x}, {{"axis", int64_t{2}}}));
+  b.output(b.add1("Concat", "width", {x, x}, {{"axis", int64_t{3}}}));
+  Graph g = b.finish();
+  std::string why;
+  std::vector<LayerTiming> layers;
+  const double e = max_error(g, &why, true, &layers);
+  if (e < 0) GTEST_SKIP() << why;
+  EXPECT_LT(e, 1e-4);
+  std::map<std::string, std::string> impl;
+  for (const LayerTiming& l : layers) impl[l.name] = l.impl;
+  for (const char* name : {"class_token", "last", "roll_w", "width"}) EXPECT_EQ(impl[name], "host:concat") << name;
+  EXPECT_EQ(impl["roll_h"], "host:channel_concat");  // axis 1 of a 4-D tensor: channels-last's innermost
 }
 
 TEST(OneDnn, DataMovementAndViews) {
