@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -61,6 +62,13 @@ inline double max_error(Graph& g, std::string* why = nullptr, bool tune = true,
   for (double e : *errs) worst = std::max(worst, e);
   if (layers) *layers = dnnl->layer_timings();
   return worst;
+}
+
+// Each layer's implementation by the layer's name.
+inline std::map<std::string, std::string> impls_by_layer(const std::vector<LayerTiming>& layers) {
+  std::map<std::string, std::string> impl;
+  for (const LayerTiming& l : layers) impl[l.name] = l.impl;
+  return impl;
 }
 
 #define EXPECT_MATCHES_REFERENCE(g) \

@@ -565,8 +565,7 @@ TEST(OneDnn, ConcatAppliesTheNormReluThatAloneReadsIt) {
   const double e = max_error(g, &why, true, &layers);
   if (e < 0) GTEST_SKIP() << why;
   EXPECT_LT(e, 1e-4);
-  std::map<std::string, std::string> impl;
-  for (const LayerTiming& l : layers) impl[l.name] = l.impl;
+  auto impl = impls_by_layer(layers);
   EXPECT_EQ(impl["norm1"], "in the concat's pass");
   EXPECT_EQ(impl["cat"], "host:channel_concat+bn_relu");
   EXPECT_EQ(impl["cat2"], "host:channel_concat");
@@ -615,8 +614,7 @@ TEST(OneDnn, ConcatAlongOtherAxesIsOneHostPass) {
   const double e = max_error(g, &why, true, &layers);
   if (e < 0) GTEST_SKIP() << why;
   EXPECT_LT(e, 1e-4);
-  std::map<std::string, std::string> impl;
-  for (const LayerTiming& l : layers) impl[l.name] = l.impl;
+  auto impl = impls_by_layer(layers);
   for (const char* name : {"class_token", "last", "roll_w", "width"}) EXPECT_EQ(impl[name], "host:concat") << name;
   EXPECT_EQ(impl["roll_h"], "host:channel_concat");  // axis 1 of a 4-D tensor: channels-last's innermost
 }

@@ -198,6 +198,60 @@ Status pad_by_index(OneDnnBackend& b, const Node& n, const PadDesc& pd) {
   return host_index_copy(b, n, std::move(map), "host:pad");
 }
 
+// Every operand is dense in one dimension order (channels-last at rank 4, row-major
+// otherwise), so the output is, per index of the dimensions outside the axis in memory
+// (`rows`), each input's contiguous run in turn: written front to back. oneDNN 2.6's concat
+// reaches half the bandwidth on channels (DenseNet-121's concats at batch 32, 101 ms against
+// ONNX Runtime's 39) and copies along an outer axis at under 1 GB/s at batch 1 (ViT's class
+// token, Swin's shifted windows: 0.66-0.84 ms where a run of the same bytes takes 0.2).
+Status host_concat(OneDnnBackend& b, const Node& n, const std::vector<memory>& srcs, const Shape& ys, int64_t axis) {
+  const Graph& g = b.graph();
+  memory dst = b.new_buffer(md_channels_last(ys));
+  const int64_t inside = dst.get_desc().data.format_desc.blocking.strides[axis];  // elements per axis index
+  std::vector<int64_t> widths;
+  for (ValueId in : n.inputs) widths.push_back(shape_of(g, in)[static_cast<size_t>(axis)] * inside);
+  const int64_t row = ys[static_cast<size_t>(axis)] * inside;  // elements per row of the output
+  const int64_t rows = row > 0 ? static_cast<int64_t>(dst.get_desc().get_size() / sizeof(float)) / row : 0;
+  std::vector<memory> touched = srcs;
+  touched.push_back(dst);
+  const bool channels = ys.size() == 4 && axis == 1;
+  auto norm = channels ? norm_relu_reading(b, n) : Expected<NormRelu>(NormRelu{});
+  if (!norm) return norm.status();
+  // With a fused BatchNormalization + ReLU the concatenation itself is never written:
+  // relu(x * scale + shift) per channel.
+  const bool fused = norm->relu_out != kNoValue;
+  b.add_step(
+      [srcs, dst, widths, row, rows, ss = norm->scale_shift](dnnl::stream&) {
+        std::vector<const float*> x;
+        for (const memory& m : srcs) x.push_back(static_cast<const float*>(m.get_data_handle()));
+        float* y = static_cast<float*>(dst.get_data_handle());
+        const float* scale = ss.data();
+        const float* shift = ss.empty() ? nullptr : ss.data() + row;
+#pragma omp parallel for schedule(static)
+        for (int64_t r = 0; r < rows; ++r) {
+          float* out = y + r * row;
+          int64_t off = 0;
+          for (size_t i = 0; i < x.size(); ++i) {
+            const float* a = x[i] + r * widths[i];
+            const int64_t w = widths[i];
+            if (!shift) {
+              std::memcpy(out + off, a, static_cast<size_t>(w) * sizeof(float));
+            } else {
+#pragma omp simd
+              for (int64_t c = 0; c < w; ++c) out[off + c] = std::max(0.0f, a[c] * scale[off + c] + shift[off + c]);
+            }
+            off += w;
+          }
+        }
+      },
+      fused      ? "host:channel_concat+bn_relu"
+      : channels ? "host:channel_concat"
+                 : "host:concat",
+      touched);
+  b.set_mem(fused ? norm->relu_out : n.outputs[0], dst);
+  return Status::ok();
+}
+
 }  // namespace
 
 Status concat(OneDnnBackend& b, const Node& n) {
@@ -229,58 +283,7 @@ Status concat(OneDnnBackend& b, const Node& n) {
     if (!m) return m.status();
     srcs.push_back(*m);
   }
-  // Every operand is dense in one dimension order (channels-last at rank 4, row-major
-  // otherwise), so the output is, per index of the dimensions outside the axis in memory
-  // (`rows`), each input's contiguous run in turn: written front to back. oneDNN 2.6's concat
-  // reaches half the bandwidth on channels (DenseNet-121's concats at batch 32, 101 ms against
-  // ONNX Runtime's 39) and copies along an outer axis at under 1 GB/s at batch 1 (ViT's class
-  // token, Swin's shifted windows: 0.66-0.84 ms where a run of the same bytes takes 0.2).
-  {
-    memory dst = b.new_buffer(md_channels_last(ys));
-    const int64_t inside = dst.get_desc().data.format_desc.blocking.strides[axis];  // elements per axis index
-    std::vector<int64_t> widths;
-    for (ValueId in : n.inputs) widths.push_back(shape_of(g, in)[static_cast<size_t>(axis)] * inside);
-    const int64_t C = ys[static_cast<size_t>(axis)] * inside;
-    const int64_t pixels = C > 0 ? static_cast<int64_t>(dst.get_desc().get_size() / sizeof(float)) / C : 0;
-    std::vector<memory> touched = srcs;
-    touched.push_back(dst);
-    const bool channels = ys.size() == 4 && axis == 1;
-    auto norm = channels ? norm_relu_reading(b, n) : Expected<NormRelu>(NormRelu{});
-    if (!norm) return norm.status();
-    // With a fused BatchNormalization + ReLU the concatenation itself is never written:
-    // relu(x * scale + shift) per channel.
-    const bool fused = norm->relu_out != kNoValue;
-    b.add_step(
-        [srcs, dst, widths, C, pixels, ss = norm->scale_shift](dnnl::stream&) {
-          std::vector<const float*> x;
-          for (const memory& m : srcs) x.push_back(static_cast<const float*>(m.get_data_handle()));
-          float* y = static_cast<float*>(dst.get_data_handle());
-          const float* scale = ss.data();
-          const float* shift = ss.empty() ? nullptr : ss.data() + C;
-#pragma omp parallel for schedule(static)
-          for (int64_t p = 0; p < pixels; ++p) {
-            float* out = y + p * C;
-            int64_t off = 0;
-            for (size_t i = 0; i < x.size(); ++i) {
-              const float* a = x[i] + p * widths[i];
-              const int64_t w = widths[i];
-              if (!shift) {
-                std::memcpy(out + off, a, static_cast<size_t>(w) * sizeof(float));
-              } else {
-#pragma omp simd
-                for (int64_t c = 0; c < w; ++c) out[off + c] = std::max(0.0f, a[c] * scale[off + c] + shift[off + c]);
-              }
-              off += w;
-            }
-          }
-        },
-        fused      ? "host:channel_concat+bn_relu"
-        : channels ? "host:channel_concat"
-                   : "host:concat",
-        touched);
-    b.set_mem(fused ? norm->relu_out : n.outputs[0], dst);
-    return Status::ok();
-  }
+  return host_concat(b, n, srcs, ys, axis);
 }
 
 Expected<std::pair<memory, memory::dims>> plain_operand(OneDnnBackend& b, ValueId v) {

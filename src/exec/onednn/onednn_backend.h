@@ -25,8 +25,9 @@
 //    Transposes read and write row-major.
 //  - A Pad whose pads are all 0, and a Concat of one input, alias the input (no step); a
 //    constant Pad of a channels-last 4-D input writes channels-last, other Pads row-major.
-//  - Concat along channels of channels-last tensors is one host pass (per pixel, each
-//    input's channels in turn); other concats are oneDNN's.
+//  - Concat is one host pass: per index of the dimensions outside its axis in memory, each
+//    input's contiguous run in turn (along channels of channels-last tensors: per pixel, each
+//    input's channels); only blocked inputs of whole 16-channel blocks take oneDNN's concat.
 //  - A standalone BatchNormalization followed by a ReLU that only it feeds is one pass
 //    (fuse_norm_relu), as in DenseNet's pre-activation. When such a pair is the only reader
 //    of a channel Concat (ir/patterns.h), the concat's host pass applies it while copying
