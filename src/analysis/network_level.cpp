@@ -60,12 +60,13 @@ NetworkLevelTiming timing_of(const std::string& network, int64_t batch, int roun
 
 double median_of(std::vector<double> v) { return microbench::summarize(std::move(v), false).median; }
 
-// The level of one batch: per network the median ratio over its rounds read in the table's
-// dispatch state (all rounds of all networks when none was), then the median over networks.
-NetworkLevel level_of(const std::vector<NetworkLevelTiming>& timings, int64_t batch) {
-  bool any_counted = false;
-  for (const auto& t : timings) any_counted |= t.batch == batch && t.counted;
-  auto used = [&](const NetworkLevelTiming& t) { return t.batch == batch && (!any_counted || t.counted); };
+}  // namespace
+
+NetworkLevel network_level_of(const std::vector<NetworkLevelTiming>& timings, int64_t batch) {
+  std::map<std::string, bool> any_counted;  // per network at this batch
+  for (const auto& t : timings)
+    if (t.batch == batch) any_counted[t.network] |= t.counted;
+  auto used = [&](const NetworkLevelTiming& t) { return t.batch == batch && (!any_counted[t.network] || t.counted); };
   std::map<std::string, std::vector<double>> per_network;
   for (const auto& t : timings)
     if (used(t)) per_network[t.network].push_back(t.measured_s / t.predicted_s);
@@ -74,6 +75,7 @@ NetworkLevel level_of(const std::vector<NetworkLevelTiming>& timings, int64_t ba
   NetworkLevel l;
   l.batch = batch;
   l.networks = static_cast<int>(r.size());
+  if (r.empty()) return l;
   l.level = median_of(r);
   l.spread = (*std::max_element(r.begin(), r.end()) - *std::min_element(r.begin(), r.end())) / l.level;
   std::map<std::string, LevelClassTime> sum;
@@ -88,6 +90,16 @@ NetworkLevel level_of(const std::vector<NetworkLevelTiming>& timings, int64_t ba
   for (const auto& [c, x] : sum)
     if (x.layers >= kMinLevelLayers && x.predicted_s > 0) l.classes[c] = x.measured_s / x.predicted_s;
   return l;
+}
+
+namespace {
+
+// How many of a network's rounds were read in another dispatch state than the table's, and
+// whether they count (network_level_of: all of them do when none was in the table's).
+std::string other_state_note(int other_state, size_t rounds) {
+  if (other_state == 0) return "";
+  return fmt::format(", {} in another dispatch state{}", other_state,
+                     static_cast<size_t>(other_state) == rounds ? " (all used: none in the table's)" : " (left out)");
 }
 
 // The levels in order of class, then position as a number (pointwise@7 before pointwise@14).
@@ -177,9 +189,9 @@ Expected<NetworkLevelResult> LevelNetworkRuns::levels(const DeviceSpec& dev) con
             "network level: {} at batch {}: {:.2f} ms measured, {:.2f} ms predicted ({:.3f}), medians of {} round{}{}",
             run.network, batch, 1e3 * median_of(measured), 1e3 * median_of(predicted),
             median_of(measured) / median_of(predicted), measured.size(), measured.size() == 1 ? "" : "s",
-            other_state == 0 ? "" : fmt::format(", {} in another dispatch state", other_state)));
+            other_state_note(other_state, measured.size())));
     }
-    res.levels.push_back(level_of(res.timings, batch));
+    res.levels.push_back(network_level_of(res.timings, batch));
     if (options_.progress) {
       const NetworkLevel& l = res.levels.back();
       std::string per;

@@ -2,6 +2,7 @@
 #include "rooflens/calibration/level_networks.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "rooflens/ir/graph_builder.h"
@@ -17,6 +18,7 @@ class Net {
   Net(const std::string& name, int64_t batch) : b_(name) { x_ = b_.input("x", {batch, 3, 224, 224}); }
 
   ValueId input() const { return x_; }
+  GraphBuilder& builder() { return b_; }
   std::string id(const std::string& what) { return what + std::to_string(++count_); }
 
   ValueId act(ValueId y, Act a) {
@@ -70,6 +72,48 @@ class Net {
     ValueId v = b_.add1("Reshape", id("view"), {x, b_.ints(id("shape"), {batch, 2, c / 2, hw, hw})});
     ValueId t = b_.add1("Transpose", id("shuffle"), {v}, {{"perm", std::vector<int64_t>{0, 2, 1, 3, 4}}});
     return b_.add1("Reshape", id("view"), {t, b_.ints(id("shape"), {batch, c, hw, hw})});
+  }
+
+  // y = x W + bias over the last axis of x [..., cin] (MatMul and Add, as torch exports a
+  // linear layer over tokens).
+  ValueId linear(ValueId x, int64_t cin, int64_t cout) {
+    ValueId y = b_.add1("MatMul", id("linear"), {x, b_.weight(id("linear_w"), {cin, cout})});
+    return b_.add1("Add", id("linear_bias"), {y, b_.weight(id("linear_b"), {cout})});
+  }
+
+  ValueId layer_norm(ValueId x, int64_t c) {
+    return b_.add1("LayerNormalization", id("ln"), {x, b_.weight(id("ln_w"), {c}), b_.weight(id("ln_b"), {c})},
+                   {{"axis", int64_t{-1}}, {"epsilon", 1e-6}});
+  }
+
+  // GELU as torch exports it: x * (erf(x / sqrt 2) + 1) * 0.5.
+  ValueId gelu(ValueId x) {
+    ValueId e = b_.add1("Erf", id("erf"), {b_.add1("Div", id("div"), {x, b_.reals(id("sqrt2"), {}, {1.4142135})})});
+    ValueId h = b_.add1("Mul", id("mul"), {x, b_.add1("Add", id("add"), {e, b_.reals(id("one"), {}, {1.0})})});
+    return b_.add1("Mul", id("half"), {h, b_.reals(id("half_factor"), {}, {0.5})});
+  }
+
+  ValueId reshape(ValueId x, std::vector<int64_t> shape) {
+    return b_.add1("Reshape", id("view"), {x, b_.ints(id("shape"), std::move(shape))});
+  }
+
+  ValueId transpose(ValueId x, std::vector<int64_t> perm) {
+    return b_.add1("Transpose", id("transpose"), {x}, {{"perm", std::move(perm)}});
+  }
+
+  // Multi-head self-attention over x [batch, tokens, heads * width], as torch exports timm's:
+  // one product to Q, K and V, split by heads, Q.K^T scaled, Softmax, A.V, heads merged, a
+  // projection.
+  ValueId attention(ValueId x, int64_t batch, int64_t tokens, int64_t heads, int64_t width) {
+    const int64_t d = heads * width;
+    ValueId qkv = transpose(reshape(linear(x, d, 3 * d), {batch, tokens, 3, heads, width}), {2, 0, 3, 1, 4});
+    std::vector<ValueId> parts = b_.add("Split", id("split"), {qkv}, {{"axis", int64_t{0}}}, 3);
+    for (ValueId& p : parts) p = reshape(p, {batch, heads, tokens, width});
+    ValueId s = b_.add1("MatMul", id("scores"), {parts[0], transpose(parts[1], {0, 1, 3, 2})});
+    s = b_.add1("Mul", id("scale"), {s, b_.reals(id("scale_factor"), {}, {1.0 / std::sqrt(double(width))})});
+    ValueId p = b_.add1("Softmax", id("softmax"), {s}, {{"axis", int64_t{-1}}});
+    ValueId o = b_.add1("MatMul", id("av"), {p, parts[2]});
+    return linear(reshape(transpose(o, {0, 2, 1, 3}), {batch, tokens, d}), d, d);
   }
 
   // Global average pool, flatten and a 1000-way classifier.
@@ -224,6 +268,28 @@ Graph dense(int64_t batch) {
   return n.finish(n.act(n.bn(x, c), Act::kRelu), c);
 }
 
+// A Vision Transformer's encoder: 16x16 patches (196 tokens at 224x224), blocks of pre-norm
+// attention and a 4x GELU MLP, each added to its input; the tokens back on their 14x14 grid for
+// the head. 576 wide in 9 heads of 64, 5 blocks: no bundled ViT's width or depth.
+Graph transformer(int64_t batch) {
+  constexpr int64_t kWidth = 576, kHeads = 9, kSide = 14, kBlocks = 5;
+  constexpr int64_t kTokens = kSide * kSide;
+  Net n("level_transformer", batch);
+  ConvSpec patch;
+  patch.stride = 16;
+  patch.bias = true;
+  ValueId x = n.builder().conv(n.id("patch"), n.input(), 3, kWidth, 16, patch);
+  x = n.transpose(n.reshape(x, {batch, kWidth, kTokens}), {0, 2, 1});
+  x = n.add(x, n.builder().weight(n.id("position"), {1, kTokens, kWidth}));
+  for (int i = 0; i < kBlocks; ++i) {
+    x = n.add(x, n.attention(n.layer_norm(x, kWidth), batch, kTokens, kHeads, kWidth / kHeads));
+    ValueId m = n.gelu(n.linear(n.layer_norm(x, kWidth), kWidth, 4 * kWidth));
+    x = n.add(x, n.linear(m, 4 * kWidth, kWidth));
+  }
+  x = n.transpose(n.layer_norm(x, kWidth), {0, 2, 1});
+  return n.finish(n.reshape(x, {batch, kWidth, kSide, kSide}), kWidth);
+}
+
 }  // namespace
 
 std::vector<LevelNetwork> level_networks(int64_t batch) {
@@ -258,6 +324,7 @@ std::vector<LevelNetwork> level_networks(int64_t batch) {
                                              Act::kSilu, true, 1280)});
   out.push_back({"shuffle", shuffle_net(batch)});
   out.push_back({"dense", dense(batch)});
+  out.push_back({"transformer", transformer(batch)});
   return out;
 }
 

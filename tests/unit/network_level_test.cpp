@@ -62,7 +62,7 @@ TEST(KernelTableFile, TheNetworkLevelsRoundTripAndBadOnesAreRefused) {
 TEST(KernelTableFile, TheNetworkLevelAtABatch) {
   KernelTable t = small_table();
   EXPECT_EQ(network_level_at(t, 4), 1.0);
-  t.network_levels = {{1, 1.10, 7, 0}, {8, 1.04, 7, 0}};
+  t.network_levels = {{1, 1.10, 7, 0, {}}, {8, 1.04, 7, 0, {}}};
   EXPECT_DOUBLE_EQ(network_level_at(t, 1), 1.10);
   EXPECT_DOUBLE_EQ(network_level_at(t, 8), 1.04);
   EXPECT_DOUBLE_EQ(network_level_at(t, 256), 1.04);
@@ -113,7 +113,7 @@ TEST(KernelTableFile, TheNetworkLevelAtAPosition) {
 TEST(KernelTablePredict, TheInNetworkLevelScalesTheTablesTimes) {
   KernelTable t = small_table();
   auto plain = predict_gemm(64, 1024, t);
-  t.network_levels = {{1, 1.2, 7, 0.1}};
+  t.network_levels = {{1, 1.2, 7, 0.1, {}}};
   auto leveled = predict_gemm(64, 1024, t);
   ASSERT_TRUE(plain && leveled);
   ASSERT_EQ(plain->layers.size(), 1u);
@@ -177,24 +177,26 @@ TEST(LevelNetworks, EveryNetworkBuildsAndItsLayersHaveKernelClasses) {
       }
     }
   }
-  EXPECT_EQ(names.size(), 10u);
+  EXPECT_EQ(names.size(), 11u);
   EXPECT_EQ(grouped_widths, (std::set<double>{16, 96}));
   // The positions are the outputs' sides: the networks have the 224x224 input's 224 (VGG's
   // first stage) to 7 (and 1, the squeeze-excite's 1x1s).
   EXPECT_EQ(sides["conv"], (std::set<double>{7, 14, 28, 56, 112, 224}));
   EXPECT_EQ(sides["pointwise"], (std::set<double>{1, 7, 14, 28, 56, 112}));
-  for (const char* c : {"stem", "conv", "pointwise", "depthwise", "gemm_skinny", "pool", "eltwise", "move"})
+  for (const char* c :
+       {"stem", "conv", "pointwise", "depthwise", "gemm_skinny", "gemm", "attention", "pool", "eltwise", "move"})
     EXPECT_TRUE(classes.count(c)) << "no " << c << " layer";
   // Concatenations keep the move class's level; the shuffle network's splits and transposes
   // are move_copy, measured on their own.
   EXPECT_EQ(split_ops["move"], (std::set<std::string>{"Concat"}));
   EXPECT_EQ(split_ops["move_copy"], (std::set<std::string>{"Split", "Transpose"}));
   // Global pooling (squeeze-excite's squeeze, the heads) is pool_global; windowed pools keep
-  // the pool class. Standalone batch normalisations are eltwise_norm; the multiplies stay eltwise.
+  // the pool class. Standalone batch normalisations are eltwise_norm; the multiplies, the
+  // transformer's residual adds and layer norms stay eltwise.
   EXPECT_EQ(split_ops["pool_global"], (std::set<std::string>{"GlobalAveragePool"}));
   EXPECT_EQ(split_ops["pool"], (std::set<std::string>{"AveragePool", "MaxPool"}));
   EXPECT_EQ(split_ops["eltwise_norm"], (std::set<std::string>{"BatchNormalization"}));
-  EXPECT_EQ(split_ops["eltwise"], (std::set<std::string>{"Mul"}));
+  EXPECT_EQ(split_ops["eltwise"], (std::set<std::string>{"Add", "LayerNormalization", "Mul"}));
 }
 
 DeviceSpec device_with_small_table() {
@@ -219,7 +221,7 @@ TEST(NetworkLevel, MeasuredOnOneDnn) {
   auto backend = make_onednn_backend();
   if (!backend) GTEST_SKIP() << "built without oneDNN";
   DeviceSpec d = device_with_small_table();
-  d.kernel_table->network_levels = {{1, 5.0, 7, 0}};  // must not leak into the prediction
+  d.kernel_table->network_levels = {{1, 5.0, 7, 0, {}}};  // must not leak into the prediction
   NetworkLevelOptions o;
   o.batches = {1};
   o.threads = 1;
@@ -314,6 +316,42 @@ TEST(NetworkLevel, RoundsAreTimedApartAndTheLevelIsTheirMedian) {
   ASSERT_EQ(l->levels.size(), 1u);
   EXPECT_EQ(l->levels[0].networks, 1);
   EXPECT_DOUBLE_EQ(l->levels[0].level, median);
+}
+
+// One timing of `network` at `batch`: measured/predicted = ratio, and its layers of class `cls`
+// (kMinLevelLayers of them) measured `cls_ratio` times their prediction of 1 s.
+NetworkLevelTiming level_timing(const std::string& network, int64_t batch, double ratio, bool counted,
+                                const std::string& cls, double cls_ratio) {
+  NetworkLevelTiming t;
+  t.network = network;
+  t.batch = batch;
+  t.measured_s = ratio;
+  t.predicted_s = 1;
+  t.counted = counted;
+  t.classes[cls] = {cls_ratio, 1, kMinLevelLayers};
+  return t;
+}
+
+// A network with no round in the table's dispatch state counts with all its rounds (its
+// classes too); one with a round in it leaves its other rounds out; other batches stay out.
+TEST(NetworkLevel, ANetworkReadOnlyInAnotherDispatchStateCountsWithAllItsRounds) {
+  const std::vector<NetworkLevelTiming> timings = {
+      level_timing("a", 1, 1.0, true, "conv", 1.0),        level_timing("a", 1, 1.1, true, "conv", 1.0),
+      level_timing("a", 1, 3.0, false, "conv", 9.0),       level_timing("a", 1, 1.2, true, "conv", 1.0),
+      level_timing("b", 1, 0.8, false, "conv@7", 0.8),     level_timing("b", 1, 0.9, false, "conv@7", 0.8),
+      level_timing("b", 1, 0.7, false, "conv@7", 0.8),     level_timing("c", 1, 1.3, true, "pointwise", 1.3),
+      level_timing("b", 8, 5.0, true, "conv@7", 5.0),
+  };
+  const NetworkLevel l = network_level_of(timings, 1);
+  EXPECT_EQ(l.batch, 1);
+  EXPECT_EQ(l.networks, 3);
+  EXPECT_DOUBLE_EQ(l.level, 1.1);  // the median of a 1.1, b 0.8, c 1.3
+  EXPECT_NEAR(l.spread, (1.3 - 0.8) / 1.1, 1e-12);
+  ASSERT_TRUE(l.classes.count("conv@7"));
+  EXPECT_NEAR(l.classes.at("conv@7"), 0.8, 1e-12);
+  EXPECT_NEAR(l.classes.at("conv"), 1.0, 1e-12);  // a's round in the other state left out
+  EXPECT_NEAR(l.classes.at("pointwise"), 1.3, 1e-12);
+  EXPECT_EQ(network_level_of(timings, 4).networks, 0);
 }
 
 // The probe with levels: the networks are timed after each round of shapes (their round lines

@@ -43,16 +43,28 @@ struct NetworkLevelTiming {
   int round = 0;
   double measured_s = 0;   // per run, median
   double predicted_s = 0;  // the table's (no level), at the host's state during the runs
-  bool counted = true;     // false: read in another dispatch state than the table's, left out
+  // false: read in another dispatch state than the table's, left out where the same network
+  // has a round in the table's state
+  bool counted = true;
   std::map<std::string, LevelClassTime> classes;
 };
 
 struct NetworkLevelResult {
-  // One per batch: the median over networks of each network's median measured/predicted
-  // over its rounds (those in the table's dispatch state, or all where none of any network was).
+  // One per batch: network_level_of the timings.
   std::vector<NetworkLevel> levels;
   std::vector<NetworkLevelTiming> timings;  // one per network, batch and round
 };
+
+// The level of one batch: the median over networks of each network's median measured/predicted
+// over its rounds, and per level class the sum of measured over the sum of predicted times
+// (classes of fewer than kMinLevelLayers layers have none). A network's rounds are those read
+// in the table's dispatch state (NetworkLevelTiming::counted), or all of them where none was:
+// no network is left out. Where the host's dispatch reading moves continuously (1.2-3.5 us on
+// the Zen 3 guest of 2026-12-07) rather than between two levels, dropping the networks with no
+// round in the table's state left 3 of 10 at batch 1, no level for conv at 7x7 and 14x14, and
+// the transformers' classes the level of the three (docs/performance.md, "Issue 30,
+// twenty-seventh pass"). Pure.
+NetworkLevel network_level_of(const std::vector<NetworkLevelTiming>& timings, int64_t batch);
 
 // The generated networks timed in rounds that can run between other timings (the kernel
 // probe's rounds), and set against a kernel table once one is fitted.

@@ -4,8 +4,8 @@
 // level is measured. Plain 3x3 stacks (VGG, one from 112x112 and one from 224x224), basic and bottleneck residual
 // blocks (ResNet), grouped bottlenecks of 16 and of 96 channels per group (ResNeXt, RegNetX), inverted residuals with
 // depthwise convolutions and ReLU6 (MobileNetV2), with SiLU, 5x5 depthwise and squeeze-excite (EfficientNet), split,
-// concatenated and channel-shuffled units (ShuffleNetV2), and dense blocks with concatenation (DenseNet).
-// Transformers are not among them.
+// concatenated and channel-shuffled units (ShuffleNetV2), dense blocks with concatenation (DenseNet), and a
+// Vision Transformer's encoder (layer norms, matrix products over tokens, multi-head attention, GELU).
 #pragma once
 
 #include <cstdint>
@@ -18,7 +18,8 @@ namespace rooflens {
 
 struct LevelNetwork {
   std::string
-      name;     // plain, plain_full, basic, bottleneck, grouped, grouped_wide, inverted, inverted_se, shuffle, dense
+      name;     // plain, plain_full, basic, bottleneck, grouped, grouped_wide, inverted, inverted_se, shuffle, dense,
+                // transformer
   Graph graph;  // input "x" [batch, 3, 224, 224], fp32; weights without data
 };
 
