@@ -336,10 +336,10 @@ NetworkLevelTiming level_timing(const std::string& network, int64_t batch, doubl
 // classes too); one with a round in it leaves its other rounds out; other batches stay out.
 TEST(NetworkLevel, ANetworkReadOnlyInAnotherDispatchStateCountsWithAllItsRounds) {
   const std::vector<NetworkLevelTiming> timings = {
-      level_timing("a", 1, 1.0, true, "conv", 1.0),        level_timing("a", 1, 1.1, true, "conv", 1.0),
-      level_timing("a", 1, 3.0, false, "conv", 9.0),       level_timing("a", 1, 1.2, true, "conv", 1.0),
-      level_timing("b", 1, 0.8, false, "conv@7", 0.8),     level_timing("b", 1, 0.9, false, "conv@7", 0.8),
-      level_timing("b", 1, 0.7, false, "conv@7", 0.8),     level_timing("c", 1, 1.3, true, "pointwise", 1.3),
+      level_timing("a", 1, 1.0, true, "conv", 1.0),    level_timing("a", 1, 1.1, true, "conv", 1.0),
+      level_timing("a", 1, 3.0, false, "conv", 9.0),   level_timing("a", 1, 1.2, true, "conv", 1.0),
+      level_timing("b", 1, 0.8, false, "conv@7", 0.8), level_timing("b", 1, 0.9, false, "conv@7", 0.8),
+      level_timing("b", 1, 0.7, false, "conv@7", 0.8), level_timing("c", 1, 1.3, true, "pointwise", 1.3),
       level_timing("b", 8, 5.0, true, "conv@7", 5.0),
   };
   const NetworkLevel l = network_level_of(timings, 1);

@@ -17,10 +17,9 @@
 namespace rooflens {
 
 struct LevelNetwork {
-  std::string
-      name;     // plain, plain_full, basic, bottleneck, grouped, grouped_wide, inverted, inverted_se, shuffle, dense,
-                // transformer
-  Graph graph;  // input "x" [batch, 3, 224, 224], fp32; weights without data
+  std::string name;  // plain, plain_full, basic, bottleneck, grouped, grouped_wide, inverted, inverted_se, shuffle,
+                     // dense, transformer
+  Graph graph;       // input "x" [batch, 3, 224, 224], fp32; weights without data
 };
 
 // Every generated network at `batch` (deterministic).
