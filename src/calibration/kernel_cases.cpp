@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "exported_ops.h"
 #include "rooflens/calibration/kernel_probe.h"
 #include "rooflens/ir/graph_builder.h"
 
@@ -190,16 +191,9 @@ KernelCase depthwise(Rng& r) {
 // Otherwise, half each: the per-token linear layers of Vision Transformers (50-1576 tokens,
 // 768-4096 channels) and the per-pixel ones of ConvNeXt and Swin (rows = images x pixels,
 // 96-3072 channels).
-// The GELU of ConvNeXt's and ViT's first MLP layer as torch exports it (erf form), fused
-// into the product before it: y * 0.5 * (1 + erf(y / sqrt(2))).
-ValueId gelu(GraphBuilder& b, ValueId y) {
-  ValueId e = b.add1("Erf", "probe.erf", {b.add1("Div", "probe.div", {y, b.reals("probe.sqrt2", {}, {1.4142135f})})});
-  ValueId h = b.add1("Mul", "probe.mul", {y, b.add1("Add", "probe.add1", {e, b.reals("probe.one", {}, {1.0f})})});
-  return b.add1("Mul", "probe.half", {h, b.reals("probe.half_factor", {}, {0.5f})});
-}
-
 // `epilogue` decides, from a stream of its own (so the shapes stay those drawn before it
-// existed), which token and pixel products end in a GELU: a third of them.
+// existed), which token and pixel products end in a GELU (ConvNeXt's and ViT's first MLP
+// layer, as torch exports it; fused into the product before it): a third of them.
 KernelCase gemm(Rng& r, bool skinny, Rng& epilogue) {
   for (;;) {
     int64_t m = 0, k = 0, nn = 0;
@@ -229,7 +223,7 @@ KernelCase gemm(Rng& r, bool skinny, Rng& epilogue) {
     } else {
       ValueId y = b.add1("MatMul", "probe", {b.input("x", {1, m, k}), b.weight("probe.weight", {k, nn})});
       y = b.add1("Add", "probe.bias_add", {y, bias});
-      b.output(epilogue.next() % 3 == 0 ? gelu(b, y) : y);
+      b.output(epilogue.next() % 3 == 0 ? calibration::exported_gelu(b, "probe", y) : y);
     }
     return {skinny ? "gemm_skinny" : "gemm", b.finish(), "probe"};
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "exported_ops.h"
 #include "rooflens/ir/graph_builder.h"
 
 namespace rooflens {
@@ -69,9 +70,7 @@ class Net {
 
   // ShuffleNet's channel shuffle of x [batch, c, hw, hw] in two groups: a view, a transpose, a view.
   ValueId shuffle(ValueId x, int64_t batch, int64_t c, int64_t hw) {
-    ValueId v = b_.add1("Reshape", id("view"), {x, b_.ints(id("shape"), {batch, 2, c / 2, hw, hw})});
-    ValueId t = b_.add1("Transpose", id("shuffle"), {v}, {{"perm", std::vector<int64_t>{0, 2, 1, 3, 4}}});
-    return b_.add1("Reshape", id("view"), {t, b_.ints(id("shape"), {batch, c, hw, hw})});
+    return reshape(transpose(reshape(x, {batch, 2, c / 2, hw, hw}), {0, 2, 1, 3, 4}), {batch, c, hw, hw});
   }
 
   // y = x W + bias over the last axis of x [..., cin] (MatMul and Add, as torch exports a
@@ -86,12 +85,7 @@ class Net {
                    {{"axis", int64_t{-1}}, {"epsilon", 1e-6}});
   }
 
-  // GELU as torch exports it: x * (erf(x / sqrt 2) + 1) * 0.5.
-  ValueId gelu(ValueId x) {
-    ValueId e = b_.add1("Erf", id("erf"), {b_.add1("Div", id("div"), {x, b_.reals(id("sqrt2"), {}, {1.4142135})})});
-    ValueId h = b_.add1("Mul", id("mul"), {x, b_.add1("Add", id("add"), {e, b_.reals(id("one"), {}, {1.0})})});
-    return b_.add1("Mul", id("half"), {h, b_.reals(id("half_factor"), {}, {0.5})});
-  }
+  ValueId gelu(ValueId x) { return calibration::exported_gelu(b_, id("gelu"), x); }
 
   ValueId reshape(ValueId x, std::vector<int64_t> shape) {
     return b_.add1("Reshape", id("view"), {x, b_.ints(id("shape"), std::move(shape))});
