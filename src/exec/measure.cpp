@@ -22,7 +22,8 @@ namespace rooflens {
 namespace {
 
 // The median seconds per run of `run` over about `seconds` (at least 3 runs after one
-// untimed), and the contention the host sampler saw meanwhile.
+// untimed; one when a run alone outlasts the trial far), and the contention the host sampler
+// saw meanwhile.
 struct Trial {
   double seconds_per_run = 0;
   ContentionReport contention;
@@ -32,6 +33,7 @@ Expected<Trial> trial(const std::function<Status()>& run, HostSampler& sampler, 
   TimingOptions t;
   t.warmup = 1;
   t.min_repeats = 3;
+  t.min_repeats_past_cap = 1;
   t.max_repeats = std::numeric_limits<int>::max();
   t.max_seconds = seconds;
   t.settle_rel_iqr = 0;  // run for the whole time: the trial samples the machine

@@ -24,6 +24,7 @@ TimingOptions model_timing(bool gpu, double max_seconds, double warmup_seconds) 
     o.min_warmup_seconds = warmup_seconds;
   else
     o.min_warmup_seconds = gpu ? 1.0 : std::min(0.25, max_seconds / 8);
+  o.min_repeats_past_cap = 3;
   if (!gpu) {
     o.min_seconds = std::min(1.0, max_seconds / 4);
     o.max_repeats = std::numeric_limits<int>::max();
@@ -34,10 +35,11 @@ TimingOptions model_timing(bool gpu, double max_seconds, double warmup_seconds) 
 Expected<TimingResult> time_runs(const std::function<Status()>& run_once, const TimingOptions& o,
                                  const std::function<void(int)>& after_each) {
   const auto w0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < o.warmup ||
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count() < o.min_warmup_seconds;
-       ++i)
+  auto warm = [&w0] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count(); };
+  for (int i = 0; i < o.warmup || warm() < o.min_warmup_seconds; ++i) {
     ROOFLENS_RETURN_IF_ERROR(run_once());
+    if (i == 0 && o.min_repeats_past_cap > 0 && warm() >= o.max_seconds) break;  // one long run warms up
+  }
   TimingResult r;
   double total = 0;
   for (int i = 0; i < o.max_repeats; ++i) {
@@ -47,7 +49,9 @@ Expected<TimingResult> time_runs(const std::function<Status()>& run_once, const 
     r.samples.push_back(dt);
     if (after_each) after_each(i);
     total += dt;
-    if (static_cast<int>(r.samples.size()) >= o.min_repeats) {
+    const int n = static_cast<int>(r.samples.size());
+    if (o.min_repeats_past_cap > 0 && n >= o.min_repeats_past_cap && total >= kPastCapMultiple * o.max_seconds) break;
+    if (n >= o.min_repeats) {
       const double med = quantile(r.samples, 0.5);
       const double iqr = quantile(r.samples, 0.75) - quantile(r.samples, 0.25);
       if (med > 0 && iqr / med < o.settle_rel_iqr && total >= o.min_seconds) break;

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <limits>
+#include <thread>
 
 #include "rooflens/exec/timing.h"
 
@@ -37,6 +38,40 @@ TEST(TimeRuns, KeepsMeasuringUntilTheMinimumTime) {
   EXPECT_GE(total, o.min_seconds);
   EXPECT_GE(r->samples.size(), static_cast<size_t>(o.min_repeats));
   EXPECT_GT(calls, static_cast<int>(r->samples.size()));
+}
+
+// A run that alone outlasts the cap: one warm-up and min_repeats_past_cap timed runs, not the
+// two warm-ups and five repeats a short model gets. Load only lengthens each 20 ms run, so a
+// busy machine cannot make it look short.
+TEST(TimeRuns, ALongRunIsWarmedUpOnceAndTimedThreeTimes) {
+  TimingOptions o = model_timing(false, 0.001);
+  ASSERT_EQ(o.min_repeats_past_cap, 3);
+  int calls = 0;
+  auto sleep_20ms = [&calls] {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return Status::ok();
+  };
+  auto r = time_runs(sleep_20ms, o);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->samples.size(), 3u);
+  EXPECT_EQ(calls, 4);
+}
+
+// Off (the default for probes), the long run still gets every warm-up and min_repeats.
+TEST(TimeRuns, WithoutThePastCapFloorMinRepeatsHold) {
+  TimingOptions o;
+  o.max_seconds = 0.001;
+  int calls = 0;
+  auto sleep_5ms = [&calls] {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return Status::ok();
+  };
+  auto r = time_runs(sleep_5ms, o);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_EQ(r->samples.size(), static_cast<size_t>(o.min_repeats));
+  EXPECT_EQ(calls, o.warmup + o.min_repeats);
 }
 
 // A model measured on a CPU is bounded by time, not by a count of runs: a 1 ms model stopped
