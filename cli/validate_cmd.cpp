@@ -243,6 +243,16 @@ std::string repeats_text(const ZooValidation& res) {
         "(against {})\n",
         sn.spearman, 100 * sn.median_abs_error, 100 * sn.within_10, 100 * sn.within_25, res.host_baseline);
   }
+  if (res.elasticity) {
+    const HostElasticity& e = *res.elasticity;
+    std::string exps;
+    for (size_t i = 0; i < kElasticReadings; ++i)
+      exps += fmt::format("{}{} {:.2f}", i ? ", " : "", elastic_reading_names()[i], e.exponent[i]);
+    out += fmt::format(
+        "  drift: the host's elasticities ({}), fitted on the other models' runs; on all {} models they take the "
+        "within-model spread (sd of log runs) from {:.1f}% to {:.1f}%\n",
+        exps, e.models, 100 * e.sd_raw, 100 * e.sd_fitted);
+  }
   return out;
 }
 

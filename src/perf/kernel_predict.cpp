@@ -9,6 +9,7 @@
 #include <set>
 
 #include "rooflens/perf/layer_model.h"
+#include "rooflens/util/least_squares.h"
 
 namespace rooflens {
 namespace {
@@ -396,7 +397,7 @@ Expected<std::vector<double>> fit_log_linear(const std::string& cls, const std::
   size_t informative = 0;
   for (const auto& s : samples) informative += s.seconds - overhead_s > 0.01 * s.seconds;
   const bool plain = informative < p;
-  std::vector<std::vector<double>> a(p, std::vector<double>(p + 1, 0.0));
+  NormalEquations ne(p);
   for (const auto& s : samples) {
     const double share = (s.seconds - overhead_s) / s.seconds;
     if (!plain && share <= 0.01) continue;
@@ -404,28 +405,13 @@ Expected<std::vector<double>> fit_log_linear(const std::string& cls, const std::
     const double y = std::log(std::max(s.seconds - overhead_s, 0.25 * s.seconds));
     std::vector<double> row(p, 1.0);
     for (size_t j = 0; j + 1 < p; ++j) row[j + 1] = s.x[j];
-    for (size_t r = 0; r < p; ++r) {
-      for (size_t c = 0; c < p; ++c) a[r][c] += w * row[r] * row[c];
-      a[r][p] += w * row[r] * y;
-    }
+    ne.add(row, y, w);
   }
   const double ridge = 1e-8 * static_cast<double>(samples.size());
-  for (size_t r = 1; r < p; ++r) a[r][r] += ridge;
-  for (size_t col = 0; col < p; ++col) {  // Gauss-Jordan with partial pivoting
-    size_t piv = col;
-    for (size_t r = col + 1; r < p; ++r)
-      if (std::abs(a[r][col]) > std::abs(a[piv][col])) piv = r;
-    if (std::abs(a[piv][col]) < 1e-300) return Status::invalid("kernel class '" + cls + "': singular fit");
-    std::swap(a[col], a[piv]);
-    for (size_t r = 0; r < p; ++r) {
-      if (r == col) continue;
-      const double f = a[r][col] / a[col][col];
-      for (size_t c = col; c <= p; ++c) a[r][c] -= f * a[col][c];
-    }
-  }
-  std::vector<double> coef;
-  for (size_t r = 0; r < p; ++r) coef.push_back(a[r][p] / a[r][r]);
-  return coef;
+  for (size_t r = 1; r < p; ++r) ne.add_ridge(r, ridge);
+  auto coef = ne.solve();
+  if (!coef) return Status::invalid("kernel class '" + cls + "': singular fit");
+  return std::move(*coef);
 }
 
 }  // namespace

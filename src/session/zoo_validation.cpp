@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <optional>
 
 #include "rooflens/exec/timing.h"
@@ -191,6 +192,19 @@ Status fit_on_half(const ZooValidationRequest& r, std::vector<ZooModel>* test, Z
   return Status::ok();
 }
 
+// The runs with a host reading for every run, as the elasticity fit takes them.
+std::vector<std::pair<std::string, RunsWithReadings>> runs_with_readings(const ZooValidation& v) {
+  std::vector<std::pair<std::string, RunsWithReadings>> out;
+  for (const auto& [name, mr] : v.runs) {
+    if (mr.raw.empty() || mr.host.size() != mr.raw.size()) continue;
+    RunsWithReadings r;
+    r.throughput = mr.raw;
+    for (const HostFigures& f : mr.host) r.readings.push_back(f.now);
+    out.emplace_back(name, std::move(r));
+  }
+  return out;
+}
+
 void summarize_runs(const std::vector<ZooModel>& test, ZooValidation* v) {
   for (const auto& model : test) {
     const auto it = v->runs.find(model.name);
@@ -206,6 +220,28 @@ void summarize_runs(const std::vector<ZooModel>& test, ZooValidation* v) {
 }
 
 }  // namespace
+
+void normalize_by_elasticity(const HostRates& baseline, ZooValidation* v) {
+  const auto all = runs_with_readings(*v);
+  std::vector<RunsWithReadings> fit_all;
+  for (const auto& [name, r] : all) fit_all.push_back(r);
+  v->elasticity = fit_host_elasticity(fit_all, baseline);
+  if (!v->elasticity) return;
+  for (size_t i = 0; i < all.size(); ++i) {
+    std::vector<RunsWithReadings> others = fit_all;
+    others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
+    const auto e = fit_host_elasticity(others, baseline);
+    if (!e) continue;
+    ModelRuns& mr = v->runs[all[i].first];
+    for (size_t k = 0; k < mr.host.size(); ++k) {
+      HostFigures& f = mr.host[k];
+      f.drift = elastic_drift(f.now, baseline, *e);
+      f.normalized_throughput = mr.raw[k] / f.drift;
+      f.predicted_at_state = mr.predicted * f.drift;
+      mr.normalized[k] = f.normalized_throughput;
+    }
+  }
+}
 
 Expected<ZooValidation> validate_zoo(const ZooValidationRequest& r) {
   auto models = zoo_models(r);
@@ -226,6 +262,7 @@ Expected<ZooValidation> validate_zoo(const ZooValidationRequest& r) {
   }
   v.host_baseline = host.baseline_source;
   v.host_baseline_rates = host.baseline;
+  normalize_by_elasticity(host.baseline, &v);
   summarize_runs(test, &v);
   if (v.pts.empty() && !v.failures.empty()) {
     std::vector<std::string> why;

@@ -18,7 +18,8 @@ nlohmann::json summary_json(const ValidationSummary& s) {
 
 nlohmann::json rates_json(const HostRates& h) {
   return {{"gemm_flops", h.gemm_flops}, {"stream_bytes", h.stream_bytes}, {"clock_hz", h.clock_hz},
-          {"fma_flops", h.fma_flops},   {"kernels_s", h.kernels_s},       {"kernels8_s", h.kernels8_s}};
+          {"fma_flops", h.fma_flops},   {"kernels_s", h.kernels_s},       {"kernels8_s", h.kernels8_s},
+          {"dispatch_s", h.dispatch_s}};
 }
 
 // A model's runs, spread and (with a host reference) normalised median and host readings.
@@ -37,7 +38,6 @@ void add_runs_json(const ModelRuns& mr, const ValidationPoint& p, double level, 
   nlohmann::json h = nlohmann::json::array();
   for (const HostFigures& f : mr.host) {
     nlohmann::json one = rates_json(f.now);
-    one["dispatch_s"] = f.now.dispatch_s;
     one["in_dispatch_state"] = in_dispatch_state(f, level);
     one["compute_share"] = f.compute_share;
     one["drift"] = f.drift;
@@ -81,6 +81,18 @@ nlohmann::json class_times_json(const ZooValidation& v) {
   return per_model;
 }
 
+// The elasticities fitted on every model's runs and what they did to the within-model spread;
+// null where none could be fitted (the runs then carry host_drift's ratio).
+nlohmann::json elasticity_json(const ZooValidation& v) {
+  if (!v.elasticity) return nullptr;
+  const HostElasticity& e = *v.elasticity;
+  nlohmann::json exps;
+  for (size_t i = 0; i < kElasticReadings; ++i) exps[elastic_reading_names()[i]] = e.exponent[i];
+  return {{"exponents", exps},          {"models", e.models},
+          {"deviations", e.deviations}, {"sd_raw", e.sd_raw},
+          {"sd_fitted", e.sd_fitted},   {"applied", "each model's runs by the fit on the other models' runs"}};
+}
+
 }  // namespace
 
 std::string zoo_validation_json(const ZooValidationRequest& r, const ZooValidationLabels& labels,
@@ -115,6 +127,7 @@ std::string zoo_validation_json(const ZooValidationRequest& r, const ZooValidati
                          {"dispatch_level_s", v.dispatch_level},
                          {"host_baseline", v.host_baseline},
                          {"host_baseline_rates", rates_json(v.host_baseline_rates)},
+                         {"host_elasticity", elasticity_json(v)},
                          {"models", models_json(v)},
                          {"layer_classes", classes_json(v)},
                          {"layer_classes_per_model", class_times_json(v)},

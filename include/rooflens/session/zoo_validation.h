@@ -9,10 +9,12 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "rooflens/analysis/host_elasticity.h"
 #include "rooflens/analysis/host_figures.h"
 #include "rooflens/analysis/validation.h"
 #include "rooflens/device/device.h"
@@ -104,6 +106,10 @@ struct ZooValidation {
   // read). Normalised medians are taken over the runs read in it.
   double dispatch_level = 0;
   double baseline_dispatch = 0;  // the baseline's (the kernel table's) dispatch
+  // The host's elasticities fitted on every model's runs (shown); each model's normalised runs
+  // are divided by the drift of the fit on the other models' runs. Unset where no fit can be
+  // made (a single round): each run's host_drift stands then.
+  std::optional<HostElasticity> elasticity;
 };
 
 // What a validation's JSON (schema rooflens.validate/1) says about how it was run, beside
@@ -116,6 +122,12 @@ struct ZooValidationLabels {
 // Runs the rounds. Invalid input (no models, a model not in the zoo, no modes) names what;
 // a model that fails stops the run unless keep_going.
 Expected<ZooValidation> validate_zoo(const ZooValidationRequest& r);
+
+// Each model's normalised runs (and their host figures' drift) recomputed by the host's
+// elasticities fitted on every other model's runs (analysis/host_elasticity.h), so no model's
+// normalisation is fitted on its own runs; v->elasticity is the fit on all of them. Nothing
+// changes where no fit can be made (a single round). validate_zoo calls it after its rounds.
+void normalize_by_elasticity(const HostRates& baseline, ZooValidation* v);
 
 // The efficiencies a fit finds from measurements: per kernel class, the median over models of
 // predicted roof time / measured time less the dispatch cost, summed over the layers each roof

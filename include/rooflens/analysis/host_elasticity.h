@@ -1,0 +1,56 @@
+// How a zoo's runs follow the host-state reference on the host at hand: the exponents
+// ("elasticities") of the reference's speed ratios against the baseline that best explain how
+// each model's repeated runs moved, fitted on the runs themselves. One ratio alone (the batch-1
+// convolutions) carried 0.56-0.78 of a model's movement on the Zen 3 guest and its noise
+// besides, so dividing by it left the within-model spread almost where it was; four readings
+// weighted by their fitted exponents took it from 10.5% to 7.8% (docs/performance.md, "Issue
+// 30, twenty-eighth pass").
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rooflens/microbench/host_reference.h"
+
+namespace rooflens {
+
+// The readings an elasticity is fitted on, in this order: the batch-1 reference convolutions
+// (kernels_s), the FMA loop (fma_flops), the fixed GEMM (gemm_flops), the dispatch (dispatch_s).
+constexpr size_t kElasticReadings = 4;
+const std::array<std::string, kElasticReadings>& elastic_reading_names();
+
+// log(speed now / speed at the baseline) of each reading (times inverted); 0 where either
+// side did not read it.
+std::array<double, kElasticReadings> reading_log_ratios(const microbench::HostReference& now,
+                                                        const microbench::HostReference& baseline);
+
+// One model's runs (throughput) and the host reading each was taken beside.
+struct RunsWithReadings {
+  std::vector<double> throughput;
+  std::vector<microbench::HostReference> readings;
+};
+
+struct HostElasticity {
+  std::array<double, kElasticReadings> exponent{};
+  size_t deviations = 0;  // runs less models, over the models with two runs or more
+  size_t models = 0;
+  double sd_raw = 0, sd_fitted = 0;  // within-model sd of log throughput before and after
+};
+
+// Fewer within-model deviations than this (a single round) fit nothing.
+constexpr size_t kMinElasticDeviations = 20;
+
+// Least squares of each model's log throughput less its mean on the readings' log ratios less
+// theirs (a reading that never varies gets 0). nullopt below kMinElasticDeviations. Pure.
+std::optional<HostElasticity> fit_host_elasticity(const std::vector<RunsWithReadings>& models,
+                                                  const microbench::HostReference& baseline);
+
+// How much faster (> 1) the host ran than at the baseline by the fitted exponents:
+// exp(sum exponent_i * log ratio_i).
+double elastic_drift(const microbench::HostReference& now, const microbench::HostReference& baseline,
+                     const HostElasticity& e);
+
+}  // namespace rooflens
