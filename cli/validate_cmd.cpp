@@ -249,9 +249,10 @@ std::string repeats_text(const ZooValidation& res) {
     for (size_t i = 0; i < kElasticReadings; ++i)
       exps += fmt::format("{}{} {:.2f}", i ? ", " : "", elastic_reading_names()[i], e.exponent[i]);
     out += fmt::format(
-        "  drift: the host's elasticities ({}), fitted on the other models' runs; on all {} models they take the "
-        "within-model spread (sd of log runs) from {:.1f}% to {:.1f}%\n",
-        exps, e.models, 100 * e.sd_raw, 100 * e.sd_fitted);
+        "  drift: the session's level {:.3f} (median of the runs' own drift) times the host's elasticities ({}) "
+        "on each run's readings against the session's median, fitted on the other models' runs; on all {} models "
+        "they take the within-model spread (sd of log runs) from {:.1f}% to {:.1f}%\n",
+        e.level, exps, e.models, 100 * e.sd_raw, 100 * e.sd_fitted);
   }
   return out;
 }

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "rooflens/exec/timing.h"
 #include "rooflens/util/least_squares.h"
 
 namespace rooflens {
@@ -89,12 +90,26 @@ std::optional<HostElasticity> fit_host_elasticity(const std::vector<RunsWithRead
   return e;
 }
 
+std::array<double, kElasticReadings> median_log_ratios(const std::vector<RunsWithReadings>& models,
+                                                       const microbench::HostReference& baseline) {
+  std::array<std::vector<double>, kElasticReadings> per;
+  for (const RunsWithReadings& m : models)
+    for (const auto& r : m.readings) {
+      const Logs x = reading_log_ratios(r, baseline);
+      for (size_t i = 0; i < kElasticReadings; ++i) per[i].push_back(x[i]);
+    }
+  Logs out{};
+  for (size_t i = 0; i < kElasticReadings; ++i)
+    if (!per[i].empty()) out[i] = quantile(per[i], 0.5);
+  return out;
+}
+
 double elastic_drift(const microbench::HostReference& now, const microbench::HostReference& baseline,
                      const HostElasticity& e) {
   const Logs x = reading_log_ratios(now, baseline);
   double s = 0;
-  for (size_t i = 0; i < kElasticReadings; ++i) s += e.exponent[i] * x[i];
-  return std::exp(s);
+  for (size_t i = 0; i < kElasticReadings; ++i) s += e.exponent[i] * (x[i] - e.center[i]);
+  return e.level * std::exp(s);
 }
 
 }  // namespace rooflens

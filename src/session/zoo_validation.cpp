@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <optional>
 
@@ -224,14 +225,24 @@ void summarize_runs(const std::vector<ZooModel>& test, ZooValidation* v) {
 void normalize_by_elasticity(const HostRates& baseline, ZooValidation* v) {
   const auto all = runs_with_readings(*v);
   std::vector<RunsWithReadings> fit_all;
-  for (const auto& [name, r] : all) fit_all.push_back(r);
+  std::vector<double> log_drifts;
+  for (const auto& [name, r] : all) {
+    fit_all.push_back(r);
+    for (const HostFigures& f : v->runs.at(name).host) log_drifts.push_back(std::log(f.drift));
+  }
   v->elasticity = fit_host_elasticity(fit_all, baseline);
   if (!v->elasticity) return;
+  const auto center = median_log_ratios(fit_all, baseline);
+  const double level = std::exp(quantile(log_drifts, 0.5));
+  v->elasticity->center = center;
+  v->elasticity->level = level;
   for (size_t i = 0; i < all.size(); ++i) {
     std::vector<RunsWithReadings> others = fit_all;
     others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
-    const auto e = fit_host_elasticity(others, baseline);
+    auto e = fit_host_elasticity(others, baseline);
     if (!e) continue;
+    e->center = center;
+    e->level = level;
     ModelRuns& mr = v->runs[all[i].first];
     for (size_t k = 0; k < mr.host.size(); ++k) {
       HostFigures& f = mr.host[k];

@@ -107,7 +107,21 @@ TEST(HostElasticity, DriftIsTheWeightedProductOfTheRatios) {
   EXPECT_EQ(reading_log_ratios(HostReference{}, baseline())[0], 0.0);
 }
 
-// The zoo validation's pass: each model's normalised runs by the fit on the other models.
+TEST(HostElasticity, DriftIsTakenAboutTheSessionsCenterAndLevel) {
+  HostElasticity e;
+  e.exponent = {1.0, 0.0, 0.0, 0.0};
+  e.center = {std::log(1.1), 0.0, 0.0, 0.0};
+  e.level = 1.25;
+  HostReference now = baseline();
+  now.kernels_s /= 1.21;  // 1.1x the session's median reading
+  EXPECT_NEAR(elastic_drift(now, baseline(), e), 1.25 * 1.1, 1e-12);
+  const auto med = median_log_ratios({RunsWithReadings{{1, 1, 1}, {now, baseline(), now}}}, baseline());
+  EXPECT_NEAR(med[0], std::log(1.21), 1e-12);
+  EXPECT_EQ(med[1], 0.0);
+}
+
+// The zoo validation's pass: each model's normalised runs by the fit on the other models, about
+// the session's median readings, times the session's level (the median of the runs' own drift).
 TEST(NormalizeByElasticity, EachModelIsNormalisedByTheFitOnTheOthers) {
   const auto models = synthetic(30, 3, 5);
   ZooValidation v;
@@ -117,6 +131,7 @@ TEST(NormalizeByElasticity, EachModelIsNormalisedByTheFitOnTheOthers) {
     for (size_t k = 0; k < 3; ++k) {
       HostFigures f;
       f.has_reference = true;
+      f.drift = 1.2;  // what host_drift read for every run
       f.now = models[m].readings[k];
       mr.raw.push_back(models[m].throughput[k]);
       mr.normalized.push_back(models[m].throughput[k]);  // as if host_drift were 1
@@ -125,10 +140,15 @@ TEST(NormalizeByElasticity, EachModelIsNormalisedByTheFitOnTheOthers) {
   }
   normalize_by_elasticity(baseline(), &v);
   ASSERT_TRUE(v.elasticity);
+  EXPECT_NEAR(v.elasticity->level, 1.2, 1e-12);
+  // Every run lands on its model's speed at the session's median state, over the level.
+  double at_median = 0;
+  for (size_t i = 0; i < kElasticReadings; ++i) at_median += kTrue[i] * v.elasticity->center[i];
   for (size_t m = 0; m < models.size(); ++m) {
     const ModelRuns& mr = v.runs.at("model" + std::to_string(m));
+    const double expected = 10.0 * (m + 1) * std::exp(at_median) / 1.2;
     for (size_t k = 0; k < 3; ++k) {
-      EXPECT_NEAR(mr.normalized[k], 10.0 * (m + 1), 1e-6 * (m + 1)) << m << " " << k;
+      EXPECT_NEAR(mr.normalized[k], expected, 1e-6 * expected) << m << " " << k;
       EXPECT_NEAR(mr.host[k].drift, mr.raw[k] / mr.normalized[k], 1e-12);
     }
   }

@@ -3,8 +3,12 @@
 // each model's repeated runs moved, fitted on the runs themselves. One ratio alone (the batch-1
 // convolutions) carried 0.56-0.78 of a model's movement on the Zen 3 guest and its noise
 // besides, so dividing by it left the within-model spread almost where it was; four readings
-// weighted by their fitted exponents took it from 10.5% to 7.8% (docs/performance.md, "Issue
-// 30, twenty-eighth pass").
+// weighted by their fitted exponents took it from 10.5% to 7.8%. Fitted on small movements,
+// the exponents do not carry the session's level against the baseline (one run read the
+// convolutions 14.5% faster than the probe and the GEMM 9% slower, and the exponents alone left
+// its predictions 11% slow), so a run's drift is the session's level (the median of its runs'
+// own drift, host_drift) times the exponents' account of how the run's readings differ from the
+// session's median ones (docs/performance.md, "Issue 30, twenty-eighth pass").
 #pragma once
 
 #include <array>
@@ -38,6 +42,10 @@ struct HostElasticity {
   size_t deviations = 0;  // runs less models, over the models with two runs or more
   size_t models = 0;
   double sd_raw = 0, sd_fitted = 0;  // within-model sd of log throughput before and after
+  // Where a session's runs are centred (set by its caller; the fit leaves 0 and 1): the median
+  // over its runs of each reading's log ratio, and of their own drift (host_drift).
+  std::array<double, kElasticReadings> center{};
+  double level = 1;
 };
 
 // Fewer within-model deviations than this (a single round) fit nothing.
@@ -48,8 +56,12 @@ constexpr size_t kMinElasticDeviations = 20;
 std::optional<HostElasticity> fit_host_elasticity(const std::vector<RunsWithReadings>& models,
                                                   const microbench::HostReference& baseline);
 
-// How much faster (> 1) the host ran than at the baseline by the fitted exponents:
-// exp(sum exponent_i * log ratio_i).
+// Per reading, the median log ratio over every run of `models` (0 without runs).
+std::array<double, kElasticReadings> median_log_ratios(const std::vector<RunsWithReadings>& models,
+                                                       const microbench::HostReference& baseline);
+
+// How much faster (> 1) the host ran than at the baseline: level * exp(sum exponent_i *
+// (log ratio_i - center_i)).
 double elastic_drift(const microbench::HostReference& now, const microbench::HostReference& baseline,
                      const HostElasticity& e);
 

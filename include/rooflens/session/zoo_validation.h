@@ -106,9 +106,10 @@ struct ZooValidation {
   // read). Normalised medians are taken over the runs read in it.
   double dispatch_level = 0;
   double baseline_dispatch = 0;  // the baseline's (the kernel table's) dispatch
-  // The host's elasticities fitted on every model's runs (shown); each model's normalised runs
-  // are divided by the drift of the fit on the other models' runs. Unset where no fit can be
-  // made (a single round): each run's host_drift stands then.
+  // The host's elasticities fitted on every model's runs, with the session's level and median
+  // readings (shown); each model's normalised runs are divided by the drift of the fit on the
+  // other models' runs (normalize_by_elasticity). Unset where no fit can be made (a single
+  // round): each run's host_drift stands then.
   std::optional<HostElasticity> elasticity;
 };
 
@@ -123,10 +124,12 @@ struct ZooValidationLabels {
 // a model that fails stops the run unless keep_going.
 Expected<ZooValidation> validate_zoo(const ZooValidationRequest& r);
 
-// Each model's normalised runs (and their host figures' drift) recomputed by the host's
-// elasticities fitted on every other model's runs (analysis/host_elasticity.h), so no model's
-// normalisation is fitted on its own runs; v->elasticity is the fit on all of them. Nothing
-// changes where no fit can be made (a single round). validate_zoo calls it after its rounds.
+// Each model's normalised runs (and their host figures' drift) recomputed: the session's level
+// (the median of every run's host_drift) times the host's elasticities, fitted on every other
+// model's runs (analysis/host_elasticity.h), applied to how the run's readings differ from the
+// session's median ones; so no model's normalisation is fitted on its own runs.
+// v->elasticity is the fit on all of them. Nothing changes where no fit can be made (a single
+// round). validate_zoo calls it after its rounds.
 void normalize_by_elasticity(const HostRates& baseline, ZooValidation* v);
 
 // The efficiencies a fit finds from measurements: per kernel class, the median over models of
