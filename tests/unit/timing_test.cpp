@@ -58,6 +58,22 @@ TEST(TimeRuns, ALongRunIsWarmedUpOnceAndTimedThreeTimes) {
   EXPECT_EQ(calls, 4);
 }
 
+// A GPU warms up for its least warm-up time however long one run is (it clocks up from idle):
+// a 1 ms run over a 0.5 ms cap is not the only warm-up when 0.2 s are asked (it would take a
+// 200x slowdown of a 1 ms sleep for this to read otherwise).
+TEST(TimeRuns, ALongRunStillWarmsUpForTheLeastWarmupTime) {
+  TimingOptions o = model_timing(true, 0.0005, 0.2);
+  int calls = 0;
+  auto sleep_1ms = [&calls] {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return Status::ok();
+  };
+  auto r = time_runs(sleep_1ms, o);
+  ASSERT_TRUE(r) << r.status().message();
+  EXPECT_GE(calls - static_cast<int>(r->samples.size()), 2);
+}
+
 // Off (the default for probes), the long run still gets every warm-up and min_repeats.
 TEST(TimeRuns, WithoutThePastCapFloorMinRepeatsHold) {
   TimingOptions o;
