@@ -86,11 +86,20 @@ nlohmann::json class_times_json(const ZooValidation& v) {
 nlohmann::json elasticity_json(const ZooValidation& v) {
   if (!v.elasticity) return nullptr;
   const HostElasticity& e = *v.elasticity;
-  nlohmann::json exps;
-  for (size_t i = 0; i < kElasticReadings; ++i) exps[elastic_reading_names()[i]] = e.exponent[i];
-  return {{"exponents", exps},          {"models", e.models},
-          {"deviations", e.deviations}, {"sd_raw", e.sd_raw},
-          {"sd_fitted", e.sd_fitted},   {"applied", "each model's runs by the fit on the other models' runs"}};
+  nlohmann::json exps, center;
+  for (size_t i = 0; i < kElasticReadings; ++i) {
+    exps[elastic_reading_names()[i]] = e.exponent[i];
+    center[elastic_reading_names()[i]] = e.center[i];
+  }
+  return {{"exponents", exps},
+          {"median_log_ratios", center},
+          {"level", e.level},
+          {"models", e.models},
+          {"deviations", e.deviations},
+          {"sd_raw", e.sd_raw},
+          {"sd_fitted", e.sd_fitted},
+          {"applied",
+           "level x exp(sum exponent x (log ratio - median)), the exponents fitted on the other models' runs"}};
 }
 
 }  // namespace

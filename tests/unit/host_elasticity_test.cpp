@@ -152,6 +152,10 @@ TEST(NormalizeByElasticity, EachModelIsNormalisedByTheFitOnTheOthers) {
       EXPECT_NEAR(mr.host[k].drift, mr.raw[k] / mr.normalized[k], 1e-12);
     }
   }
+  // The JSON says what was applied: exponents, the session's median readings and level.
+  const std::string json = zoo_validation_json(ZooValidationRequest{}, {"cpu", "fp32", "eager", "", 1}, v);
+  for (const char* key : {"\"host_elasticity\"", "\"exponents\"", "\"median_log_ratios\"", "\"level\""})
+    EXPECT_NE(json.find(key), std::string::npos) << key;
 }
 
 TEST(NormalizeByElasticity, ASingleRoundKeepsEachRunsOwnDrift) {

@@ -3,7 +3,8 @@
 // each model's repeated runs moved, fitted on the runs themselves. One ratio alone (the batch-1
 // convolutions) carried 0.56-0.78 of a model's movement on the Zen 3 guest and its noise
 // besides, so dividing by it left the within-model spread almost where it was; four readings
-// weighted by their fitted exponents took it from 10.5% to 7.8%. Fitted on small movements,
+// weighted by their fitted exponents took the sd of one batch-1 run's log runs from 14.8% to
+// 7.8% (79 models, three rounds). Fitted on small movements,
 // the exponents do not carry the session's level against the baseline (one run read the
 // convolutions 14.5% faster than the probe and the GEMM 9% slower, and the exponents alone left
 // its predictions 11% slow), so a run's drift is the session's level (the median of its runs'
