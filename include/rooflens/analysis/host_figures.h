@@ -1,8 +1,8 @@
 // The host's state around measurements on a CPU: the samplers and the baseline every
 // measurement of a session is normalised to, and each measurement set against that baseline
 // (the drift, the normalised throughput, the prediction scaled to the host's state). Used by
-// `measure`, `validate` and the Python module alike; docs/performance.md, "Measurements that
-// repeat", says what each figure is for.
+// `measure`, `validate` and the Python module alike; docs/guide/measure.md and
+// docs/guide/validate.md say what each figure is for.
 #pragma once
 
 #include <memory>
