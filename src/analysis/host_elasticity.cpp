@@ -59,12 +59,14 @@ std::array<double, kElasticReadings> reading_log_ratios(const microbench::HostRe
 }
 
 std::optional<HostElasticity> fit_host_elasticity(const std::vector<RunsWithReadings>& models,
-                                                  const microbench::HostReference& baseline) {
+                                                  const microbench::HostReference& baseline,
+                                                  std::optional<size_t> leave_out) {
   std::vector<Deviations> devs;
   NormalEquations ne(kElasticReadings);
   HostElasticity e;
-  for (const RunsWithReadings& m : models) {
-    Deviations d = deviations_of(m, baseline);
+  for (size_t i = 0; i < models.size(); ++i) {
+    if (leave_out == i) continue;
+    Deviations d = deviations_of(models[i], baseline);
     if (d.y.empty()) continue;
     for (size_t k = 0; k < d.y.size(); ++k) ne.add({d.x[k].begin(), d.x[k].end()}, d.y[k]);
     e.deviations += d.y.size() - 1;

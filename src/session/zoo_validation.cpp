@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstddef>
 #include <optional>
 
 #include "rooflens/exec/timing.h"
@@ -193,17 +192,26 @@ Status fit_on_half(const ZooValidationRequest& r, std::vector<ZooModel>* test, Z
   return Status::ok();
 }
 
-// The runs with a host reading for every run, as the elasticity fit takes them.
-std::vector<std::pair<std::string, RunsWithReadings>> runs_with_readings(const ZooValidation& v) {
-  std::vector<std::pair<std::string, RunsWithReadings>> out;
+// The models whose every run has a host reading, and those runs as the elasticity fit takes them.
+struct ElasticInput {
+  std::vector<std::string> names;
+  std::vector<RunsWithReadings> runs;
+  std::vector<double> log_drifts;  // every run's own drift (host_drift), logged
+};
+ElasticInput elastic_input(const ZooValidation& v) {
+  ElasticInput in;
   for (const auto& [name, mr] : v.runs) {
     if (mr.raw.empty() || mr.host.size() != mr.raw.size()) continue;
     RunsWithReadings r;
     r.throughput = mr.raw;
-    for (const HostFigures& f : mr.host) r.readings.push_back(f.now);
-    out.emplace_back(name, std::move(r));
+    for (const HostFigures& f : mr.host) {
+      r.readings.push_back(f.now);
+      in.log_drifts.push_back(std::log(f.drift));
+    }
+    in.names.push_back(name);
+    in.runs.push_back(std::move(r));
   }
-  return out;
+  return in;
 }
 
 void summarize_runs(const std::vector<ZooModel>& test, ZooValidation* v) {
@@ -223,27 +231,17 @@ void summarize_runs(const std::vector<ZooModel>& test, ZooValidation* v) {
 }  // namespace
 
 void normalize_by_elasticity(const HostRates& baseline, ZooValidation* v) {
-  const auto all = runs_with_readings(*v);
-  std::vector<RunsWithReadings> fit_all;
-  std::vector<double> log_drifts;
-  for (const auto& [name, r] : all) {
-    fit_all.push_back(r);
-    for (const HostFigures& f : v->runs.at(name).host) log_drifts.push_back(std::log(f.drift));
-  }
-  v->elasticity = fit_host_elasticity(fit_all, baseline);
+  const ElasticInput in = elastic_input(*v);
+  v->elasticity = fit_host_elasticity(in.runs, baseline);
   if (!v->elasticity) return;
-  const auto center = median_log_ratios(fit_all, baseline);
-  const double level = std::exp(quantile(log_drifts, 0.5));
-  v->elasticity->center = center;
-  v->elasticity->level = level;
-  for (size_t i = 0; i < all.size(); ++i) {
-    std::vector<RunsWithReadings> others = fit_all;
-    others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
-    auto e = fit_host_elasticity(others, baseline);
+  v->elasticity->center = median_log_ratios(in.runs, baseline);
+  v->elasticity->level = std::exp(quantile(in.log_drifts, 0.5));
+  for (size_t i = 0; i < in.runs.size(); ++i) {
+    auto e = fit_host_elasticity(in.runs, baseline, i);
     if (!e) continue;
-    e->center = center;
-    e->level = level;
-    ModelRuns& mr = v->runs[all[i].first];
+    e->center = v->elasticity->center;
+    e->level = v->elasticity->level;
+    ModelRuns& mr = v->runs.at(in.names[i]);
     for (size_t k = 0; k < mr.host.size(); ++k) {
       HostFigures& f = mr.host[k];
       f.drift = elastic_drift(f.now, baseline, *e);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <limits>
 #include <thread>
 
@@ -40,6 +41,15 @@ TEST(TimeRuns, KeepsMeasuringUntilTheMinimumTime) {
   EXPECT_GT(calls, static_cast<int>(r->samples.size()));
 }
 
+// A run of `ms` milliseconds that counts its calls: load only lengthens it.
+std::function<Status()> counted_sleep(int ms, int* calls) {
+  return [ms, calls] {
+    ++*calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return Status::ok();
+  };
+}
+
 // A run that alone outlasts the cap: one warm-up and min_repeats_past_cap timed runs, not the
 // two warm-ups and five repeats a short model gets. Load only lengthens each 20 ms run, so a
 // busy machine cannot make it look short.
@@ -47,12 +57,7 @@ TEST(TimeRuns, ALongRunIsWarmedUpOnceAndTimedThreeTimes) {
   TimingOptions o = model_timing(false, 0.001);
   ASSERT_EQ(o.min_repeats_past_cap, 3);
   int calls = 0;
-  auto sleep_20ms = [&calls] {
-    ++calls;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    return Status::ok();
-  };
-  auto r = time_runs(sleep_20ms, o);
+  auto r = time_runs(counted_sleep(20, &calls), o);
   ASSERT_TRUE(r) << r.status().message();
   EXPECT_EQ(r->samples.size(), 3u);
   EXPECT_EQ(calls, 4);
@@ -64,12 +69,7 @@ TEST(TimeRuns, ALongRunIsWarmedUpOnceAndTimedThreeTimes) {
 TEST(TimeRuns, ALongRunStillWarmsUpForTheLeastWarmupTime) {
   TimingOptions o = model_timing(true, 0.0005, 0.2);
   int calls = 0;
-  auto sleep_1ms = [&calls] {
-    ++calls;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    return Status::ok();
-  };
-  auto r = time_runs(sleep_1ms, o);
+  auto r = time_runs(counted_sleep(1, &calls), o);
   ASSERT_TRUE(r) << r.status().message();
   EXPECT_GE(calls - static_cast<int>(r->samples.size()), 2);
 }
@@ -79,12 +79,7 @@ TEST(TimeRuns, WithoutThePastCapFloorMinRepeatsHold) {
   TimingOptions o;
   o.max_seconds = 0.001;
   int calls = 0;
-  auto sleep_5ms = [&calls] {
-    ++calls;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    return Status::ok();
-  };
-  auto r = time_runs(sleep_5ms, o);
+  auto r = time_runs(counted_sleep(5, &calls), o);
   ASSERT_TRUE(r) << r.status().message();
   EXPECT_EQ(r->samples.size(), static_cast<size_t>(o.min_repeats));
   EXPECT_EQ(calls, o.warmup + o.min_repeats);

@@ -53,9 +53,11 @@ struct HostElasticity {
 constexpr size_t kMinElasticDeviations = 20;
 
 // Least squares of each model's log throughput less its mean on the readings' log ratios less
-// theirs (a reading that never varies gets 0). nullopt below kMinElasticDeviations. Pure.
+// theirs (a reading that never varies gets 0); `leave_out`, an index into models, is not
+// fitted on. nullopt below kMinElasticDeviations. Pure.
 std::optional<HostElasticity> fit_host_elasticity(const std::vector<RunsWithReadings>& models,
-                                                  const microbench::HostReference& baseline);
+                                                  const microbench::HostReference& baseline,
+                                                  std::optional<size_t> leave_out = std::nullopt);
 
 // Per reading, the median log ratio over every run of `models` (0 without runs).
 std::array<double, kElasticReadings> median_log_ratios(const std::vector<RunsWithReadings>& models,
