@@ -32,6 +32,10 @@ void add_class_times(const Measurement& meas, const Prediction& p, double drift,
     auto it = predicted.find(L.name);
     if (it == predicted.end() || it->second->level_class.empty() || !(it->second->time_s > 0)) continue;
     const LayerPrediction& p = *it->second;
+    if (p.level_class == kStreamLevelClass) {
+      t->stream_excess_s.push_back(scale * L.time_s - p.time_s / drift);
+      continue;
+    }
     std::vector<std::string> keys = {p.level_class};
     if (p.level_position > 0) keys.push_back(level_point_key(p.level_class, p.level_position));
     for (const std::string& key : keys) {
@@ -89,6 +93,13 @@ NetworkLevel network_level_of(const std::vector<NetworkLevelTiming>& timings, in
   }
   for (const auto& [c, x] : sum)
     if (x.layers >= kMinLevelLayers && x.predicted_s > 0) l.classes[c] = x.measured_s / x.predicted_s;
+  std::vector<double> excess;
+  for (const auto& t : timings)
+    if (used(t)) excess.insert(excess.end(), t.stream_excess_s.begin(), t.stream_excess_s.end());
+  if (static_cast<int>(excess.size()) >= kMinLevelLayers) {
+    l.stream_layers = static_cast<int>(excess.size());
+    l.stream_latency_s = std::max(0.0, median_of(std::move(excess)));
+  }
   return l;
 }
 
@@ -196,6 +207,9 @@ Expected<NetworkLevelResult> LevelNetworkRuns::levels(const DeviceSpec& dev) con
       const NetworkLevel& l = res.levels.back();
       std::string per;
       for (const auto& [c, v] : by_class_and_position(l.classes)) per += fmt::format(" {} {:.3f}", c, v);
+      if (l.stream_latency_s)
+        per += fmt::format("; heads held at their weights' stream: it + {:.1f} us (median of {})",
+                           1e6 * *l.stream_latency_s, l.stream_layers);
       options_.progress(fmt::format("network level at batch {}: {:.3f} (median of {}, spread {:.0f}%); per class:{}",
                                     batch, l.level, l.networks, 100 * l.spread, per));
     }

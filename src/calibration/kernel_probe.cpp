@@ -207,7 +207,7 @@ Expected<KernelProbeResult> probe_kernels(Backend& backend, const KernelProbeOpt
                                      {"gemm", o.quick ? 10 : 32, 0},
                                      {"gemm_skinny", o.quick ? 8 : 24, 0},
                                      {"attention", o.quick ? 8 : 24, 0},
-                                     {"pool", o.quick ? 9 : 24, 0},
+                                     {"pool", o.quick ? 12 : 36, 0},
                                      {"eltwise", o.quick ? 9 : 24, 0},
                                      {"move", o.quick ? 9 : 27, 0}};
   std::vector<std::pair<std::string, std::vector<KernelCase>>> classes;

@@ -21,7 +21,7 @@ const std::map<std::string, std::vector<std::string>>& kernel_class_features() {
       {"gemm", {"log_rows", "log_cols", "log_k", "transcendental"}},
       {"gemm_skinny", {"log_rows", "log_cols", "log_k"}},
       {"attention", {"log_matrices", "log_q", "log_kv", "log_d", "score_ops"}},
-      {"pool", {"log_out", "log_in", "log_window"}},
+      {"pool", {"log_out", "log_in", "log_window", "max"}},
       {"eltwise", {"log_bytes", "binary"}},
       {"move", {"log_bytes", "transpose"}},
       {"reorder", {"log_bytes", "to_rowmajor"}},
@@ -154,6 +154,17 @@ Expected<std::vector<NetworkLevel>> parse_network_levels(const json& a, const st
         if (!c) return c.status();
         if (*c <= 0) return field_error(file, path + ".classes." + name, "must be positive");
         l.classes[name] = *c;
+      }
+    }
+    if (e.contains("stream_latency_s")) {
+      auto s = finite(e["stream_latency_s"], file, path + ".stream_latency_s");
+      if (!s) return s.status();
+      if (*s < 0) return field_error(file, path + ".stream_latency_s", "must not be negative");
+      l.stream_latency_s = *s;
+      if (e.contains("stream_layers")) {
+        if (!e["stream_layers"].is_number_integer() || e["stream_layers"].get<int>() < 1)
+          return field_error(file, path + ".stream_layers", "must be a positive integer");
+        l.stream_layers = e["stream_layers"].get<int>();
       }
     }
     if (e.contains("spread")) {
@@ -322,6 +333,21 @@ double network_level_at(const KernelTable& t, int64_t batch, const std::string& 
   return of(v[i - 1]) + w * (of(v[i]) - of(v[i - 1]));
 }
 
+std::optional<double> stream_latency_at(const KernelTable& t, int64_t batch) {
+  std::vector<std::pair<double, double>> pts;  // log batch -> latency
+  for (const NetworkLevel& l : t.network_levels)
+    if (l.stream_latency_s) pts.emplace_back(std::log(static_cast<double>(l.batch)), *l.stream_latency_s);
+  if (pts.empty()) return std::nullopt;
+  const double x = std::log(static_cast<double>(std::max<int64_t>(batch, 1)));
+  if (x <= pts.front().first) return pts.front().second;
+  if (x >= pts.back().first) return pts.back().second;
+  size_t i = 1;
+  while (pts[i].first < x) ++i;
+  const auto [x0, y0] = pts[i - 1];
+  const auto [x1, y1] = pts[i];
+  return y0 + (y1 - y0) * (x - x0) / (x1 - x0);
+}
+
 std::string kernel_table_json(const KernelTable& t) {
   nlohmann::ordered_json j;
   j["schema"] = kKernelTableSchema;
@@ -365,6 +391,10 @@ std::string kernel_table_json(const KernelTable& t) {
       nlohmann::ordered_json e = {
           {"batch", l.batch}, {"level", l.level}, {"networks", l.networks}, {"spread", l.spread}};
       if (!l.classes.empty()) e["classes"] = l.classes;
+      if (l.stream_latency_s) {
+        e["stream_latency_s"] = *l.stream_latency_s;
+        if (l.stream_layers > 0) e["stream_layers"] = l.stream_layers;
+      }
       j["network_levels"].push_back(std::move(e));
     }
   }

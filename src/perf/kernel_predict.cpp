@@ -192,7 +192,8 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r, 
   if (cat == OpCategory::kPool || a.kind == OpKind::kReduceMean) {
     const Shape in = r.in_shapes.empty() ? Shape{} : r.in_shapes.front();
     k.cls = "pool";
-    k.x = {log_pos(out_elems), log_pos(in_elems), log_pos(static_cast<double>(window_of(a, in)))};
+    const bool max = a.kind == OpKind::kMaxPool || a.kind == OpKind::kGlobalMaxPool;
+    k.x = {log_pos(out_elems), log_pos(in_elems), log_pos(static_cast<double>(window_of(a, in))), max ? 1.0 : 0.0};
     return k;
   }
   if (cat == OpCategory::kMove) {

@@ -631,5 +631,65 @@ TEST(KernelTablePredict, AGemmOverTokensBeyondTheCacheAddsItsWeightsStream) {
   EXPECT_NEAR(head->layers[0].time_s, std::max(head_fit, stream), 1e-12);
 }
 
+// A classifier head held at its weights' stream takes the stream plus the networks' stream
+// latency (interpolated on log batch), not a level; a table levelled before the latency existed
+// gives it gemm_skinny's level, as it did; one being levelled keys it for the latency's fit.
+TEST(KernelTablePredict, AHeadHeldAtItsStreamTakesTheStreamLatency) {
+  KernelTable t = small_table();
+  t.cache_bytes = 32.0 * (1 << 20);
+  t.cold = t.classes;
+  t.classes["gemm_skinny"] = *fit_kernel_class("gemm_skinny", synthetic({-30.0, 0.5, 0.9, 1.0}, 2e-6, 3), 2e-6);
+  double bw = 0;
+  auto bare = predict_gemm(1, 4096, t, &bw);
+  ASSERT_TRUE(bare) << bare.status().message();
+  const double stream = 4096.0 * 4096 * 4 / bw;
+  ASSERT_NEAR(bare->layers[0].time_s, stream, 1e-12);  // held at it
+  EXPECT_EQ(bare->layers[0].level_class, kStreamLevelClass);
+  t.network_levels = {{1, 1.1, 7, 0, {{"gemm_skinny", 2.0}}}, {8, 1.0, 7, 0, {{"gemm_skinny", 2.5}}}};
+  auto older = predict_gemm(1, 4096, t);
+  ASSERT_TRUE(older);
+  EXPECT_EQ(older->layers[0].level_class, "gemm_skinny");
+  EXPECT_NEAR(older->layers[0].time_s, 2.0 * stream, 1e-12);
+  t.network_levels[0].stream_latency_s = 50e-6;
+  t.network_levels[1].stream_latency_s = 80e-6;
+  auto held = predict_gemm(1, 4096, t);
+  ASSERT_TRUE(held) << held.status().message();
+  EXPECT_EQ(held->layers[0].level_class, kStreamLevelClass);
+  EXPECT_EQ(held->layers[0].level, 1.0);
+  EXPECT_NEAR(held->layers[0].time_s, stream + 50e-6, 1e-12);
+  bool noted = false;
+  for (const auto& n : held->notes) noted |= n.find("plus 50.0 us") != std::string::npos;
+  EXPECT_TRUE(noted);
+  EXPECT_NEAR(*stream_latency_at(t, 2), 50e-6 + 30e-6 / 3, 1e-15);  // a third of the way on log batch
+  EXPECT_DOUBLE_EQ(*stream_latency_at(t, 32), 80e-6);
+  t.network_levels[1].stream_latency_s.reset();
+  EXPECT_DOUBLE_EQ(*stream_latency_at(t, 8), 50e-6);  // the one batch that has it
+  EXPECT_FALSE(stream_latency_at(small_table(), 1));
+}
+
+// A pool's features say whether it is a max pool: oneDNN's max pools took ~2x an average
+// pool's time over the same window here (docs/perf-model.md, the pool class).
+TEST(KernelClass, APoolSaysWhetherItTakesTheMax) {
+  for (const char* op : {"MaxPool", "AveragePool"}) {
+    GraphBuilder b("p");
+    ValueId x = b.input("x", {1, 64, 56, 56});
+    b.output(b.add1(op, "pool", {x},
+                    {{"kernel_shape", std::vector<int64_t>{3, 3}},
+                     {"strides", std::vector<int64_t>{1, 1}},
+                     {"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+    Graph g = b.finish();
+    auto inferred = infer_shapes(g);
+    ASSERT_TRUE(inferred);
+    const ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
+    ASSERT_EQ(m.layers.size(), 1u);
+    const auto k = classify_layer(g, m.layers[0], 8);
+    ASSERT_TRUE(k);
+    EXPECT_EQ(k->cls, "pool");
+    ASSERT_EQ(k->x.size(), kernel_class_features().at("pool").size());
+    EXPECT_EQ(k->x.back(), std::string(op) == "MaxPool" ? 1.0 : 0.0) << op;
+    EXPECT_DOUBLE_EQ(k->x[0], k->x[1]);  // stride 1: as many outputs as inputs
+  }
+}
+
 }  // namespace
 }  // namespace rooflens

@@ -109,6 +109,36 @@ TEST(KernelTableFile, TheNetworkLevelAtAPosition) {
   EXPECT_DOUBLE_EQ(network_level_at(t, 1, "move"), 1.4);
 }
 
+// The stream latency round-trips with the levels, a negative one is refused, and the level of
+// a batch takes the median of the heads' excess over the rounds it uses (never below 0).
+TEST(KernelTableFile, TheStreamLatencyRoundTripsAndIsTheHeadsMedianExcess) {
+  KernelTable t = small_table();
+  t.network_levels = {{1, 1.07, 7, 0.2, {}, 48e-6, 9}};
+  auto d = parse_device_json(device_text(kernel_table_json(t)), "cpu.json");
+  ASSERT_TRUE(d) << d.status().message();
+  ASSERT_TRUE(d->kernel_table->network_levels[0].stream_latency_s);
+  EXPECT_DOUBLE_EQ(*d->kernel_table->network_levels[0].stream_latency_s, 48e-6);
+  EXPECT_EQ(d->kernel_table->network_levels[0].stream_layers, 9);
+  auto j = nlohmann::json::parse(kernel_table_json(t));
+  j["network_levels"][0]["stream_latency_s"] = -1e-6;
+  expect_refused(j.dump(), "network_levels[0].stream_latency_s");
+  std::vector<NetworkLevelTiming> timings(3);
+  for (int i = 0; i < 3; ++i) {
+    timings[i].network = "n" + std::to_string(i);
+    timings[i].measured_s = timings[i].predicted_s = 1e-3;
+  }
+  timings[0].stream_excess_s = {40e-6};
+  timings[1].stream_excess_s = {60e-6, 55e-6};
+  EXPECT_DOUBLE_EQ(*network_level_of(timings, 1).stream_latency_s, 55e-6);
+  EXPECT_EQ(network_level_of(timings, 1).stream_layers, 3);
+  EXPECT_EQ(network_level_of(timings, 1).classes.count(kStreamLevelClass), 0u);
+  timings[2].stream_excess_s = {-1e-3, -1e-3, -1e-3};
+  EXPECT_DOUBLE_EQ(*network_level_of(timings, 1).stream_latency_s, 0.0);
+  timings.pop_back();
+  timings[1].stream_excess_s.pop_back();
+  EXPECT_FALSE(network_level_of(timings, 1).stream_latency_s);  // 2 layers: fewer than kMinLevelLayers
+}
+
 // The table's in-network level multiplies each layer the table times, and a note says so.
 TEST(KernelTablePredict, TheInNetworkLevelScalesTheTablesTimes) {
   KernelTable t = small_table();

@@ -47,6 +47,8 @@ struct NetworkLevelTiming {
   // has a round in the table's state
   bool counted = true;
   std::map<std::string, LevelClassTime> classes;
+  // Per layer of kStreamLevelClass (not in `classes`): measured - predicted seconds.
+  std::vector<double> stream_excess_s;
 };
 
 struct NetworkLevelResult {

@@ -79,6 +79,12 @@ struct NetworkLevel {
   int networks = 0;                       // how many it is the median of
   double spread = 0;                      // (largest - smallest) / median of the networks' ratios
   std::map<std::string, double> classes;  // level class or CLASS@N -> its level (empty in the first such tables)
+  // Seconds a classifier head held at its weights' stream (kStreamLevelClass) takes in a
+  // network beyond that stream's time: the median over the networks' such layers; absent in
+  // tables probed before the twenty-ninth pass of issue 30 and where fewer than
+  // kMinLevelLayers layers had it. Added, not multiplied: see kStreamLevelClass.
+  std::optional<double> stream_latency_s = std::nullopt;
+  int stream_layers = 0;  // how many layers it is the median of
 #if ROOFLENS_FIELDWISE_EQUALITY
   bool operator==(const NetworkLevel&) const = default;
 #endif
@@ -196,6 +202,20 @@ inline constexpr const char* kGlobalPoolLevelClass = "pool_global";
 // and unary elementwise ops (squeeze-excite's scaling) read 1.08x, in the generated networks
 // and in the zoo alike, so one eltwise level carried the normalisations' into the multiplies.
 inline constexpr const char* kNormLevelClass = "eltwise_norm";
+
+// The level class of a matrix product of few rows (kernel class gemm_skinny: a classifier
+// head) that the table holds at its weights' stream from memory. Its in-network time is that
+// stream plus a latency (NetworkLevel::stream_latency_s), not a multiple of it: the heads of
+// the generated networks (2-5 MB of weights) read 1.98x their stream at batch 1 on the Zen 3
+// guest (2026-12-07), and that factor put AlexNet's and VGG's first classifier layers (151 and
+// 411 MB) at 1.8-2.2x their measured time, which is their stream at 33-37 GB/s plus ~50 us
+// (docs/perf-model.md, "The weights' stream").
+inline constexpr const char* kStreamLevelClass = "gemm_skinny_stream";
+
+// The latency a layer of kStreamLevelClass adds to its stream at `batch`: interpolated on log
+// batch between the measured batches that have one, the nearest one's outside them; nullopt
+// when no batch has one (older tables: such a layer takes gemm_skinny's level instead).
+std::optional<double> stream_latency_at(const KernelTable& t, int64_t batch);
 
 // The key of a level class's level at one position on its axis (perf/kernel_predict.h,
 // level_key: the output's side for conv and pointwise, the channels per group for
