@@ -13,7 +13,7 @@ const std::map<std::string, std::vector<std::string>>& kernel_class_features() {
   static const std::map<std::string, std::vector<std::string>> m = {
       {"conv",
        {"log_rows", "log_cols", "log_k", "residual", "transcendental", "log_cols_fill", "grouped",
-        "transcendental_log_k", "avx2_block_tail"}},
+        "transcendental_log_k"}},
       {"stem", {"log_rows", "log_cols", "log_k", "transcendental"}},
       {"pointwise",
        {"log_rows", "log_cols", "log_k", "residual", "transcendental", "log_cols_fill", "transcendental_log_k"}},

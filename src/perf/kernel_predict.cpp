@@ -40,24 +40,6 @@ double cols_fill(int64_t cols, int lanes) {
   return std::log(static_cast<double>(cols) / static_cast<double>(padded));
 }
 
-// log of the time oneDNN's AVX2 direct convolution (jit:avx2, 8 lanes) takes over its
-// channel count's ideal for `cols` output channels per group: its kernel computes 4 blocks of 8
-// output channels for 3 output pixels per call, 12 accumulators; a remainder of r < 4 blocks
-// keeps 3r, and 2 FMA pipes of latency 4 need 8 in flight, so a call of r blocks takes the time
-// of max(r, 8/3) (oneDNN's jit_avx2_conv_fwd_kernel_f32: nb_oc_blocking 4, ur_w 3). 0 at other
-// lane counts, whose kernels block otherwise. On the Zen 3 guest's conv samples (the median of
-// three probes) it took the leave-one-out median error of the fit from 21% to 14%
-// (docs/perf-model.md, "Why the AVX2 block tail").
-double avx2_block_tail(int64_t cols, int lanes) {
-  if (lanes != 8 || cols <= 0) return 0;
-  constexpr int64_t kBlocks = 4;
-  constexpr double kLatencyBlocks = 8.0 / 3.0;
-  const int64_t blocks = (cols + lanes - 1) / lanes, rest = blocks % kBlocks;
-  const double t = static_cast<double>(kBlocks * (blocks / kBlocks)) +
-                   (rest ? std::max(static_cast<double>(rest), kLatencyBlocks) : 0.0);
-  return std::log(t / static_cast<double>(blocks));
-}
-
 bool is_activation(const Value& v) { return !v.is_stored && !v.ints && !v.reals && v.shape.has_value(); }
 
 // A fused binary op (after the anchor) that reads a full-size activation from outside the
@@ -182,9 +164,8 @@ std::optional<LayerKernel> classify_layer(const Graph& g, const LayerReport& r, 
       k.cls = window == 1 ? "pointwise" : "conv";
       const double log_k = log_pos(static_cast<double>(gs.k)), tr = transcendental(g, r);
       k.x = {log_pos(rows), log_pos(static_cast<double>(gs.cols)), log_k, resid, tr, cols_fill(gs.cols, simd_lanes)};
-      if (window > 1) k.x.push_back(gs.groups > 1 ? 1 : 0);                 // conv's "grouped"
-      k.x.push_back(tr * log_k);                                            // "transcendental_log_k"
-      if (window > 1) k.x.push_back(avx2_block_tail(gs.cols, simd_lanes));  // conv's "avx2_block_tail"
+      if (window > 1) k.x.push_back(gs.groups > 1 ? 1 : 0);  // conv's "grouped"
+      k.x.push_back(tr * log_k);                             // "transcendental_log_k"
       if (window > 1 && gs.groups == 1 && w[1] <= kStemMaxChannels && windows_overlap(a)) {
         // A stem: oneDNN runs it on a kernel of its own, whose time hardly follows the output
         // channels; older tables (no stem class) time it as a conv.

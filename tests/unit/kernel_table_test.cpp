@@ -21,8 +21,8 @@ namespace {
 
 TEST(KernelTableFit, RecoversKnownCoefficients) {
   // kernels well above the dispatch
-  const std::vector<double> coef = {-14.0, 0.92, 0.85, 0.97, 0.18, 0.3, -1.0, 0.35, -0.08, 0.45};
-  auto f = fit_kernel_class("conv", synthetic(coef, 3e-6, 9), 3e-6);
+  const std::vector<double> coef = {-14.0, 0.92, 0.85, 0.97, 0.18, 0.3, -1.0, 0.35, -0.08};
+  auto f = fit_kernel_class("conv", synthetic(coef, 3e-6, 8), 3e-6);
   ASSERT_TRUE(f) << f.status().message();
   ASSERT_EQ(f->coef.size(), coef.size());
   for (size_t i = 0; i < coef.size(); ++i) EXPECT_NEAR(f->coef[i], coef[i], 1e-6) << "coefficient " << i;
@@ -153,7 +153,7 @@ TEST(KernelTableFile, ATableFittedBeforeTheLaneFillReadsItsCoefficientAsZero) {
   KernelTable t = small_table();
   t.simd_lanes = 16;
   t.classes["conv"] =
-      *fit_kernel_class("conv", synthetic({-14.0, 0.9, 0.85, 0.97, 0.2, 0.3, -1.0, 0.35, -0.08, 0.45}, 2e-6, 9), 2e-6);
+      *fit_kernel_class("conv", synthetic({-14.0, 0.9, 0.85, 0.97, 0.2, 0.3, -1.0, 0.35, -0.08}, 2e-6, 8), 2e-6);
   auto j = nlohmann::json::parse(kernel_table_json(t));
   auto d = parse_device_json(device_text(j.dump()), "cpu.json");
   ASSERT_TRUE(d) << d.status().message();
@@ -161,15 +161,14 @@ TEST(KernelTableFile, ATableFittedBeforeTheLaneFillReadsItsCoefficientAsZero) {
   EXPECT_NEAR(d->kernel_table->classes.at("conv").coef.at(6), -1.0, 1e-6);
   EXPECT_NEAR(d->kernel_table->classes.at("conv").coef.at(7), 0.35, 1e-6);
   EXPECT_NEAR(d->kernel_table->classes.at("conv").coef.at(8), -0.08, 1e-6);
-  EXPECT_NEAR(d->kernel_table->classes.at("conv").coef.at(9), 0.45, 1e-6);
-  const std::vector<double> x = {5.0, 4.0, 6.0, 0.0, 1.0, std::log(0.75), 1.0, 6.0, std::log(4.0 / 3.0)};
-  // The AVX2 block tail; the activation's share too; grouped too; and the lane fill.
-  for (const int dropped : {1, 2, 3, 4}) {
+  const std::vector<double> x = {5.0, 4.0, 6.0, 0.0, 1.0, std::log(0.75), 1.0, 6.0};
+  // The activation's share; grouped too; and the lane fill.
+  for (const int dropped : {1, 2, 3}) {
     auto old = j;
-    if (dropped == 4) old.erase("simd_lanes");
+    if (dropped == 3) old.erase("simd_lanes");
     for (int i = 0; i < dropped; ++i) {
-      old["classes"]["conv"]["features"].erase(8 - i);
-      old["classes"]["conv"]["coef"].erase(9 - i);
+      old["classes"]["conv"]["features"].erase(7 - i);
+      old["classes"]["conv"]["coef"].erase(8 - i);
     }
     if (dropped == 1) {  // gemm fitted before its transcendental
       old["classes"]["gemm"]["features"].erase(3);
@@ -177,10 +176,10 @@ TEST(KernelTableFile, ATableFittedBeforeTheLaneFillReadsItsCoefficientAsZero) {
     }
     auto o = parse_device_json(device_text(old.dump()), "cpu.json");
     ASSERT_TRUE(o) << o.status().message();
-    EXPECT_EQ(o->kernel_table->simd_lanes, dropped == 4 ? 0 : 16);
+    EXPECT_EQ(o->kernel_table->simd_lanes, dropped == 3 ? 0 : 16);
     const KernelFit& c = o->kernel_table->classes.at("conv");
     EXPECT_EQ(c.features, kernel_class_features().at("conv"));
-    ASSERT_EQ(c.coef.size(), 10u);
+    ASSERT_EQ(c.coef.size(), 9u);
     if (dropped == 1) {
       const KernelFit& gm = o->kernel_table->classes.at("gemm");
       EXPECT_EQ(gm.features, kernel_class_features().at("gemm"));
@@ -277,7 +276,7 @@ TEST(KernelTablePredict, StemsActivationsAndGeluHaveTheirFeatures) {
   EXPECT_NEAR(stem_k.fallback_x[7], std::log(27.0), 1e-12);
   KernelTable older = small_table();  // no stem class: the conv fit times it
   older.classes["conv"] =
-      *fit_kernel_class("conv", synthetic({-14.0, 0.9, 0.85, 0.97, 0.2, 0.3, -1.0, 0.35, -0.08, 0.45}, 2e-6, 9), 2e-6);
+      *fit_kernel_class("conv", synthetic({-14.0, 0.9, 0.85, 0.97, 0.2, 0.3, -1.0, 0.35, -0.08}, 2e-6, 8), 2e-6);
   EXPECT_EQ(timed_kernel(older.classes, stem_k).cls, "conv");
   const auto& conv = by_class["conv"].x;
   ASSERT_EQ(conv.size(), kernel_class_features().at("conv").size());
@@ -666,31 +665,6 @@ TEST(KernelTablePredict, AHeadHeldAtItsStreamTakesTheStreamLatency) {
   t.network_levels[1].stream_latency_s.reset();
   EXPECT_DOUBLE_EQ(*stream_latency_at(t, 8), 50e-6);  // the one batch that has it
   EXPECT_FALSE(stream_latency_at(small_table(), 1));
-}
-
-// A dense kxk convolution's AVX2 block tail: 0 where the output channels fill blocks of 4 x 8,
-// log(max(r, 8/3) / r) for a remainder of r blocks alone, 0 at 16 lanes (another kernel).
-TEST(KernelClass, AConvolutionsAvx2BlockTail) {
-  auto tail = [](int64_t cols, int lanes) {
-    GraphBuilder b("c");
-    ValueId x = b.input("x", {1, 64, 28, 28});
-    b.output(b.conv("conv", x, 64, cols, 3));
-    Graph g = b.finish();
-    auto inferred = infer_shapes(g);
-    EXPECT_TRUE(inferred);
-    const ModelAnalysis m = analyze_graph(g, *inferred, AnalyzeOptions{});
-    const auto k = classify_layer(g, m.layers.at(0), lanes);
-    EXPECT_TRUE(k && k->cls == "conv");
-    EXPECT_EQ(k->x.size(), kernel_class_features().at("conv").size());
-    return k->x.back();
-  };
-  EXPECT_DOUBLE_EQ(tail(64, 8), 0.0);                              // 8 blocks: two calls of 4
-  EXPECT_DOUBLE_EQ(tail(96, 8), 0.0);                              // 12
-  EXPECT_NEAR(tail(8, 8), std::log(8.0 / 3.0), 1e-12);             // 1 block at the latency of 8/3
-  EXPECT_NEAR(tail(40, 8), std::log((4 + 8.0 / 3.0) / 5), 1e-12);  // 4 + 1
-  EXPECT_NEAR(tail(48, 8), std::log((4 + 8.0 / 3.0) / 6), 1e-12);  // 4 + 2
-  EXPECT_DOUBLE_EQ(tail(24, 8), 0.0);                              // 3 blocks hide the latency
-  EXPECT_DOUBLE_EQ(tail(40, 16), 0.0);
 }
 
 // A pool's features say whether it is a max pool: oneDNN's max pools took ~2x an average
