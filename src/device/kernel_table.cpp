@@ -334,18 +334,11 @@ double network_level_at(const KernelTable& t, int64_t batch, const std::string& 
 }
 
 std::optional<double> stream_latency_at(const KernelTable& t, int64_t batch) {
-  std::vector<std::pair<double, double>> pts;  // log batch -> latency
+  std::vector<std::pair<double, double>> pts;  // batch -> latency, ascending
   for (const NetworkLevel& l : t.network_levels)
-    if (l.stream_latency_s) pts.emplace_back(std::log(static_cast<double>(l.batch)), *l.stream_latency_s);
+    if (l.stream_latency_s) pts.emplace_back(static_cast<double>(l.batch), *l.stream_latency_s);
   if (pts.empty()) return std::nullopt;
-  const double x = std::log(static_cast<double>(std::max<int64_t>(batch, 1)));
-  if (x <= pts.front().first) return pts.front().second;
-  if (x >= pts.back().first) return pts.back().second;
-  size_t i = 1;
-  while (pts[i].first < x) ++i;
-  const auto [x0, y0] = pts[i - 1];
-  const auto [x1, y1] = pts[i];
-  return y0 + (y1 - y0) * (x - x0) / (x1 - x0);
+  return at_position(pts, static_cast<double>(std::max<int64_t>(batch, 1)));  // on log batch
 }
 
 std::string kernel_table_json(const KernelTable& t) {
