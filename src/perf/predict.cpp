@@ -182,6 +182,7 @@ class TableTiming {
                       weight_bytes_ + static_cast<double>(memory.activations) > retained_bytes_;
     gemm_adds_stream_ = table_->classes.count("gemm_skinny") > 0;
     batch_ = m.batch;
+    stream_latency_ = stream_latency_at(*table_, batch_);
   }
 
   bool active() const { return table_ != nullptr; }
@@ -230,13 +231,12 @@ class TableTiming {
     // (on the fit's time alone, before the stream: 76% of the zoo within +-10% at batch 1
     // against 80%, the same 80% at batch 8; docs/generated/validate-cpu-2026-12-06).
     LevelKey lk = level_key(g_, r, *k);
-    const auto latency = stream_latency_at(table, batch_);
-    if (held_head && (latency || table.network_levels.empty())) {
+    if (held_head && (stream_latency_ || table.network_levels.empty())) {
       // Its stream plus the networks' latency (kStreamLevelClass); a table being levelled (no
       // levels yet) keys it so that the level networks measure that latency.
       lk = {kStreamLevelClass, 0};
       L.level = 1;
-      *t_table += latency.value_or(0);
+      *t_table += stream_latency_.value_or(0);
       ++stream_latency_layers_;
     } else {
       L.level = network_level_at(table, batch_, lk.cls, lk.position);
@@ -274,11 +274,11 @@ class TableTiming {
         ") for " + std::to_string(table_layers_) + " layer(s)" +
         (roofline_layers_ ? ", the roofline for " + std::to_string(roofline_layers_) + " of classes it lacks" : ""));
     if (!table.network_levels.empty()) p.notes.push_back(level_note(table, p.batch));
-    if (const auto latency = stream_latency_at(table, p.batch); latency && stream_latency_layers_ > 0)
+    if (stream_latency_ && stream_latency_layers_ > 0)
       p.notes.push_back(fmt::format(
           "{} classifier head(s) held at their weights' stream take it plus {:.1f} us, the latency such heads "
           "showed inside the generated networks (kernel_table.network_levels.stream_latency_s), in place of a level",
-          stream_latency_layers_, 1e6 * *latency));
+          stream_latency_layers_, 1e6 * *stream_latency_));
     if (table_floored_)
       p.notes.push_back(std::to_string(table_floored_) +
                         " layer(s) the kernel table put faster than the attainable peak " +
@@ -297,12 +297,13 @@ class TableTiming {
   // A gemm layer adds its stream rather than taking the max: tables that have gemm_skinny.
   bool gemm_adds_stream_ = false;
   int table_layers_ = 0, roofline_layers_ = 0, table_floored_ = 0;
-  int stream_bound_ = 0;           // layers held at their weights' streaming time
-  int stream_added_ = 0;           // gemm layers that take their weights' streaming time on top
-  int stream_exposed_ = 0;         // convolutions that take a share of it on top
-  int stream_latency_layers_ = 0;  // heads held at their stream that take its latency on top
-  double floor_peak_ = 0;          // FLOP/s a floored layer was held at
-  int64_t batch_ = 1;              // the model's: the in-network level's batch
+  int stream_bound_ = 0;                  // layers held at their weights' streaming time
+  int stream_added_ = 0;                  // gemm layers that take their weights' streaming time on top
+  int stream_exposed_ = 0;                // convolutions that take a share of it on top
+  int stream_latency_layers_ = 0;         // heads held at their stream that take its latency on top
+  double floor_peak_ = 0;                 // FLOP/s a floored layer was held at
+  int64_t batch_ = 1;                     // the model's: the in-network level's batch
+  std::optional<double> stream_latency_;  // stream_latency_at the model's batch
 };
 
 }  // namespace

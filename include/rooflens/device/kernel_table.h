@@ -209,7 +209,7 @@ inline constexpr const char* kNormLevelClass = "eltwise_norm";
 // the generated networks (2-5 MB of weights) read 1.98x their stream at batch 1 on the Zen 3
 // guest (2026-12-07), and that factor put AlexNet's and VGG's first classifier layers (151 and
 // 411 MB) at 1.8-2.2x their measured time, which is their stream at 33-37 GB/s plus ~50 us
-// (docs/perf-model.md, "The weights' stream").
+// (docs/perf-model.md, "A classifier head held at its stream").
 inline constexpr const char* kStreamLevelClass = "gemm_skinny_stream";
 
 // The latency a layer of kStreamLevelClass adds to its stream at `batch`: interpolated on log

@@ -28,10 +28,10 @@ struct TimingOptions {
   double max_seconds = 10;       // stop repeating after this much measured time
   double settle_rel_iqr = 0.05;  // stop once IQR / median is below this (after min_repeats)
   // A long model's floor (0: off). When one warm-up run alone takes max_seconds (and
-  // min_warmup_seconds), warming up ends there; and once kPastCapMultiple x max_seconds have been measured, this many
-  // runs suffice though min_repeats asked more. RegNetY-128GF at batch 8 runs 45 s a batch on two Zen 3 cores: two
-  // warm-ups and five repeats per block of --max-seconds 0.5 took it 17 minutes in validate, where the cap says half a
-  // second.
+  // min_warmup_seconds), warming up ends there; and once kPastCapMultiple x max_seconds have
+  // been measured, this many runs suffice though min_repeats asked more. RegNetY-128GF at
+  // batch 8 runs 45 s a batch on two Zen 3 cores: two warm-ups and five repeats per block of
+  // --max-seconds 0.5 took it 17 minutes in validate, where the cap says half a second.
   int min_repeats_past_cap = 0;
   double noisy_rel_iqr = 0.10;  // warn when the final IQR / median is above this
 };
