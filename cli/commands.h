@@ -121,6 +121,7 @@ struct MeasureArgs {
   bool graph = false;                                    // CUDA backend: replay the model as one CUDA graph
   bool no_host_reference = false;                        // skip the host-state reference around the runs
   double reference_max_move = kDefaultReferenceMaxMove;  // a block whose reference moved more is flagged and repeated
+  bool no_paired_reference = false;                      // no reference pass beside each timed run
   bool fixed_threads = false;                            // no fewer threads when the machine is contended
 };
 void add_measure(CLI::App& app, MeasureArgs& a);
@@ -142,6 +143,7 @@ struct ValidateArgs {
   double settle_tolerance = 0.05;  // --settle: the +-share a settled median's interval stays within
   bool no_host_reference = false;
   double reference_max_move = kDefaultReferenceMaxMove;
+  bool no_paired_reference = false;
   std::string fit_out;          // fit efficiencies on half the models, write the device file here
   std::string backend = "cpu";  // cpu (oneDNN), reference, or cuda
   std::string dtype = "fp32";   // fp32, or fp16 on the CUDA backend

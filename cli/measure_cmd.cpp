@@ -24,7 +24,7 @@
 
 namespace rooflens::cli {
 
-void add_host_options(CLI::App* cmd, bool* no_reference, double* max_move) {
+void add_host_options(CLI::App* cmd, bool* no_reference, double* max_move, bool* no_paired) {
   cmd->add_flag("--no-host-reference", *no_reference,
                 "cpu backends: do not time the host-state reference (an FMA loop, the core clock, a DRAM triad, a "
                 "fixed GEMM and three oneDNN convolutions) before and after the runs; no normalised throughput then");
@@ -33,6 +33,9 @@ void add_host_options(CLI::App* cmd, bool* no_reference, double* max_move) {
                   "is flagged and timed again (twice at most)")
       ->check(CLI::Range(0.0, 10.0))
       ->capture_default_str();
+  cmd->add_flag("--no-paired-reference", *no_paired,
+                "cpu backends: do not time a pass of the reference's convolutions after every timed run (the drift "
+                "then reads them before and after the runs only)");
 }
 
 int default_threads(int t) { return measure_threads(t); }
@@ -105,7 +108,7 @@ void add_measure(CLI::App& app, MeasureArgs& a) {
       ->capture_default_str();
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
-  add_host_options(cmd, &a.no_host_reference, &a.reference_max_move);
+  add_host_options(cmd, &a.no_host_reference, &a.reference_max_move, &a.no_paired_reference);
   cmd->add_flag("--fixed-threads", a.fixed_threads,
                 "cpu backends: measure on --threads as one team whatever the machine; by default, when a short "
                 "trial finds the machine contended, half the threads are tried too, then the batch split into "
@@ -314,6 +317,7 @@ int run_measure(const MeasureArgs& args) {
   exec.layout = *layout;
   HostContext host = make_host_context(!a.no_host_reference, a.reference_max_move, threads, *dev);
   host.adapt_threads = !a.fixed_threads;
+  host.paired_reference = !a.no_paired_reference;
   HostContext* cpu_host = a.backend == "cuda" ? nullptr : &host;
   auto c = measure_and_predict(a.file, *shapes, backend_factory(choice), choice.name == "cuda", choice.dtype, batch,
                                exec, a.max_seconds, -1, *dev, cpu_host);

@@ -23,7 +23,7 @@ int default_threads(int t);
 using Compared = MeasuredAndPredicted;
 
 // The host-state options `measure` and `validate` share.
-void add_host_options(CLI::App* cmd, bool* no_reference, double* max_move);
+void add_host_options(CLI::App* cmd, bool* no_reference, double* max_move, bool* no_paired);
 
 Expected<DeviceSpec> load_dev(const std::string& spec, const std::string& dir);
 

@@ -32,6 +32,8 @@ nlohmann::json host_json(const Measurement& m, const HostFigures& f, const HostC
                            {"move", h.move},
                            {"flagged", h.flagged},
                            {"blocks", h.blocks},
+                           {"paired_kernels_s", h.paired_kernels_s},
+                           {"paired_runs", h.paired_runs},
                            {"max_move", ctx.max_move},
                            {"baseline_gemm_flops", ctx.baseline.gemm_flops},
                            {"baseline_stream_bytes", ctx.baseline.stream_bytes},
@@ -75,6 +77,10 @@ std::string host_text(const Measurement& m, const HostFigures& f, const HostCont
                          h.after.kernels_s * 1e3,
                          ctx.baseline.kernels_s > 0 ? fmt::format(" (baseline {:.3f} ms)", ctx.baseline.kernels_s * 1e3)
                                                     : std::string());
+    if (h.paired_kernels_s > 0)
+      out +=
+          fmt::format("  kernels paired  {:.3f} ms as {} timed runs saw them (a pass after each; the drift uses it)\n",
+                      h.paired_kernels_s * 1e3, h.paired_runs);
     if (h.before.kernels8_s > 0 && h.after.kernels8_s > 0)
       out +=
           fmt::format("  kernels, b8     {:.3f} -> {:.3f} ms before -> after{}\n", h.before.kernels8_s * 1e3,

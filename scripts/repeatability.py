@@ -12,7 +12,8 @@ measurement in each run. With the per-run host readings (`host_per_run`, validat
 run 2 / run 1 of the throughput and of each reading (clock, triad, GEMM), their rank
 correlation over the models, and how many runs agree within +-5% when divided by each
 reading alone (the dispatch, validate since 2026-12-04 15:00 UTC, reads higher in the slow
-state: its ratio runs against the throughput's). Runs in the slower dispatch state
+state: its ratio runs against the throughput's; the reference's convolutions, `kernels_s`, as a
+speed, paired with every run since the thirtieth pass). Runs in the slower dispatch state
 (`other_state_runs`, left out of the normalised medians) are counted per run. When the runs
 had several rounds (`validate --repeat N`), also the shares for
 the first round of each run alone, which is what a single-round run would have measured.
@@ -56,13 +57,14 @@ def signals(r1, r2, names):
     """Which host reading moved as the models moved between the two runs."""
     thr_all = [r2[n]["measured"] / r1[n]["measured"] for n in names if r1[n]["measured"] > 0 and r2[n]["measured"] > 0]
     header = False
-    for k in ("fma_flops", "clock_hz", "stream_bytes", "gemm_flops", "dispatch_s"):
+    for k in ("fma_flops", "clock_hz", "stream_bytes", "gemm_flops", "dispatch_s", "kernels_s"):
         pairs = []
         for n in names:
             a, b = r1[n], r2[n]
             ha, hb = host_mean(a, k), host_mean(b, k)
             if ha and hb and a["measured"] > 0 and b["measured"] > 0:
-                pairs.append((b["measured"] / a["measured"], hb / ha))
+                # kernels_s is a time: its speed ratio is run 1 / run 2
+                pairs.append((b["measured"] / a["measured"], ha / hb if k == "kernels_s" else hb / ha))
         if not pairs:
             continue
         if not header:

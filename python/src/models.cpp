@@ -281,6 +281,8 @@ void add_host_figures(py::dict& d, const Measurement& r, const LoadedModel& l, c
   ref["kernels8_s_after"] = h.after.kernels8_s;
   ref["move"] = h.move;
   ref["flagged"] = h.flagged;
+  ref["paired_kernels_s"] = h.paired_kernels_s;
+  ref["paired_runs"] = h.paired_runs;
   d["host_reference"] = ref;
   if (!dev) return;
   PerfOptions po;

@@ -26,6 +26,7 @@ void attach_host(MeasureOptions& mo, const HostContext& ctx) {
   mo.reference = ctx.reference.get();
   mo.reference_max_move = ctx.max_move;
   mo.adapt_threads = ctx.adapt_threads;
+  mo.paired_reference = ctx.paired_reference;
 }
 
 HostFigures host_figures(const Measurement& m, const Prediction& p, HostContext& ctx) {

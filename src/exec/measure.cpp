@@ -2,11 +2,13 @@
 #include "rooflens/exec/measure.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <thread>
 #include <tuple>
+#include <utility>
 
 #if ROOFLENS_WITH_ONEDNN
 #include <omp.h>
@@ -230,6 +232,17 @@ Expected<Chosen> choose_threads(const Graph& g, const ModelAnalysis& fused, Back
 
 }  // namespace
 
+std::pair<double, int> paired_reference_reading(const std::vector<double>& runs, const std::vector<double>& passes) {
+  std::vector<double> t, ratio;
+  for (size_t i = 0; i < runs.size() && i < passes.size(); ++i)
+    if (passes[i] > 0 && runs[i] > 0) {
+      t.push_back(runs[i]);
+      ratio.push_back(runs[i] / passes[i]);
+    }
+  if (t.size() < 3) return {0.0, 0};
+  return {quantile(t, 0.5) / quantile(ratio, 0.5), static_cast<int>(t.size())};
+}
+
 microbench::HostReference reference_reading(microbench::HostReferenceProbe& probe, int threads, int64_t batch) {
   microbench::HostReference r = probe.measure();
   if (auto d = measure_onednn_dispatch(threads)) r.dispatch_s = d->median_s;
@@ -279,12 +292,22 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
     if (fewer) active = fewer.get();
   }
   const int threads = choice ? choice->used : o.exec.threads;
+  // The reference's passes paired with the runs (MeasureOptions::paired_reference): one pass
+  // lets the reference's weights back into the caches the run used, the next is timed.
+  std::unique_ptr<ReferencePasses> passes;
+  if (o.reference && o.paired_reference)
+    if (auto p = ReferencePasses::make(threads, 1)) passes = std::move(*p);
+  std::vector<double> paired;
   auto collect = [&](int) {
     for (const auto& t : streams ? streams->layer_timings() : active->layer_timings()) {
       per_layer[t.name].push_back(t.time_s);
       impl[t.name] = t.impl;
     }
+    if (!passes) return;
+    passes->time_pass();
+    paired.push_back(passes->time_pass());
   };
+
   // One block: the reference before, the timed runs (sampled for contention), the reference
   // after. A block whose reference moved is timed again; the steadiest one is kept.
   Expected<TimingResult> timing = Status::internal("no block timed");
@@ -295,6 +318,7 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
     HostStateReading h;
     if (o.reference) h.before = reference_reading(*o.reference, threads, fused.batch);
     per_layer.clear();
+    paired.clear();
     HostSample s0;
     if (o.host_sampler) s0 = o.host_sampler->sample();
     auto t = time_runs(run, o.timing, collect);
@@ -303,6 +327,7 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
     if (o.host_sampler) c = assess_contention(s0, o.host_sampler->sample(), threads, o.contention);
     if (o.reference) {
       h.after = reference_reading(*o.reference, threads, fused.batch);
+      std::tie(h.paired_kernels_s, h.paired_runs) = paired_reference_reading(t->samples, paired);
       h.move = h.compute_move();
       h.flagged = h.move > o.reference_max_move || h.state_changed();
       h.blocks = blk + 1;

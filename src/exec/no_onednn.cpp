@@ -18,6 +18,9 @@ int onednn_fp32_lanes() { return 0; }
 Expected<double> measure_onednn_reference_kernels(int, int) {
   return Status::unavailable("built without oneDNN (ROOFLENS_WITH_ONEDNN=OFF)");
 }
+Expected<std::unique_ptr<ReferencePasses>> ReferencePasses::make(int, int) {
+  return Status::unavailable("built without oneDNN (ROOFLENS_WITH_ONEDNN=OFF)");
+}
 Expected<double> time_onednn_reorder(int64_t, int64_t, int64_t, int64_t, bool, int, double) {
   return Status::unavailable("built without oneDNN (ROOFLENS_WITH_ONEDNN=OFF)");
 }

@@ -260,6 +260,7 @@ Expected<ZooValidation> validate_zoo(const ZooValidationRequest& r) {
   if (r.fit_half) ROOFLENS_RETURN_IF_ERROR(fit_on_half(r, &test, &v));
   const bool gpu = r.modes.front().gpu;
   HostContext host = make_host_context(r.host_reference && !gpu, r.reference_max_move, r.exec.threads, r.dev);
+  host.paired_reference = r.paired_reference;
   v.dispatch_level = v.baseline_dispatch = host.baseline.dispatch_s;
   const int rounds = std::max(1, r.repeat);
   for (int round = 0; round < rounds; ++round)

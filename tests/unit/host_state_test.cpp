@@ -374,5 +374,42 @@ TEST(HostReferenceTeam, ParsesKernelCpuLists) {
     EXPECT_TRUE(microbench::parse_cpu_list(bad).empty()) << "'" << bad << "'";
 }
 
+// Each run against the pass right after it: a run the host slowed, with its pass slowed
+// alike, reads as the others; the block's reading is what the median run saw.
+TEST(PairedReference, EachRunIsSetAgainstItsOwnPass) {
+  auto r = paired_reference_reading({10e-3, 10e-3, 20e-3}, {1e-3, 1e-3, 2e-3});
+  EXPECT_DOUBLE_EQ(r.first, 1e-3);
+  EXPECT_EQ(r.second, 3);
+  // Runs steady while the passes moved: the reading is the runs' median over their ratios' median.
+  r = paired_reference_reading({4e-3, 4e-3, 4e-3, 4e-3}, {1e-3, 1e-3, 2e-3, 2e-3});
+  EXPECT_DOUBLE_EQ(r.first, 4e-3 / 3.0);
+  // Pairs without a positive time are left out; fewer than three pairs read nothing.
+  r = paired_reference_reading({4e-3, 4e-3, 4e-3}, {1e-3, 0, 1e-3});
+  EXPECT_EQ(r.first, 0.0);
+  EXPECT_EQ(r.second, 0);
+  EXPECT_EQ(paired_reference_reading({1e-3, 1e-3, 1e-3, 1e-3}, {1e-3}).second, 0);
+}
+
+// The drift uses the paired reading where the block has one, the mean of before and after
+// where it does not.
+TEST(PairedReference, TheDriftUsesThePairedReadingWhereThereIsOne) {
+  HostContext ctx;
+  ctx.baseline = {100e9, 40e9, 4.0e9, 500e9, 0.8e-6};
+  ctx.baseline.kernels_s = 1.0e-3;
+  ctx.baseline_threads = 2;
+  Measurement m;
+  m.throughput = 100;
+  m.threads = 2;
+  m.host = HostStateReading{};
+  m.host->before = m.host->after = {100e9, 40e9, 4.0e9, 500e9, 0.8e-6};
+  m.host->before.kernels_s = m.host->after.kernels_s = 1.0e-3;
+  const Prediction p;
+  EXPECT_DOUBLE_EQ(host_figures(m, p, ctx).drift, 1.0);
+  m.host->paired_kernels_s = 2.0e-3;
+  const HostFigures f = host_figures(m, p, ctx);
+  EXPECT_DOUBLE_EQ(f.drift, 0.5);
+  EXPECT_DOUBLE_EQ(f.normalized_throughput, 200);
+}
+
 }  // namespace
 }  // namespace rooflens

@@ -22,7 +22,8 @@ struct HostContext {
   std::unique_ptr<HostSampler> sampler;
   std::unique_ptr<microbench::HostReferenceProbe> reference;  // null: no host-state reference
   double max_move = kDefaultReferenceMaxMove;
-  bool adapt_threads = false;  // MeasureOptions::adapt_threads
+  bool adapt_threads = false;    // MeasureOptions::adapt_threads
+  bool paired_reference = true;  // MeasureOptions::paired_reference (with a reference)
   HostRates baseline;
   // Threads the baseline was read with (the table's, or the first measurement's): a dispatch
   // read on another count is another quantity (one thread forks no team) and is not compared.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "rooflens/util/status.h"
@@ -25,6 +26,17 @@ Expected<DispatchOverhead> measure_onednn_dispatch(int threads);
 // drift is the drift the zoo's models see (docs/performance.md, "Issue 30, seventeenth pass").
 // Unavailable when built without oneDNN.
 Expected<double> measure_onednn_reference_kernels(int threads, int batch = 1);
+
+// The same three convolutions built once and timed one pass at a time: a reading cheap enough
+// (about 0.5-1 ms at batch 1) to take beside every timed run of a model, so that each run has
+// the host's state of its own seconds (MeasureOptions::paired_reference). Unavailable when
+// built without oneDNN.
+class ReferencePasses {
+ public:
+  static Expected<std::unique_ptr<ReferencePasses>> make(int threads, int batch = 1);
+  virtual ~ReferencePasses() = default;
+  virtual double time_pass() = 0;  // seconds of one pass over the three convolutions
+};
 
 // "oneDNN 2.7.3 (cpu)" as linked, or "none" without oneDNN.
 std::string onednn_version_text();

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rooflens/exec/backend.h"
@@ -39,6 +40,13 @@ struct MeasureOptions {
   microbench::HostReferenceProbe* reference = nullptr;
   double reference_max_move = kDefaultReferenceMaxMove;
   int reference_retries = 2;
+  // With a reference: one pass of its batch-1 convolutions (ReferencePasses) is timed after
+  // every timed run, outside the run's time, and the block's reading of those kernels is the
+  // one that makes the runs' median time equal to the median of each run's time over its own
+  // pass (HostStateReading::paired_kernels_s). A shared VM's speed moves within seconds (a
+  // neighbour on the sibling hyperthread halves the FMA rate): readings before and after a
+  // block of runs miss what moved in between (docs/performance.md, "Issue 30, thirtieth pass").
+  bool paired_reference = true;
   // With a host sampler and more than one thread: when a short trial after preparing finds
   // the machine contended, the model is prepared again on half the threads and tried, and
   // the faster of the two thread counts is kept. oneDNN splits every primitive statically
@@ -77,8 +85,12 @@ struct HostStateReading {
   double move = 0;       // compute_move(): how far the host moved during the block
   bool flagged = false;  // move above the limit, or the dispatch state changed, even in the kept block
   int blocks = 1;        // blocks timed: 1, plus one per repeat of a flagged block
+  // The reference's batch-1 convolutions as the runs saw them (MeasureOptions::
+  // paired_reference): median run time over the median of run time / its pass; 0: not read.
+  double paired_kernels_s = 0;
+  int paired_runs = 0;
   // The mean of before and after: the host's state during the block (clock and FMA: 0 unless
-  // both readings have one).
+  // both readings have one); the reference's kernels as paired with the runs where they were.
   microbench::HostReference mean() const {
     auto avg = [](double a, double b) { return a > 0 && b > 0 ? 0.5 * (a + b) : 0.0; };
     microbench::HostReference m;
@@ -87,7 +99,7 @@ struct HostStateReading {
     m.clock_hz = avg(before.clock_hz, after.clock_hz);
     m.fma_flops = avg(before.fma_flops, after.fma_flops);
     m.dispatch_s = avg(before.dispatch_s, after.dispatch_s);
-    m.kernels_s = avg(before.kernels_s, after.kernels_s);
+    m.kernels_s = paired_kernels_s > 0 ? paired_kernels_s : avg(before.kernels_s, after.kernels_s);
     m.kernels8_s = avg(before.kernels8_s, after.kernels8_s);
     return m;
   }
@@ -100,6 +112,12 @@ struct HostStateReading {
     return std::max(std::abs(microbench::compute_ratio(after, before) - 1), triad);
   }
 };
+
+// The reference's batch-1 kernels as a block's runs saw them (MeasureOptions::paired_reference):
+// the reading k for which median(runs) / k is the median over runs of run / its pass, each run
+// set against the host's state of its own second; {0, 0} with fewer than three pairs (a pair
+// with a time that is not positive is left out). Returns {k, pairs}. Pure.
+std::pair<double, int> paired_reference_reading(const std::vector<double>& runs, const std::vector<double>& passes);
 
 struct LayerMeasurement {
   std::string name, op, impl;

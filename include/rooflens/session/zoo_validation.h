@@ -69,6 +69,7 @@ struct ZooValidationRequest {
   bool keep_going = false;     // a model that fails is listed in failures and left out of later rounds
   bool host_reference = true;  // the host-state reference around each run (CPU backends)
   double reference_max_move = kDefaultReferenceMaxMove;
+  bool paired_reference = true;  // MeasureOptions::paired_reference
   // Fit the kernel efficiencies (gemm, depthwise, memory) on the models at even positions and
   // validate on the odd ones only (ZooValidation::fitted, train).
   bool fit_half = false;

@@ -56,27 +56,47 @@ BuiltConv build(const RefConv& r, int64_t batch, const dnnl::engine& eng) {
                    filled(pd.dst_desc(), eng)};
 }
 
+class OnednnReferencePasses final : public ReferencePasses {
+ public:
+  OnednnReferencePasses(int threads, int64_t batch) : threads_(threads), eng_(dnnl::engine::kind::cpu, 0), s_(eng_) {
+    if (threads_ > 0) omp_set_num_threads(threads_);
+    for (const RefConv& r : kReferenceConvs) convs_.push_back(build(r, std::max<int64_t>(1, batch), eng_));
+  }
+  double time_pass() override {
+    if (threads_ > 0) omp_set_num_threads(threads_);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (auto& c : convs_) {
+      c.prim.execute(s_, {{DNNL_ARG_SRC, c.src}, {DNNL_ARG_WEIGHTS, c.wei}, {DNNL_ARG_DST, c.dst}});
+      s_.wait();
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+ private:
+  int threads_;
+  dnnl::engine eng_;
+  dnnl::stream s_;
+  std::vector<BuiltConv> convs_;
+};
+
 }  // namespace
 
-Expected<double> measure_onednn_reference_kernels(int threads, int batch) {
+Expected<std::unique_ptr<ReferencePasses>> ReferencePasses::make(int threads, int batch) {
   try {
-    if (threads > 0) omp_set_num_threads(threads);
-    dnnl::engine eng(dnnl::engine::kind::cpu, 0);
-    dnnl::stream s(eng);
-    std::vector<BuiltConv> convs;
-    for (const RefConv& r : kReferenceConvs) convs.push_back(build(r, std::max(1, batch), eng));
-    auto pass = [&] {
-      const auto t0 = std::chrono::steady_clock::now();
-      for (auto& c : convs) {
-        c.prim.execute(s, {{DNNL_ARG_SRC, c.src}, {DNNL_ARG_WEIGHTS, c.wei}, {DNNL_ARG_DST, c.dst}});
-        s.wait();
-      }
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    };
+    return std::unique_ptr<ReferencePasses>(std::make_unique<OnednnReferencePasses>(threads, batch));
+  } catch (const dnnl::error& e) {
+    return Status::unavailable(std::string("oneDNN reference kernels failed: ") + e.what());
+  }
+}
+
+Expected<double> measure_onednn_reference_kernels(int threads, int batch) {
+  auto passes = ReferencePasses::make(threads, batch);
+  if (!passes) return passes.status();
+  try {
     const bool batched = batch > 1;
-    for (int i = 0; i < (batched ? 2 : 5); ++i) pass();  // warm-up: weights into cache, the team awake
+    for (int i = 0; i < (batched ? 2 : 5); ++i) (*passes)->time_pass();  // warm-up: weights into cache, the team awake
     std::vector<double> per;
-    for (int i = 0; i < (batched ? kBatchPasses : kReferencePasses); ++i) per.push_back(pass());
+    for (int i = 0; i < (batched ? kBatchPasses : kReferencePasses); ++i) per.push_back((*passes)->time_pass());
     return microbench::summarize(std::move(per), false).median;
   } catch (const dnnl::error& e) {
     return Status::unavailable(std::string("oneDNN reference kernels failed: ") + e.what());
