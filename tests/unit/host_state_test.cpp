@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "rooflens/analysis/host_figures.h"
@@ -281,17 +282,24 @@ TEST(HostDispatchState, OnlyTheBaselinesThreadCountIsCompared) {
 
 // The reference's convolutions, like the dispatch, are set against the baseline's only on its
 // thread count: on one thread they run slower for want of a team, not of the host.
-TEST(HostDrift, TheReferenceKernelsAreComparedOnTheBaselinesThreadCountOnly) {
-  HostContext ctx;
+// A context whose baseline read the reference's convolutions at 1 ms on two threads, and a
+// measurement of 100 images/s on two threads whose readings before and after took `kernels_s`.
+std::pair<HostContext, Measurement> kernels_baseline_and_reading(double kernels_s) {
+  std::pair<HostContext, Measurement> out;
+  auto& [ctx, m] = out;
   ctx.baseline = {100e9, 40e9, 4.0e9, 500e9, 0.8e-6};
   ctx.baseline.kernels_s = 1.0e-3;
   ctx.baseline_threads = 2;
-  Measurement m;
   m.throughput = 100;
   m.host = HostStateReading{};
   m.host->before = m.host->after = {100e9, 40e9, 4.0e9, 500e9, 0.8e-6};
-  m.host->before.kernels_s = m.host->after.kernels_s = 1.25e-3;
+  m.host->before.kernels_s = m.host->after.kernels_s = kernels_s;
   m.threads = 2;
+  return out;
+}
+
+TEST(HostDrift, TheReferenceKernelsAreComparedOnTheBaselinesThreadCountOnly) {
+  auto [ctx, m] = kernels_baseline_and_reading(1.25e-3);
   const Prediction p;
   HostFigures f = host_figures(m, p, ctx);
   EXPECT_DOUBLE_EQ(f.drift, 0.8);
@@ -393,16 +401,7 @@ TEST(PairedReference, EachRunIsSetAgainstItsOwnPass) {
 // The drift uses the paired reading where the block has one, the mean of before and after
 // where it does not.
 TEST(PairedReference, TheDriftUsesThePairedReadingWhereThereIsOne) {
-  HostContext ctx;
-  ctx.baseline = {100e9, 40e9, 4.0e9, 500e9, 0.8e-6};
-  ctx.baseline.kernels_s = 1.0e-3;
-  ctx.baseline_threads = 2;
-  Measurement m;
-  m.throughput = 100;
-  m.threads = 2;
-  m.host = HostStateReading{};
-  m.host->before = m.host->after = {100e9, 40e9, 4.0e9, 500e9, 0.8e-6};
-  m.host->before.kernels_s = m.host->after.kernels_s = 1.0e-3;
+  auto [ctx, m] = kernels_baseline_and_reading(1.0e-3);
   const Prediction p;
   EXPECT_DOUBLE_EQ(host_figures(m, p, ctx).drift, 1.0);
   m.host->paired_kernels_s = 2.0e-3;
