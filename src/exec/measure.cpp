@@ -2,7 +2,6 @@
 #include "rooflens/exec/measure.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>

@@ -35,7 +35,7 @@ class ReferencePasses {
  public:
   static Expected<std::unique_ptr<ReferencePasses>> make(int threads, int batch = 1);
   virtual ~ReferencePasses() = default;
-  virtual double time_pass() = 0;  // seconds of one pass over the three convolutions
+  virtual double time_pass() = 0;  // seconds of one pass over the three convolutions; 0 if it failed
 };
 
 // "oneDNN 2.7.3 (cpu)" as linked, or "none" without oneDNN.
