@@ -188,7 +188,7 @@ def measure(model, backend: str = "onednn", batch: int = 1, threads: int = 0, ma
             tune: bool = True, tactic_cache: Optional[str] = None, fixed_threads: bool = False,
             device: Optional[str] = None, host_reference: bool = True,
             reference_max_move: Optional[float] = None, layout: str = "channels-last",
-            flush_denormals: bool = True) -> Measurement:
+            flush_denormals: bool = True, paired_reference: bool = True) -> Measurement:
     """Runs the model on a backend and times it (`rooflens measure`): onednn (this CPU, fp32),
     cuda (a GPU, the model's dtype; rooflens.Unavailable without one) or reference.
 
@@ -204,7 +204,10 @@ def measure(model, backend: str = "onednn", batch: int = 1, threads: int = 0, ma
     the runs (`host_reference`: the readings, `move`, `flagged`), as the CLI does unless
     --no-host-reference. reference_max_move: how far (a share) the reference may move during
     the runs before they are flagged and timed again, as --reference-max-move (None: the
-    library's default, 0.10). device (CPU): an id or a device file, ideally one from `rooflens probe
+    library's default, 0.10). paired_reference: also time one pass of the reference's
+    convolutions after every timed run and read the host's drift from those passes as the runs
+    saw them (`host_reference`: `paired_kernels_s`, `paired_runs`), as the CLI does unless
+    --no-paired-reference. device (CPU): an id or a device file, ideally one from `rooflens probe
     cpu --kernels` on this machine; the measurement is then set against it:
     predicted_img_per_s, drift (the host's speed now over its speed when the device file's
     kernel table was probed), normalized_throughput_img_per_s (measured / drift, comparable
@@ -226,7 +229,8 @@ def measure(model, backend: str = "onednn", batch: int = 1, threads: int = 0, ma
     extra = {} if reference_max_move is None else {"reference_max_move": float(reference_max_move)}
     return Measurement(_core.measure(m, backend, _batch(batch), int(threads), float(max_seconds), bool(tune),
                                      tactic_cache, bool(fixed_threads), device or "", bool(host_reference),
-                                     layout=str(layout), flush_denormals=bool(flush_denormals), **extra))
+                                     layout=str(layout), flush_denormals=bool(flush_denormals),
+                                     paired_reference=bool(paired_reference), **extra))
 
 
 def _tactic_cache_path() -> str:
@@ -299,7 +303,8 @@ def study(models: Iterable[str] = (), device: Optional[str] = None, dtype: Optio
 def validate(models: Iterable[str] = (), device: str = "this-cpu", batch: int = 1, repeat: int = 1,
              max_repeat: int = 0, settle: float = 0.05, threads: int = 0, max_seconds: float = 3.0,
              backend: str = "onednn", keep_going: bool = False, host_reference: bool = True,
-             progress: bool = False, tactic_cache: Optional[str] = None) -> Dict[str, Any]:
+             progress: bool = False, tactic_cache: Optional[str] = None,
+             paired_reference: bool = True) -> Dict[str, Any]:
     """The performance model held to measurements on this CPU (`rooflens validate`): each model
     (bundled zoo names; empty: the whole torchvision zoo) measured on `backend` (onednn or
     reference) and predicted on `device` (ideally the file `rooflens probe cpu --kernels` wrote
@@ -311,14 +316,14 @@ def validate(models: Iterable[str] = (), device: str = "this-cpu", batch: int = 
     under "normalized", against runs normalised by the host-state reference; per model its
     runs, spread, normalised median and host readings; per layer class. keep_going: a model
     that fails is listed under "failures" instead of raising. progress: a line per run on
-    stderr. tactic_cache as measure(). Raises ValueError for an unknown model, device or backend.
+    stderr. tactic_cache and paired_reference as measure(). Raises ValueError for an unknown model, device or backend.
     """
     names = list(models) if models else sorted(_core.zoo_models())
     if tactic_cache is None:
         tactic_cache = _tactic_cache_path()
     return _core.validate(names, device, backend, int(batch), int(threads), float(max_seconds), int(repeat),
                           int(max_repeat), float(settle), bool(keep_going), bool(host_reference), bool(progress),
-                          tactic_cache)
+                          tactic_cache, paired_reference=bool(paired_reference))
 
 
 from . import nas, sss  # noqa: E402

@@ -13,7 +13,7 @@ namespace {
 ZooValidationRequest validate_request(const std::vector<std::string>& models, const std::string& device,
                                       const std::string& backend, int64_t batch, int threads, double max_seconds,
                                       int repeat, int max_repeat, double settle, bool keep_going, bool host_reference,
-                                      bool progress, const std::string& tactic_cache) {
+                                      bool progress, const std::string& tactic_cache, bool paired_reference) {
   if (backend == "cuda")
     raise_status(
         Status::invalid("validate: backend 'cuda' from Python is not offered; `rooflens validate "
@@ -38,16 +38,18 @@ ZooValidationRequest validate_request(const std::vector<std::string>& models, co
   r.settle = settle;
   r.keep_going = keep_going;
   r.host_reference = host_reference;
+  r.paired_reference = paired_reference;
   if (progress) r.progress = [](const std::string& line) { std::fprintf(stderr, "validate: %s\n", line.c_str()); };
   return r;
 }
 
 py::object validate(const std::vector<std::string>& models, const std::string& device, const std::string& backend,
                     int64_t batch, int threads, double max_seconds, int repeat, int max_repeat, double settle,
-                    bool keep_going, bool host_reference, bool progress, const std::string& tactic_cache) {
+                    bool keep_going, bool host_reference, bool progress, const std::string& tactic_cache,
+                    bool paired_reference) {
   const ZooValidationRequest r =
       validate_request(models, device, backend, batch, threads, max_seconds, repeat, max_repeat, settle, keep_going,
-                       host_reference, progress, tactic_cache);
+                       host_reference, progress, tactic_cache, paired_reference);
   const ZooValidation v = unwrap(without_gil([&] { return validate_zoo(r); }));
   const ZooValidationLabels labels{backend, "fp32", "eager", "", r.exec.threads};
   return json_to_py(nlohmann::json::parse(zoo_validation_json(r, labels, v)));
@@ -58,7 +60,8 @@ py::object validate(const std::vector<std::string>& models, const std::string& d
 void bind_validate(py::module_& m) {
   m.def("validate", &validate, py::arg("models"), py::arg("device"), py::arg("backend"), py::arg("batch"),
         py::arg("threads"), py::arg("max_seconds"), py::arg("repeat"), py::arg("max_repeat"), py::arg("settle"),
-        py::arg("keep_going"), py::arg("host_reference"), py::arg("progress"), py::arg("tactic_cache"));
+        py::arg("keep_going"), py::arg("host_reference"), py::arg("progress"), py::arg("tactic_cache"),
+        py::arg("paired_reference") = true);
 }
 
 }  // namespace rooflens::python

@@ -245,6 +245,14 @@ def test_measure_sets_the_run_against_the_host_state(alexnet):
     assert "host_reference" not in bare.keys() and "drift" not in bare.keys()
 
 
+def test_measure_pairs_each_run_with_a_pass_of_the_reference_unless_asked_not_to(alexnet):
+    r = rooflens.measure(alexnet, threads=1, max_seconds=0.2, tactic_cache="", device="epyc-milan-2c")
+    assert r.host_reference["paired_runs"] >= 3 and r.host_reference["paired_kernels_s"] > 0
+    bare = rooflens.measure(alexnet, threads=1, max_seconds=0.2, tactic_cache="", device="epyc-milan-2c",
+                            paired_reference=False)
+    assert bare.host_reference["paired_runs"] == 0 and bare.host_reference["paired_kernels_s"] == 0
+
+
 def test_measure_refuses_a_reference_move_outside_its_range(alexnet):
     with pytest.raises(ValueError, match="reference_max_move"):
         rooflens.measure(alexnet, threads=1, max_seconds=0.1, tactic_cache="", reference_max_move=-0.1)
