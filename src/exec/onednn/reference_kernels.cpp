@@ -59,7 +59,6 @@ BuiltConv build(const RefConv& r, int64_t batch, const dnnl::engine& eng) {
 class OnednnReferencePasses final : public ReferencePasses {
  public:
   OnednnReferencePasses(int threads, int64_t batch) : threads_(threads), eng_(dnnl::engine::kind::cpu, 0), s_(eng_) {
-    if (threads_ > 0) omp_set_num_threads(threads_);
     for (const RefConv& r : kReferenceConvs) convs_.push_back(build(r, std::max<int64_t>(1, batch), eng_));
   }
   double time_pass() override {
