@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "rooflens/report/measure_report.h"
+
 namespace rooflens::cli {
 
 nlohmann::json host_json(const Measurement& m, const HostFigures& f, const HostContext& ctx) {
@@ -15,38 +17,21 @@ nlohmann::json host_json(const Measurement& m, const HostFigures& f, const HostC
   }
   if (m.host) {
     const auto& h = *m.host;
-    j["host_reference"] = {{"gemm_flops_before", h.before.gemm_flops},
-                           {"gemm_flops_after", h.after.gemm_flops},
-                           {"stream_bytes_before", h.before.stream_bytes},
-                           {"stream_bytes_after", h.after.stream_bytes},
-                           {"clock_hz_before", h.before.clock_hz},
-                           {"clock_hz_after", h.after.clock_hz},
-                           {"fma_flops_before", h.before.fma_flops},
-                           {"fma_flops_after", h.after.fma_flops},
-                           {"dispatch_s_before", h.before.dispatch_s},
-                           {"dispatch_s_after", h.after.dispatch_s},
-                           {"kernels_s_before", h.before.kernels_s},
-                           {"kernels_s_after", h.after.kernels_s},
-                           {"kernels8_s_before", h.before.kernels8_s},
-                           {"kernels8_s_after", h.after.kernels8_s},
-                           {"move", h.move},
-                           {"flagged", h.flagged},
-                           {"blocks", h.blocks},
-                           {"paired_kernels_s", h.paired_kernels_s},
-                           {"paired_runs", h.paired_runs},
-                           {"max_move", ctx.max_move},
-                           {"baseline_gemm_flops", ctx.baseline.gemm_flops},
-                           {"baseline_stream_bytes", ctx.baseline.stream_bytes},
-                           {"baseline_clock_hz", ctx.baseline.clock_hz},
-                           {"baseline_fma_flops", ctx.baseline.fma_flops},
-                           {"baseline_dispatch_s", ctx.baseline.dispatch_s},
-                           {"baseline_kernels_s", ctx.baseline.kernels_s},
-                           {"baseline_kernels8_s", ctx.baseline.kernels8_s},
-                           {"same_state", f.same_state},
-                           {"compute_ratio", compute_ratio(f.now, ctx.baseline)},
-                           {"baseline", ctx.baseline_source},
-                           {"compute_share", f.compute_share},
-                           {"drift", f.drift}};
+    nlohmann::json ref = report::host_reading_json(h);
+    ref.update({{"max_move", ctx.max_move},
+                {"baseline_gemm_flops", ctx.baseline.gemm_flops},
+                {"baseline_stream_bytes", ctx.baseline.stream_bytes},
+                {"baseline_clock_hz", ctx.baseline.clock_hz},
+                {"baseline_fma_flops", ctx.baseline.fma_flops},
+                {"baseline_dispatch_s", ctx.baseline.dispatch_s},
+                {"baseline_kernels_s", ctx.baseline.kernels_s},
+                {"baseline_kernels8_s", ctx.baseline.kernels8_s},
+                {"same_state", f.same_state},
+                {"compute_ratio", compute_ratio(f.now, ctx.baseline)},
+                {"baseline", ctx.baseline_source},
+                {"compute_share", f.compute_share},
+                {"drift", f.drift}});
+    j["host_reference"] = std::move(ref);
     j["normalized_throughput"] = f.normalized_throughput;
     j["predicted_throughput_at_host_state"] = f.predicted_at_state;
   }

@@ -21,6 +21,7 @@
 #include "rooflens/exec/measure.h"
 #include "rooflens/report/analyze_report.h"
 #include "rooflens/report/doctor_report.h"
+#include "rooflens/report/measure_report.h"
 #include "rooflens/report/predict_report.h"
 #include "rooflens/report/study_html.h"
 #include "rooflens/report/study_report.h"
@@ -264,26 +265,7 @@ void add_host_figures(py::dict& d, const Measurement& r, const LoadedModel& l, c
                       HostContext& host) {
   if (!r.host) return;
   const auto& h = *r.host;
-  py::dict ref;
-  ref["gemm_flops_before"] = h.before.gemm_flops;
-  ref["gemm_flops_after"] = h.after.gemm_flops;
-  ref["stream_bytes_before"] = h.before.stream_bytes;
-  ref["stream_bytes_after"] = h.after.stream_bytes;
-  ref["clock_hz_before"] = h.before.clock_hz;
-  ref["clock_hz_after"] = h.after.clock_hz;
-  ref["fma_flops_before"] = h.before.fma_flops;
-  ref["fma_flops_after"] = h.after.fma_flops;
-  ref["dispatch_s_before"] = h.before.dispatch_s;
-  ref["dispatch_s_after"] = h.after.dispatch_s;
-  ref["kernels_s_before"] = h.before.kernels_s;
-  ref["kernels_s_after"] = h.after.kernels_s;
-  ref["kernels8_s_before"] = h.before.kernels8_s;
-  ref["kernels8_s_after"] = h.after.kernels8_s;
-  ref["move"] = h.move;
-  ref["flagged"] = h.flagged;
-  ref["paired_kernels_s"] = h.paired_kernels_s;
-  ref["paired_runs"] = h.paired_runs;
-  d["host_reference"] = ref;
+  d["host_reference"] = json_to_py(report::host_reading_json(h));
   if (!dev) return;
   PerfOptions po;
   po.dtype = "fp32";
