@@ -140,6 +140,7 @@ struct ValidateArgs {
   double max_seconds = 3;
   int repeat = 1;                  // rounds over the models, alternating them; each model's spread reported
   int max_repeat = 0;              // --max-repeat: more rounds, up to this many, for unsettled medians
+  int state_repeat = 0;            // --state-repeat: more rounds, up to this many, for models outside the state
   double settle_tolerance = 0.05;  // --settle: the +-share a settled median's interval stays within
   bool no_host_reference = false;
   double reference_max_move = kDefaultReferenceMaxMove;

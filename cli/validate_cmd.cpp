@@ -84,6 +84,11 @@ void add_validate(CLI::App& app, ValidateArgs& a) {
                   "settled: its order-statistic confidence interval (>= 87.5%) outside +-settle of the median "
                   "(normalised runs where there are); 0: off")
       ->check(CLI::Range(0, 1000));
+  cmd->add_option("--state-repeat", a.state_repeat,
+                  "then more rounds (up to this many in all) for the models with no run in the host's faster dispatch "
+                  "state, the state the kernel table was probed in (a model measured once whose run fell in the slower "
+                  "one); 0: off")
+      ->check(CLI::Range(0, 1000));
   cmd->add_option("--settle", a.settle_tolerance, "the share a settled median's interval stays within (--max-repeat)")
       ->check(CLI::Range(0.001, 1.0))
       ->capture_default_str();
@@ -175,6 +180,7 @@ Expected<ValidateRun> resolve_validate(const ValidateArgs& args) {
   q.warmup_seconds = a.warmup_seconds;
   q.repeat = a.repeat;
   q.max_repeat = a.max_repeat;
+  q.state_repeat = a.state_repeat;
   q.settle = a.settle_tolerance;
   q.keep_going = a.keep_going;
   q.host_reference = !a.no_host_reference;

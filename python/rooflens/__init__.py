@@ -304,12 +304,13 @@ def validate(models: Iterable[str] = (), device: str = "this-cpu", batch: int = 
              max_repeat: int = 0, settle: float = 0.05, threads: int = 0, max_seconds: float = 3.0,
              backend: str = "onednn", keep_going: bool = False, host_reference: bool = True,
              progress: bool = False, tactic_cache: Optional[str] = None,
-             paired_reference: bool = True) -> Dict[str, Any]:
+             paired_reference: bool = True, state_repeat: int = 0) -> Dict[str, Any]:
     """The performance model held to measurements on this CPU (`rooflens validate`): each model
     (bundled zoo names; empty: the whole torchvision zoo) measured on `backend` (onednn or
     reference) and predicted on `device` (ideally the file `rooflens probe cpu --kernels` wrote
     on this machine), in `repeat` alternating rounds (every other one reversed), then more
-    rounds up to `max_repeat` for models whose median is not settled within +-`settle`.
+    rounds up to `max_repeat` for models whose median is not settled within +-`settle`, then up
+    to `state_repeat` for models with no run in the host's faster dispatch state.
 
     Returns the rooflens.validate/1 document `validate --format json` writes: the summary
     (spearman, median_abs_error, within_10, within_25) against the medians of raw runs and,
@@ -323,7 +324,8 @@ def validate(models: Iterable[str] = (), device: str = "this-cpu", batch: int = 
         tactic_cache = _tactic_cache_path()
     return _core.validate(names, device, backend, int(batch), int(threads), float(max_seconds), int(repeat),
                           int(max_repeat), float(settle), bool(keep_going), bool(host_reference), bool(progress),
-                          tactic_cache, paired_reference=bool(paired_reference))
+                          tactic_cache, paired_reference=bool(paired_reference),
+                          state_repeat=int(state_repeat))
 
 
 from . import nas, sss  # noqa: E402

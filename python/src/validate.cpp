@@ -13,7 +13,8 @@ namespace {
 ZooValidationRequest validate_request(const std::vector<std::string>& models, const std::string& device,
                                       const std::string& backend, int64_t batch, int threads, double max_seconds,
                                       int repeat, int max_repeat, double settle, bool keep_going, bool host_reference,
-                                      bool progress, const std::string& tactic_cache, bool paired_reference) {
+                                      bool progress, const std::string& tactic_cache, bool paired_reference,
+                                      int state_repeat) {
   if (backend == "cuda")
     raise_status(
         Status::invalid("validate: backend 'cuda' from Python is not offered; `rooflens validate "
@@ -22,6 +23,8 @@ ZooValidationRequest validate_request(const std::vector<std::string>& models, co
   if (!(max_seconds > 0)) raise_status(Status::invalid("validate: max_seconds must be > 0"));
   if (repeat < 1 || repeat > 1000) raise_status(Status::invalid("validate: repeat must be in [1, 1000]"));
   if (max_repeat < 0 || max_repeat > 1000) raise_status(Status::invalid("validate: max_repeat must be in [0, 1000]"));
+  if (state_repeat < 0 || state_repeat > 1000)
+    raise_status(Status::invalid("validate: state_repeat must be in [0, 1000]"));
   if (!(settle > 0 && settle <= 1)) raise_status(Status::invalid("validate: settle must be in (0, 1]"));
   unwrap(make_backend(backend, DType::kF32));  // an unknown or unbuilt backend fails here, not per model
   ZooValidationRequest r;
@@ -35,6 +38,7 @@ ZooValidationRequest validate_request(const std::vector<std::string>& models, co
   r.max_seconds = max_seconds;
   r.repeat = repeat;
   r.max_repeat = max_repeat;
+  r.state_repeat = state_repeat;
   r.settle = settle;
   r.keep_going = keep_going;
   r.host_reference = host_reference;
@@ -46,10 +50,10 @@ ZooValidationRequest validate_request(const std::vector<std::string>& models, co
 py::object validate(const std::vector<std::string>& models, const std::string& device, const std::string& backend,
                     int64_t batch, int threads, double max_seconds, int repeat, int max_repeat, double settle,
                     bool keep_going, bool host_reference, bool progress, const std::string& tactic_cache,
-                    bool paired_reference) {
+                    bool paired_reference, int state_repeat) {
   const ZooValidationRequest r =
       validate_request(models, device, backend, batch, threads, max_seconds, repeat, max_repeat, settle, keep_going,
-                       host_reference, progress, tactic_cache, paired_reference);
+                       host_reference, progress, tactic_cache, paired_reference, state_repeat);
   const ZooValidation v = unwrap(without_gil([&] { return validate_zoo(r); }));
   const ZooValidationLabels labels{backend, "fp32", "eager", "", r.exec.threads};
   return json_to_py(nlohmann::json::parse(zoo_validation_json(r, labels, v)));
@@ -61,7 +65,7 @@ void bind_validate(py::module_& m) {
   m.def("validate", &validate, py::arg("models"), py::arg("device"), py::arg("backend"), py::arg("batch"),
         py::arg("threads"), py::arg("max_seconds"), py::arg("repeat"), py::arg("max_repeat"), py::arg("settle"),
         py::arg("keep_going"), py::arg("host_reference"), py::arg("progress"), py::arg("tactic_cache"),
-        py::arg("paired_reference") = true);
+        py::arg("paired_reference") = true, py::arg("state_repeat") = 0);
 }
 
 }  // namespace rooflens::python

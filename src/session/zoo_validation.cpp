@@ -27,6 +27,10 @@ int ModelRuns::other_state(double level) const {
   return n;
 }
 
+bool ModelRuns::none_in_state(double level) const {
+  return !host.empty() && other_state(level) == static_cast<int>(host.size());
+}
+
 namespace {
 
 // "NAME 1x3x224x224, ..." of a loaded graph's run-time inputs.
@@ -147,11 +151,19 @@ std::vector<ZooModel> unsettled_models(const std::vector<ZooModel>& models, cons
     const ModelRuns& mr = it->second;
     // A model whose every normalised run read another dispatch state is not settled either:
     // more rounds may catch the baseline's.
-    const bool none_in_state = !mr.host.empty() && mr.other_state(v.dispatch_level) == static_cast<int>(mr.host.size());
-    if (none_in_state ||
+    if (mr.none_in_state(v.dispatch_level) ||
         !median_settled(mr.normalized.empty() ? mr.raw : mr.kept_normalized(v.dispatch_level), tolerance))
       out.push_back(model);
   }
+  return out;
+}
+
+// The models measured so far with no run in the faster dispatch state.
+std::vector<ZooModel> models_outside_state(const std::vector<ZooModel>& models, const ZooValidation& v) {
+  std::vector<ZooModel> out;
+  for (const auto& model : models)
+    if (auto it = v.runs.find(model.name); it != v.runs.end() && it->second.none_in_state(v.dispatch_level))
+      out.push_back(model);
   return out;
 }
 
@@ -265,10 +277,16 @@ Expected<ZooValidation> validate_zoo(const ZooValidationRequest& r) {
   const int rounds = std::max(1, r.repeat);
   for (int round = 0; round < rounds; ++round)
     ROOFLENS_RETURN_IF_ERROR(measure_round(r, test, round, rounds, &v, &host));
-  for (int round = rounds; round < r.max_repeat; ++round) {
+  int done = rounds;
+  for (; done < r.max_repeat; ++done) {
     const std::vector<ZooModel> unsettled = unsettled_models(test, v, r.settle);
     if (unsettled.empty()) break;
-    ROOFLENS_RETURN_IF_ERROR(measure_round(r, unsettled, round, r.max_repeat, &v, &host));
+    ROOFLENS_RETURN_IF_ERROR(measure_round(r, unsettled, done, r.max_repeat, &v, &host));
+  }
+  for (int extra = 0; done + extra < r.state_repeat; ++extra) {
+    const std::vector<ZooModel> outside = models_outside_state(test, v);
+    if (outside.empty()) break;
+    ROOFLENS_RETURN_IF_ERROR(measure_round(r, outside, done + extra, r.state_repeat, &v, &host));
   }
   v.host_baseline = host.baseline_source;
   v.host_baseline_rates = host.baseline;

@@ -131,6 +131,7 @@ std::string zoo_validation_json(const ZooValidationRequest& r, const ZooValidati
                          {"within_25", s.within_25},
                          {"repeat", std::max(1, r.repeat)},
                          {"max_repeat", std::max(std::max(1, r.repeat), r.max_repeat)},
+                         {"state_repeat", r.state_repeat},
                          {"settle", r.settle},
                          {"normalized", v.pts_normed.empty() ? nlohmann::json(nullptr) : summary_json(v.normalized)},
                          {"dispatch_level_s", v.dispatch_level},

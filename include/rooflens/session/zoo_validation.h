@@ -63,8 +63,13 @@ struct ZooValidationRequest {
   int64_t batch = 1;
   ExecOptions exec;
   double max_seconds = 3, warmup_seconds = -1;
-  int repeat = 1;              // rounds over the models, every other one in reverse order
-  int max_repeat = 0;          // more rounds, up to this many in all, for models whose median is not settled
+  int repeat = 1;      // rounds over the models, every other one in reverse order
+  int max_repeat = 0;  // more rounds, up to this many in all, for models whose median is not settled
+  // Then more rounds, up to this many in all, for the models with no run in the faster
+  // dispatch state (ModelRuns::none_in_state): what a model measured once (--repeat 1) needs
+  // when its run fell in the slower state, without the rounds every such model gets from
+  // max_repeat (one run has no settled median). 0: off.
+  int state_repeat = 0;
   double settle = 0.05;        // analysis::median_settled's tolerance
   bool keep_going = false;     // a model that fails is listed in failures and left out of later rounds
   bool host_reference = true;  // the host-state reference around each run (CPU backends)
@@ -88,6 +93,8 @@ struct ModelRuns {
   // or all of them when none is: the runs a normalised median is taken over.
   std::vector<double> kept_normalized(double level) const;
   int other_state(double level) const;  // runs read in the other dispatch state
+  // Every run with a host reading read the other dispatch state (false without readings).
+  bool none_in_state(double level) const;
 };
 
 struct ZooValidation {
