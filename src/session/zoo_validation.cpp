@@ -141,30 +141,29 @@ Status measure_round(const ZooValidationRequest& r, const std::vector<ZooModel>&
   return Status::ok();
 }
 
+// The models measured so far whose runs `keep` selects.
+template <class Keep>
+std::vector<ZooModel> measured_models_where(const std::vector<ZooModel>& models, const ZooValidation& v, Keep keep) {
+  std::vector<ZooModel> out;
+  for (const auto& model : models)
+    if (auto it = v.runs.find(model.name); it != v.runs.end() && keep(it->second)) out.push_back(model);
+  return out;
+}
+
 // The models measured so far whose median (normalised where there is a host reference) is not
 // settled within +-tolerance (median_settled).
 std::vector<ZooModel> unsettled_models(const std::vector<ZooModel>& models, const ZooValidation& v, double tolerance) {
-  std::vector<ZooModel> out;
-  for (const auto& model : models) {
-    const auto it = v.runs.find(model.name);
-    if (it == v.runs.end()) continue;
-    const ModelRuns& mr = it->second;
+  return measured_models_where(models, v, [&](const ModelRuns& mr) {
     // A model whose every normalised run read another dispatch state is not settled either:
     // more rounds may catch the baseline's.
-    if (mr.none_in_state(v.dispatch_level) ||
-        !median_settled(mr.normalized.empty() ? mr.raw : mr.kept_normalized(v.dispatch_level), tolerance))
-      out.push_back(model);
-  }
-  return out;
+    return mr.none_in_state(v.dispatch_level) ||
+           !median_settled(mr.normalized.empty() ? mr.raw : mr.kept_normalized(v.dispatch_level), tolerance);
+  });
 }
 
 // The models measured so far with no run in the faster dispatch state.
 std::vector<ZooModel> models_outside_state(const std::vector<ZooModel>& models, const ZooValidation& v) {
-  std::vector<ZooModel> out;
-  for (const auto& model : models)
-    if (auto it = v.runs.find(model.name); it != v.runs.end() && it->second.none_in_state(v.dispatch_level))
-      out.push_back(model);
-  return out;
+  return measured_models_where(models, v, [&](const ModelRuns& mr) { return mr.none_in_state(v.dispatch_level); });
 }
 
 Expected<std::vector<ZooModel>> zoo_models(const ZooValidationRequest& r) {
