@@ -213,6 +213,16 @@ class TableTiming {
         // part of the stream: they keep the max, and predict as they did.
         *t_table += stream_s;
         ++stream_added_;
+      } else if (classified->cls == "gemm_skinny" && gemm_adds_stream_) {
+        // A classifier head whose weights come from memory streams them and multiplies them
+        // one after the other (the backend packs the weights first): its stream plus its
+        // FLOPs at the attainable peak. Its warm fit does not describe it: the fit's largest
+        // samples did not fit the cache either, and extrapolated AlexNet's and VGG's first
+        // classifier layers to 3x and 5x their measured time at batch 8 (Zen 4, 2026-12-07;
+        // docs/perf-model.md, "A classifier head held at its stream").
+        *t_table = stream_s + L.t_compute;
+        ++stream_bound_;
+        held_head = true;
       } else if (stream_s > *t_table) {
         *t_table = stream_s;
         ++stream_bound_;

@@ -602,7 +602,8 @@ TEST(KernelTablePredict, AttentionHasItsClassAndOlderTablesTimeItAsAGemm) {
 
 // A matrix product over tokens whose weights do not stay in cache takes their streaming time
 // on top of its fit (with a table that has gemm_skinny); a skinny one (a classifier head)
-// and any GEMM with an older table take the larger of the two.
+// takes the stream plus its FLOPs at the attainable peak, whatever its fit says, and any GEMM
+// with an older table takes the larger of its fit and the stream.
 TEST(KernelTablePredict, AGemmOverTokensBeyondTheCacheAddsItsWeightsStream) {
   KernelTable t = small_table();
   t.classes["gemm"] = *fit_kernel_class("gemm", synthetic({-24.0, 1.0, 0.9, 0.95, 0.3}, 2e-6, 4), 2e-6);
@@ -623,15 +624,16 @@ TEST(KernelTablePredict, AGemmOverTokensBeyondTheCacheAddsItsWeightsStream) {
   bool noted = false;
   for (const auto& n : tokens->notes) noted |= n.find("1 matrix product(s) over tokens") != std::string::npos;
   EXPECT_TRUE(noted);
-  auto head = predict_gemm(8, 4096, t);  // skinny: the larger of its fit and the stream
+  auto head = predict_gemm(8, 4096, t);  // skinny: the stream, then the FLOPs
   ASSERT_TRUE(head) << head.status().message();
   EXPECT_EQ(head->layers[0].table_class, "gemm_skinny");
-  const double head_fit =
-      t.dispatch_s + t.classes.at("gemm_skinny").kernel_seconds({std::log(8.0), std::log(4096.0), std::log(4096.0)});
-  EXPECT_NEAR(head->layers[0].time_s, std::max(head_fit, stream), 1e-12);
+  const double head_compute = 2.0 * 8 * 4096 * 4096 / head->layers[0].peak_used;
+  ASSERT_GT(head_compute, 0.05 * stream);
+  EXPECT_NEAR(head->layers[0].t_compute, head_compute, 1e-12);
+  EXPECT_NEAR(head->layers[0].time_s, stream + head_compute, 1e-12);
 }
 
-// A classifier head held at its weights' stream takes the stream plus the networks' stream
+// A classifier head held at its weights' stream takes the stream and its FLOPs plus the networks' stream
 // latency (interpolated on log batch), not a level; a table levelled before the latency existed
 // gives it gemm_skinny's level, as it did; one being levelled keys it for the latency's fit.
 TEST(KernelTablePredict, AHeadHeldAtItsStreamTakesTheStreamLatency) {
@@ -643,20 +645,22 @@ TEST(KernelTablePredict, AHeadHeldAtItsStreamTakesTheStreamLatency) {
   auto bare = predict_gemm(1, 4096, t, &bw);
   ASSERT_TRUE(bare) << bare.status().message();
   const double stream = 4096.0 * 4096 * 4 / bw;
-  ASSERT_NEAR(bare->layers[0].time_s, stream, 1e-12);  // held at it
+  const double compute = bare->layers[0].t_compute;
+  ASSERT_GT(compute, 0);
+  ASSERT_NEAR(bare->layers[0].time_s, stream + compute, 1e-12);  // held at it, its FLOPs after
   EXPECT_EQ(bare->layers[0].level_class, kStreamLevelClass);
   t.network_levels = {{1, 1.1, 7, 0, {{"gemm_skinny", 2.0}}}, {8, 1.0, 7, 0, {{"gemm_skinny", 2.5}}}};
   auto older = predict_gemm(1, 4096, t);
   ASSERT_TRUE(older);
   EXPECT_EQ(older->layers[0].level_class, "gemm_skinny");
-  EXPECT_NEAR(older->layers[0].time_s, 2.0 * stream, 1e-12);
+  EXPECT_NEAR(older->layers[0].time_s, 2.0 * (stream + compute), 1e-12);
   t.network_levels[0].stream_latency_s = 50e-6;
   t.network_levels[1].stream_latency_s = 80e-6;
   auto held = predict_gemm(1, 4096, t);
   ASSERT_TRUE(held) << held.status().message();
   EXPECT_EQ(held->layers[0].level_class, kStreamLevelClass);
   EXPECT_EQ(held->layers[0].level, 1.0);
-  EXPECT_NEAR(held->layers[0].time_s, stream + 50e-6, 1e-12);
+  EXPECT_NEAR(held->layers[0].time_s, stream + compute + 50e-6, 1e-12);
   bool noted = false;
   for (const auto& n : held->notes) noted |= n.find("plus 50.0 us") != std::string::npos;
   EXPECT_TRUE(noted);
