@@ -208,7 +208,7 @@ Expected<NetworkLevelResult> LevelNetworkRuns::levels(const DeviceSpec& dev) con
       std::string per;
       for (const auto& [c, v] : by_class_and_position(l.classes)) per += fmt::format(" {} {:.3f}", c, v);
       if (l.stream_latency_s)
-        per += fmt::format("; heads held at their weights' stream: it + {:.1f} us (median of {})",
+        per += fmt::format("; heads held at their weights' stream: it and their FLOPs + {:.1f} us (median of {})",
                            1e6 * *l.stream_latency_s, l.stream_layers);
       options_.progress(fmt::format("network level at batch {}: {:.3f} (median of {}, spread {:.0f}%); per class:{}",
                                     batch, l.level, l.networks, 100 * l.spread, per));

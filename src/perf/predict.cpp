@@ -286,7 +286,8 @@ class TableTiming {
     if (!table.network_levels.empty()) p.notes.push_back(level_note(table, p.batch));
     if (stream_latency_ && stream_latency_layers_ > 0)
       p.notes.push_back(fmt::format(
-          "{} classifier head(s) held at their weights' stream take it plus {:.1f} us, the latency such heads "
+          "{} classifier head(s) held at their weights' stream take it and their FLOPs at the attainable peak, plus "
+          "{:.1f} us, the latency such heads "
           "showed inside the generated networks (kernel_table.network_levels.stream_latency_s), in place of a level",
           stream_latency_layers_, 1e6 * *stream_latency_));
     if (table_floored_)
