@@ -219,7 +219,7 @@ class TableTiming {
         // FLOPs at the attainable peak. Its warm fit does not describe it: the fit's largest
         // samples did not fit the cache either, and extrapolated AlexNet's and VGG's first
         // classifier layers to 3x and 5x their measured time at batch 8 (Zen 4, 2026-12-07;
-        // docs/perf-model.md, "A classifier head held at its stream").
+        // docs/perf-model.md, "The head's FLOPs after its stream").
         *t_table = stream_s + L.t_compute;
         ++stream_bound_;
         held_head = true;

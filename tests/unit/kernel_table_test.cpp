@@ -633,8 +633,8 @@ TEST(KernelTablePredict, AGemmOverTokensBeyondTheCacheAddsItsWeightsStream) {
   EXPECT_NEAR(head->layers[0].time_s, stream + head_compute, 1e-12);
 }
 
-// A classifier head held at its weights' stream takes the stream and its FLOPs plus the networks' stream
-// latency (interpolated on log batch), not a level; a table levelled before the latency existed
+// A classifier head held at its weights' stream takes the stream and its FLOPs plus the
+// networks' stream latency (interpolated on log batch), not a level; a table levelled before the latency existed
 // gives it gemm_skinny's level, as it did; one being levelled keys it for the latency's fit.
 TEST(KernelTablePredict, AHeadHeldAtItsStreamTakesTheStreamLatency) {
   KernelTable t = small_table();
