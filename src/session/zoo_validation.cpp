@@ -166,6 +166,18 @@ std::vector<ZooModel> models_outside_state(const std::vector<ZooModel>& models, 
   return measured_models_where(models, v, [&](const ModelRuns& mr) { return mr.none_in_state(v.dispatch_level); });
 }
 
+// Rounds after the `*done` so far, up to `upto` in all, each over the models `pick` selects
+// then, until it selects none (--max-repeat, --state-repeat).
+template <class Pick>
+Status more_rounds(const ZooValidationRequest& r, int upto, Pick pick, int* done, ZooValidation* v, HostContext* host) {
+  for (; *done < upto; ++*done) {
+    const std::vector<ZooModel> picked = pick(*v);
+    if (picked.empty()) break;
+    ROOFLENS_RETURN_IF_ERROR(measure_round(r, picked, *done, upto, v, host));
+  }
+  return Status::ok();
+}
+
 Expected<std::vector<ZooModel>> zoo_models(const ZooValidationRequest& r) {
   if (r.models.empty()) return Status::invalid("validate: no models to measure");
   if (r.modes.empty()) return Status::invalid("validate: no backend mode to measure in");
@@ -277,16 +289,10 @@ Expected<ZooValidation> validate_zoo(const ZooValidationRequest& r) {
   for (int round = 0; round < rounds; ++round)
     ROOFLENS_RETURN_IF_ERROR(measure_round(r, test, round, rounds, &v, &host));
   int done = rounds;
-  for (; done < r.max_repeat; ++done) {
-    const std::vector<ZooModel> unsettled = unsettled_models(test, v, r.settle);
-    if (unsettled.empty()) break;
-    ROOFLENS_RETURN_IF_ERROR(measure_round(r, unsettled, done, r.max_repeat, &v, &host));
-  }
-  for (int extra = 0; done + extra < r.state_repeat; ++extra) {
-    const std::vector<ZooModel> outside = models_outside_state(test, v);
-    if (outside.empty()) break;
-    ROOFLENS_RETURN_IF_ERROR(measure_round(r, outside, done + extra, r.state_repeat, &v, &host));
-  }
+  ROOFLENS_RETURN_IF_ERROR(more_rounds(
+      r, r.max_repeat, [&](const ZooValidation& s) { return unsettled_models(test, s, r.settle); }, &done, &v, &host));
+  ROOFLENS_RETURN_IF_ERROR(more_rounds(
+      r, r.state_repeat, [&](const ZooValidation& s) { return models_outside_state(test, s); }, &done, &v, &host));
   v.host_baseline = host.baseline_source;
   v.host_baseline_rates = host.baseline;
   normalize_by_elasticity(host.baseline, &v);
