@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rooflens/exec/measure.h"
+#include "rooflens/session/zoo_validation.h"
 
 namespace rooflens::cli {
 
@@ -122,6 +123,7 @@ struct MeasureArgs {
   bool no_host_reference = false;                        // skip the host-state reference around the runs
   double reference_max_move = kDefaultReferenceMaxMove;  // a block whose reference moved more is flagged and repeated
   bool no_paired_reference = false;                      // no reference pass beside each timed run
+  double state_wait = 0;                                 // --state-wait: seconds to wait for the table's dispatch state
   bool fixed_threads = false;                            // no fewer threads when the machine is contended
 };
 void add_measure(CLI::App& app, MeasureArgs& a);
@@ -145,14 +147,15 @@ struct ValidateArgs {
   bool no_host_reference = false;
   double reference_max_move = kDefaultReferenceMaxMove;
   bool no_paired_reference = false;
-  std::string fit_out;          // fit efficiencies on half the models, write the device file here
-  std::string backend = "cpu";  // cpu (oneDNN), reference, or cuda
-  std::string dtype = "fp32";   // fp32, or fp16 on the CUDA backend
-  std::string modes = "eager";  // CUDA backend: eager (per-layer times), graph, or eager,graph
-  std::string layers_dir;       // each model's measurement (rooflens.measure/1) written here
-  bool keep_going = false;      // a model that fails is reported, the others still run
-  double warmup_seconds = -1;   // < 0: the backend's default (1 s on a GPU)
-  std::string measurements;     // a GPU corpus CSV (analysis/corpus.h): predictions beside it, no measuring
+  double state_wait = kDefaultValidateStateWait;  // --state-wait
+  std::string fit_out;                            // fit efficiencies on half the models, write the device file here
+  std::string backend = "cpu";                    // cpu (oneDNN), reference, or cuda
+  std::string dtype = "fp32";                     // fp32, or fp16 on the CUDA backend
+  std::string modes = "eager";                    // CUDA backend: eager (per-layer times), graph, or eager,graph
+  std::string layers_dir;                         // each model's measurement (rooflens.measure/1) written here
+  bool keep_going = false;                        // a model that fails is reported, the others still run
+  double warmup_seconds = -1;                     // < 0: the backend's default (1 s on a GPU)
+  std::string measurements;  // a GPU corpus CSV (analysis/corpus.h): predictions beside it, no measuring
 };
 void add_validate(CLI::App& app, ValidateArgs& a);
 int run_validate(const ValidateArgs& a);

@@ -24,7 +24,7 @@
 
 namespace rooflens::cli {
 
-void add_host_options(CLI::App* cmd, bool* no_reference, double* max_move, bool* no_paired) {
+void add_host_options(CLI::App* cmd, bool* no_reference, double* max_move, bool* no_paired, double* state_wait) {
   cmd->add_flag("--no-host-reference", *no_reference,
                 "cpu backends: do not time the host-state reference (an FMA loop, the core clock, a DRAM triad, a "
                 "fixed GEMM and three oneDNN convolutions) before and after the runs; no normalised throughput then");
@@ -36,6 +36,12 @@ void add_host_options(CLI::App* cmd, bool* no_reference, double* max_move, bool*
   cmd->add_flag("--no-paired-reference", *no_paired,
                 "cpu backends: do not time a pass of the reference's convolutions after every timed run (the drift "
                 "then reads them before and after the runs only)");
+  cmd->add_option("--state-wait", *state_wait,
+                  "cpu backends with a device file from `probe cpu --kernels`: before each block of runs, wait up to "
+                  "this many seconds while the host's per-primitive dispatch reads another state than the kernel "
+                  "table's (a shared VM's slower state slows small models up to 1.8x); 0: measure in either")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
 }
 
 int default_threads(int t) { return measure_threads(t); }
@@ -108,7 +114,7 @@ void add_measure(CLI::App& app, MeasureArgs& a) {
       ->capture_default_str();
   cmd->add_option("-o,--output", a.output, "write to this file (atomically) instead of stdout");
   cmd->add_option("--devices-dir", a.devices_dir, "directory of device JSON files");
-  add_host_options(cmd, &a.no_host_reference, &a.reference_max_move, &a.no_paired_reference);
+  add_host_options(cmd, &a.no_host_reference, &a.reference_max_move, &a.no_paired_reference, &a.state_wait);
   cmd->add_flag("--fixed-threads", a.fixed_threads,
                 "cpu backends: measure on --threads as one team whatever the machine; by default, when a short "
                 "trial finds the machine contended, half the threads are tried too, then the batch split into "
@@ -318,6 +324,7 @@ int run_measure(const MeasureArgs& args) {
   HostContext host = make_host_context(!a.no_host_reference, a.reference_max_move, threads, *dev);
   host.adapt_threads = !a.fixed_threads;
   host.paired_reference = !a.no_paired_reference;
+  host.state_wait_s = a.state_wait;
   HostContext* cpu_host = a.backend == "cuda" ? nullptr : &host;
   auto c = measure_and_predict(a.file, *shapes, backend_factory(choice), choice.name == "cuda", choice.dtype, batch,
                                exec, a.max_seconds, -1, *dev, cpu_host);

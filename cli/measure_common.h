@@ -23,7 +23,8 @@ int default_threads(int t);
 using Compared = MeasuredAndPredicted;
 
 // The host-state options `measure` and `validate` share.
-void add_host_options(CLI::App* cmd, bool* no_reference, double* max_move, bool* no_paired);
+// The host-state flags of measure and validate; `state_wait` holds the command's default.
+void add_host_options(CLI::App* cmd, bool* no_reference, double* max_move, bool* no_paired, double* state_wait);
 
 Expected<DeviceSpec> load_dev(const std::string& spec, const std::string& dir);
 

@@ -55,8 +55,14 @@ std::string host_text(const Measurement& m, const HostFigures& f, const HostCont
                          f.same_state || !(ctx.baseline.dispatch_s > 0)
                              ? std::string()
                              : fmt::format("; the baseline read {:.2f} us: the host is in another dispatch state, "
-                                           "small models run slower in it and no drift factor carries them over",
-                                           ctx.baseline.dispatch_s * 1e6));
+                                           "small models run slower in it and no drift factor carries them over{}",
+                                           ctx.baseline.dispatch_s * 1e6,
+                                           h.state_waited_s >= kStatePollSeconds || !(ctx.state_level_s > 0)
+                                               ? std::string()
+                                               : " (--state-wait waits for the table's)"));
+    if (h.state_waited_s >= kStatePollSeconds)
+      out += fmt::format("  state wait      {:.1f} s for the kernel table's dispatch state{}\n", h.state_waited_s,
+                         h.state_wait_ran_out ? ", in vain: measured in the other" : "");
     if (h.before.kernels_s > 0 && h.after.kernels_s > 0)
       out += fmt::format("  kernels         {:.3f} -> {:.3f} ms before -> after{}\n", h.before.kernels_s * 1e3,
                          h.after.kernels_s * 1e3,

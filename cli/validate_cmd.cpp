@@ -92,7 +92,7 @@ void add_validate(CLI::App& app, ValidateArgs& a) {
   cmd->add_option("--settle", a.settle_tolerance, "the share a settled median's interval stays within (--max-repeat)")
       ->check(CLI::Range(0.001, 1.0))
       ->capture_default_str();
-  add_host_options(cmd, &a.no_host_reference, &a.reference_max_move, &a.no_paired_reference);
+  add_host_options(cmd, &a.no_host_reference, &a.reference_max_move, &a.no_paired_reference, &a.state_wait);
 }
 
 namespace {
@@ -186,6 +186,7 @@ Expected<ValidateRun> resolve_validate(const ValidateArgs& args) {
   q.host_reference = !a.no_host_reference;
   q.reference_max_move = a.reference_max_move;
   q.paired_reference = !a.no_paired_reference;
+  q.state_wait = a.state_wait;
   q.fit_half = !a.fit_out.empty();
   q.progress = [](const std::string& line) { std::fprintf(stderr, "validate: %s\n", line.c_str()); };
   return r;

@@ -188,7 +188,7 @@ def measure(model, backend: str = "onednn", batch: int = 1, threads: int = 0, ma
             tune: bool = True, tactic_cache: Optional[str] = None, fixed_threads: bool = False,
             device: Optional[str] = None, host_reference: bool = True,
             reference_max_move: Optional[float] = None, layout: str = "channels-last",
-            flush_denormals: bool = True, paired_reference: bool = True) -> Measurement:
+            flush_denormals: bool = True, paired_reference: bool = True, state_wait: float = 0.0) -> Measurement:
     """Runs the model on a backend and times it (`rooflens measure`): onednn (this CPU, fp32),
     cuda (a GPU, the model's dtype; rooflens.Unavailable without one) or reference.
 
@@ -211,7 +211,10 @@ def measure(model, backend: str = "onednn", batch: int = 1, threads: int = 0, ma
     cpu --kernels` on this machine; the measurement is then set against it:
     predicted_img_per_s, drift (the host's speed now over its speed when the device file's
     kernel table was probed), normalized_throughput_img_per_s (measured / drift, comparable
-    between calls) and predicted_at_host_state_img_per_s.
+    between calls) and predicted_at_host_state_img_per_s. state_wait (CPU, with such a device
+    file): before each block of runs, wait up to this many seconds while the host's dispatch
+    reads another state than the kernel table's (`host_reference`: `state_waited_s`,
+    `state_wait_ran_out`), as --state-wait; 0 (the default): measure in either.
 
     layout (onednn): the activations' layout between layers, as `measure --layout`:
     "channels-last" (the default), "blocked" (oneDNN's nChw16c where the channels allow; 3x3
@@ -230,7 +233,8 @@ def measure(model, backend: str = "onednn", batch: int = 1, threads: int = 0, ma
     return Measurement(_core.measure(m, backend, _batch(batch), int(threads), float(max_seconds), bool(tune),
                                      tactic_cache, bool(fixed_threads), device or "", bool(host_reference),
                                      layout=str(layout), flush_denormals=bool(flush_denormals),
-                                     paired_reference=bool(paired_reference), **extra))
+                                     paired_reference=bool(paired_reference), state_wait=float(state_wait),
+                                     **extra))
 
 
 def _tactic_cache_path() -> str:
@@ -304,13 +308,16 @@ def validate(models: Iterable[str] = (), device: str = "this-cpu", batch: int = 
              max_repeat: int = 0, settle: float = 0.05, threads: int = 0, max_seconds: float = 3.0,
              backend: str = "onednn", keep_going: bool = False, host_reference: bool = True,
              progress: bool = False, tactic_cache: Optional[str] = None,
-             paired_reference: bool = True, state_repeat: int = 0) -> Dict[str, Any]:
+             paired_reference: bool = True, state_repeat: int = 0,
+             state_wait: Optional[float] = None) -> Dict[str, Any]:
     """The performance model held to measurements on this CPU (`rooflens validate`): each model
     (bundled zoo names; empty: the whole torchvision zoo) measured on `backend` (onednn or
     reference) and predicted on `device` (ideally the file `rooflens probe cpu --kernels` wrote
     on this machine), in `repeat` alternating rounds (every other one reversed), then more
     rounds up to `max_repeat` for models whose median is not settled within +-`settle`, then up
-    to `state_repeat` for models with no run in the host's faster dispatch state.
+    to `state_repeat` for models with no run in the host's faster dispatch state. state_wait:
+    before each run, wait up to this many seconds for the kernel table's dispatch state, as
+    --state-wait (None: the CLI's default, 60; 0: no wait).
 
     Returns the rooflens.validate/1 document `validate --format json` writes: the summary
     (spearman, median_abs_error, within_10, within_25) against the medians of raw runs and,
@@ -322,10 +329,11 @@ def validate(models: Iterable[str] = (), device: str = "this-cpu", batch: int = 
     names = list(models) if models else sorted(_core.zoo_models())
     if tactic_cache is None:
         tactic_cache = _tactic_cache_path()
+    extra = {} if state_wait is None else {"state_wait": float(state_wait)}
     return _core.validate(names, device, backend, int(batch), int(threads), float(max_seconds), int(repeat),
                           int(max_repeat), float(settle), bool(keep_going), bool(host_reference), bool(progress),
                           tactic_cache, paired_reference=bool(paired_reference),
-                          state_repeat=int(state_repeat))
+                          state_repeat=int(state_repeat), **extra)
 
 
 from . import nas, sss  # noqa: E402

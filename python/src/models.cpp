@@ -282,8 +282,10 @@ void add_host_figures(py::dict& d, const Measurement& r, const LoadedModel& l, c
 py::dict measure(const PyModel& m, const std::string& backend, std::optional<int64_t> batch, int threads,
                  double max_seconds, bool tune, const std::string& tactic_cache, bool fixed_threads,
                  const std::string& device, bool host_reference, double reference_max_move, const std::string& layout,
-                 bool flush_denormals, bool paired_reference) {
+                 bool flush_denormals, bool paired_reference, double state_wait) {
   if (!(max_seconds > 0)) raise_status(Status::invalid("max_seconds must be > 0"));
+  if (!(state_wait >= 0 && state_wait <= 3600))
+    raise_status(Status::invalid("state_wait must be in [0, 3600] seconds"));
   const ActivationLayout activation_layout = unwrap(parse_activation_layout(layout));
   if (!(reference_max_move >= 0 && reference_max_move <= 10))
     raise_status(Status::invalid("reference_max_move must be in [0, 10] (a share: 0.1 is 10%)"));
@@ -304,6 +306,7 @@ py::dict measure(const PyModel& m, const std::string& backend, std::optional<int
       make_host_context(cpu && host_reference, reference_max_move, mo.exec.threads, dev ? *dev : DeviceSpec{});
   host.adapt_threads = !fixed_threads;
   host.paired_reference = paired_reference;
+  host.state_wait_s = state_wait;
   if (cpu) attach_host(mo, host);
   auto r = unwrap(without_gil([&] { return measure_model(l.graph, l.analysis, *b, mo); }));
   py::dict d;
@@ -504,7 +507,7 @@ void bind_models(py::module_& m) {
         py::arg("max_seconds"), py::arg("tune"), py::arg("tactic_cache"), py::arg("fixed_threads") = false,
         py::arg("device") = "", py::arg("host_reference") = true,
         py::arg("reference_max_move") = kDefaultReferenceMaxMove, py::arg("layout") = "channels-last",
-        py::arg("flush_denormals") = true, py::arg("paired_reference") = true);
+        py::arg("flush_denormals") = true, py::arg("paired_reference") = true, py::arg("state_wait") = 0.0);
   m.def("whatif", &whatif, py::arg("model"), py::arg("device"), py::arg("dtype"), py::arg("batch"), py::arg("devices"),
         py::arg("engine") = "");
   m.def("doctor", &doctor, py::arg("model"), py::arg("device"), py::arg("dtype"), py::arg("batch"),

@@ -17,6 +17,8 @@ HostContext make_host_context(bool reference, double max_move, int threads, cons
     c.baseline.kernels8_s = dev.kernel_table->host_kernels8_s;
     c.baseline_threads = dev.kernel_table->threads;
     c.baseline_source = "the kernel table's host reference (measured " + dev.kernel_table->measured + ")";
+    c.state_level_s = dev.kernel_table->host_dispatch_s;
+    c.state_level_threads = dev.kernel_table->threads;
   }
   return c;
 }
@@ -27,6 +29,9 @@ void attach_host(MeasureOptions& mo, const HostContext& ctx) {
   mo.reference_max_move = ctx.max_move;
   mo.adapt_threads = ctx.adapt_threads;
   mo.paired_reference = ctx.paired_reference;
+  mo.state_level_s = ctx.state_level_s;
+  mo.state_level_threads = ctx.state_level_threads;
+  mo.state_wait_s = ctx.state_wait_suspended ? 0.0 : ctx.state_wait_s;
 }
 
 HostFigures host_figures(const Measurement& m, const Prediction& p, HostContext& ctx) {
@@ -40,6 +45,11 @@ HostFigures host_figures(const Measurement& m, const Prediction& p, HostContext&
   f.compute_share = compute_share(tc, tm, ts);
   if (!m.host) return f;
   f.has_reference = true;
+  f.state_waited_s = m.host->state_waited_s;
+  if (m.host->state_wait_ran_out)
+    ctx.state_wait_suspended = true;
+  else if (microbench::same_dispatch_level(m.host->before.dispatch_s, ctx.state_level_s))
+    ctx.state_wait_suspended = false;
   HostRates now = m.host->mean();
   if (!ctx.baseline.known()) {
     ctx.baseline = now;

@@ -2,6 +2,7 @@
 #include "rooflens/exec/measure.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -229,6 +230,19 @@ Expected<Chosen> choose_threads(const Graph& g, const ModelAnalysis& fused, Back
   return r;
 }
 
+// Waits while the executor's dispatch on `threads` threads reads another level than `level`,
+// up to `max_s` (MeasureOptions::state_wait_s). Returns {seconds waited, whether it ran out}.
+std::pair<double, bool> await_dispatch_state(int threads, double level, double max_s) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto waited = [&t0] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  for (;;) {
+    auto d = measure_onednn_dispatch(threads);
+    if (!d || microbench::same_dispatch_level(d->median_s, level)) return {waited(), false};
+    if (waited() >= max_s) return {waited(), true};
+    std::this_thread::sleep_for(std::chrono::duration<double>(kStatePollSeconds));
+  }
+}
+
 }  // namespace
 
 std::pair<double, int> paired_reference_reading(const std::vector<double>& runs, const std::vector<double>& passes) {
@@ -313,8 +327,15 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
   std::optional<ContentionReport> contention;
   std::optional<HostStateReading> host;
   const int blocks = o.reference ? 1 + std::max(0, o.reference_retries) : 1;
+  bool await_state = o.reference && o.state_wait_s > 0 && o.state_level_s > 0 && threads == o.state_level_threads;
+  double waited = 0;  // for the dispatch state, over every block
   for (int blk = 0; blk < blocks; ++blk) {
     HostStateReading h;
+    if (await_state) {
+      std::tie(h.state_waited_s, h.state_wait_ran_out) = await_dispatch_state(threads, o.state_level_s, o.state_wait_s);
+      waited += h.state_waited_s;
+      await_state = !h.state_wait_ran_out;
+    }
     if (o.reference) h.before = reference_reading(*o.reference, threads, fused.batch);
     per_layer.clear();
     paired.clear();
@@ -342,6 +363,7 @@ Expected<Measurement> measure_model(const Graph& g, const ModelAnalysis& fused, 
     if (host) host->blocks = blk + 1;
     if (!o.reference || !h.flagged) break;
   }
+  if (host) host->state_waited_s = waited;
   per_layer = std::move(kept_layers);
   Measurement m;
   m.contention = contention;

@@ -22,7 +22,9 @@ nlohmann::json host_reading_json(const HostStateReading& h) {
           {"flagged", h.flagged},
           {"blocks", h.blocks},
           {"paired_kernels_s", h.paired_kernels_s},
-          {"paired_runs", h.paired_runs}};
+          {"paired_runs", h.paired_runs},
+          {"state_waited_s", h.state_waited_s},
+          {"state_wait_ran_out", h.state_wait_ran_out}};
 }
 
 }  // namespace rooflens::report

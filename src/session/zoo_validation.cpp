@@ -115,6 +115,8 @@ void add_run(const MeasuredAndPredicted& c, bool first_round, ModelRuns* mr, Zoo
   }
   mr->contended += c.m.contention && c.m.contention->contended;
   mr->flagged += c.m.host && c.m.host->flagged;
+  v->state_waited_s += c.host.state_waited_s;
+  v->state_waits_ran_out += c.m.host && c.m.host->state_wait_ran_out;
   if (!first_round) return;
   std::vector<std::pair<std::string, double>> measured;
   for (const auto& ml : c.m.layers) measured.emplace_back(ml.name, ml.time_s);
@@ -137,6 +139,10 @@ Status measure_round(const ZooValidationRequest& r, const std::vector<ZooModel>&
       continue;
     }
     add_run(*c, round == 0, &v->runs[model.name], v);
+    if (c->host.state_waited_s >= 1)
+      say(r,
+          fmt::format("{}: waited {:.0f} s for the kernel table's dispatch state{}", model.name, c->host.state_waited_s,
+                      c->m.host->state_wait_ran_out ? " (ran out; measured in the other)" : ""));
   }
   return Status::ok();
 }
@@ -284,6 +290,7 @@ Expected<ZooValidation> validate_zoo(const ZooValidationRequest& r) {
   const bool gpu = r.modes.front().gpu;
   HostContext host = make_host_context(r.host_reference && !gpu, r.reference_max_move, r.exec.threads, r.dev);
   host.paired_reference = r.paired_reference;
+  host.state_wait_s = r.state_wait;
   v.dispatch_level = v.baseline_dispatch = host.baseline.dispatch_s;
   const int rounds = std::max(1, r.repeat);
   for (int round = 0; round < rounds; ++round)

@@ -41,6 +41,7 @@ void add_runs_json(const ModelRuns& mr, const ValidationPoint& p, double level, 
     one["in_dispatch_state"] = in_dispatch_state(f, level);
     one["compute_share"] = f.compute_share;
     one["drift"] = f.drift;
+    one["state_waited_s"] = f.state_waited_s;
     h.push_back(std::move(one));
   }
   (*m)["host_per_run"] = h;
@@ -132,6 +133,9 @@ std::string zoo_validation_json(const ZooValidationRequest& r, const ZooValidati
                          {"repeat", std::max(1, r.repeat)},
                          {"max_repeat", std::max(std::max(1, r.repeat), r.max_repeat)},
                          {"state_repeat", r.state_repeat},
+                         {"state_wait_s", r.state_wait},
+                         {"state_waited_s", v.state_waited_s},
+                         {"state_waits_ran_out", v.state_waits_ran_out},
                          {"settle", r.settle},
                          {"normalized", v.pts_normed.empty() ? nlohmann::json(nullptr) : summary_json(v.normalized)},
                          {"dispatch_level_s", v.dispatch_level},

@@ -24,6 +24,15 @@ struct HostContext {
   double max_move = kDefaultReferenceMaxMove;
   bool adapt_threads = false;    // MeasureOptions::adapt_threads
   bool paired_reference = true;  // MeasureOptions::paired_reference (with a reference)
+  // MeasureOptions::state_wait_s: wait up to this long before each block for the kernel
+  // table's dispatch state (state_level_s on state_level_threads, set from the table; 0
+  // without one). After a wait that ran out, later measurements do not wait until one of them
+  // reads that state again (host_figures): a host that stays in the other state is not waited
+  // for model after model.
+  double state_wait_s = 0;
+  double state_level_s = 0;
+  int state_level_threads = 0;
+  bool state_wait_suspended = false;
   HostRates baseline;
   // Threads the baseline was read with (the table's, or the first measurement's): a dispatch
   // read on another count is another quantity (one thread forks no team) and is not compared.
@@ -49,8 +58,10 @@ struct HostFigures {
   // The host in the baseline's dispatch state (microbench::same_dispatch_state): false when
   // its dispatch reads another level, where no drift factor carries a measurement over.
   bool same_state = true;
+  double state_waited_s = 0;  // the measurement's wait for the table's dispatch state (HostStateReading)
 };
-// The first measurement of a context without a kernel-table baseline sets the baseline.
+// The first measurement of a context without a kernel-table baseline sets the baseline; each
+// measurement suspends or resumes the context's wait for the dispatch state.
 HostFigures host_figures(const Measurement& m, const Prediction& p, HostContext& ctx);
 
 // Of repeated runs of one model (values[i] measured with host[i]), those read in the dispatch

@@ -47,6 +47,18 @@ struct MeasureOptions {
   // neighbour on the sibling hyperthread halves the FMA rate): readings before and after a
   // block of runs miss what moved in between (docs/performance.md, "Issue 30, thirtieth pass").
   bool paired_reference = true;
+  // With a reference: before each block of runs, while the executor's dispatch on the
+  // measuring threads reads another level than `state_level_s` (microbench::same_dispatch_level)
+  // the block waits, reading it again every kStatePollSeconds, up to `state_wait_s` in all; a
+  // wait that ran out is not repeated for the call's later blocks. A shared VM switches between
+  // two dispatch states for tens of seconds at a time, and the slower one slows small models by
+  // up to 1.8x with no sign in the reference's other readings (docs/performance.md, "Issue 30,
+  // thirty-third pass"): waiting times the model in the state the kernel table was probed in.
+  // The level counts only on `state_level_threads` threads (another count forks another team).
+  // 0 (either): no wait.
+  double state_level_s = 0;
+  int state_level_threads = 0;
+  double state_wait_s = 0;
   // With a host sampler and more than one thread: when a short trial after preparing finds
   // the machine contended, the model is prepared again on half the threads and tried, and
   // the faster of the two thread counts is kept. oneDNN splits every primitive statically
@@ -58,6 +70,9 @@ struct MeasureOptions {
   // one team, whatever the machine.
   bool adapt_threads = false;
 };
+
+// How often a block waiting for the dispatch state reads it again (MeasureOptions::state_wait_s).
+inline constexpr double kStatePollSeconds = 0.2;
 
 // Under contention the asked thread count is kept only when its trial ran at least this much
 // faster than the trial on fewer threads, and batch streams are kept only when their trial
@@ -89,6 +104,10 @@ struct HostStateReading {
   // paired_reference): median run time over the median of run time / its pass; 0: not read.
   double paired_kernels_s = 0;
   int paired_runs = 0;
+  // Seconds the blocks waited for the dispatch state (MeasureOptions::state_wait_s), and
+  // whether the kept block's wait ran out with the host still in the other state.
+  double state_waited_s = 0;
+  bool state_wait_ran_out = false;
   // The mean of before and after: the host's state during the block (clock and FMA: 0 unless
   // both readings have one); the reference's kernels as paired with the runs where they were.
   microbench::HostReference mean() const {

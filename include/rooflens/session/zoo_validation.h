@@ -26,6 +26,11 @@
 
 namespace rooflens {
 
+// validate's wait, before each run, for the kernel table's dispatch state (ZooValidationRequest::
+// state_wait): longer than the slower state usually lasts on the shared VMs measured so far
+// (tens of seconds; docs/performance.md, "Issue 30, thirty-third pass").
+inline constexpr double kDefaultValidateStateWait = 60;
+
 // One model measured on a backend and predicted on a device.
 struct MeasuredAndPredicted {
   Measurement m;
@@ -75,6 +80,10 @@ struct ZooValidationRequest {
   bool host_reference = true;  // the host-state reference around each run (CPU backends)
   double reference_max_move = kDefaultReferenceMaxMove;
   bool paired_reference = true;  // MeasureOptions::paired_reference
+  // Before each run, wait up to this many seconds for the host to read the kernel table's
+  // dispatch state (HostContext::state_wait_s; no wait without a table): a run in the other
+  // state is not in the normalised median, and one that waits replaces it. 0: no wait.
+  double state_wait = kDefaultValidateStateWait;
   // Fit the kernel efficiencies (gemm, depthwise, memory) on the models at even positions and
   // validate on the odd ones only (ZooValidation::fitted, train).
   bool fit_half = false;
@@ -114,6 +123,8 @@ struct ZooValidation {
   // read). Normalised medians are taken over the runs read in it.
   double dispatch_level = 0;
   double baseline_dispatch = 0;  // the baseline's (the kernel table's) dispatch
+  double state_waited_s = 0;     // waited for the table's dispatch state, over every run
+  int state_waits_ran_out = 0;   // runs whose wait ran out with the host in the other state
   // The host's elasticities fitted on every model's runs, with the session's level and median
   // readings (shown); each model's normalised runs are divided by the drift of the fit on the
   // other models' runs (normalize_by_elasticity). Unset where no fit can be made (a single
